@@ -1,0 +1,168 @@
+import { configError } from '../core/errors.js';
+import { assertTimeZone } from '../core/time.js';
+
+/** Feature switches: the hosted service's paid-plan features. */
+export interface FeatureSwitches {
+  /** `$regex` in where queries. */
+  regex: boolean;
+  /** Email verification of users (emailVerified state machine). */
+  emailVerification: boolean;
+  /** Realtime table subscriptions. */
+  realtime: boolean;
+}
+
+/** Plan limits of list queries and batches. */
+export interface QueryLimits {
+  /** Page size when `limit` is absent (100). */
+  defaultLimit: number;
+  /** Larger `limit` values are clamped to this (1000). */
+  maxLimit: number;
+  /** Inner query ($inQuery/$select) default and maximum. */
+  innerQueryDefaultLimit: number;
+  innerQueryMaxLimit: number;
+  /** Most operations in one batch (50). */
+  batchMax: number;
+  /** Largest accepted `where` JSON in bytes (402 above). */
+  maxWhereBytes: number;
+}
+
+/** SMS per-number send limits, per application. */
+export interface SmsLimits {
+  perMinute: number;
+  perHour: number;
+  perDay: number;
+}
+
+/** An SMS template of an application. `text` holds `${variable}` placeholders. */
+export interface SmsTemplate {
+  name: string;
+  text: string;
+  /** `code` templates send verification codes (`${code}`), `notification` templates send `requestSms`. */
+  kind: 'code' | 'notification';
+  approved: boolean;
+  /** requestSmsCode with this template needs a validate_token from the image captcha. */
+  captchaRequired?: boolean;
+  /** Validity of codes sent with this template, in minutes (code templates; default 5). */
+  validityMinutes?: number;
+}
+
+export interface SmsSettings {
+  limits: SmsLimits;
+  /** Messages the application may still send; `'unlimited'` for development. Default 10. */
+  quota: number | 'unlimited';
+  /** The signature counted in the billed length (6 characters by default). */
+  signature: string;
+  templates: SmsTemplate[];
+  /** Wrong verification attempts after which a code dies (5). */
+  maxCodeAttempts: number;
+}
+
+export interface AppSettings {
+  /** IANA time zone of `createdAt`/`updatedAt` output and zone-less date inputs (default `UTC`). */
+  timeZone: string;
+  features: FeatureSwitches;
+  query: QueryLimits;
+  sms: SmsSettings;
+  /** Origins allowed by CORS (`*` by default). */
+  corsOrigins: string[] | '*';
+}
+
+/** How a host declares an application. Only the keys are required. */
+export interface ApplicationConfig {
+  applicationId: string;
+  restApiKey: string;
+  masterKey: string;
+  /** Identifies the app in signed requests and plain-HTTP function paths (16 hex chars on the hosted service). */
+  secretKey?: string;
+  /** The "API safe code" mixed into request signatures; never sent on the wire. */
+  securityCode?: string;
+  /** Storage namespace (letters, digits, `_`); defaults to the applicationId with other characters as `_`. */
+  namespace?: string;
+  settings?: DeepPartial<AppSettings>;
+}
+
+export type DeepPartial<T> = {
+  [K in keyof T]?: T[K] extends Array<infer U> ? Array<U> : T[K] extends object ? DeepPartial<T[K]> : T[K];
+};
+
+/** A resolved application: config with every setting filled in. */
+export interface Application {
+  readonly applicationId: string;
+  readonly restApiKey: string;
+  readonly masterKey: string;
+  readonly secretKey: string | undefined;
+  readonly securityCode: string | undefined;
+  readonly namespace: string;
+  readonly settings: Readonly<AppSettings>;
+}
+
+/** The default code template: a 5-minute code. */
+export const DEFAULT_CODE_TEMPLATE: SmsTemplate = {
+  name: 'default',
+  text: 'Your verification code is ${code}, valid for 5 minutes. Do not share it.',
+  kind: 'code',
+  approved: true,
+  validityMinutes: 5,
+};
+
+export const DEFAULT_SETTINGS: AppSettings = {
+  timeZone: 'UTC',
+  features: { regex: false, emailVerification: false, realtime: false },
+  query: {
+    defaultLimit: 100,
+    maxLimit: 1000,
+    innerQueryDefaultLimit: 100,
+    innerQueryMaxLimit: 1000,
+    batchMax: 50,
+    maxWhereBytes: 64 * 1024,
+  },
+  sms: {
+    limits: { perMinute: 1, perHour: 5, perDay: 10 },
+    quota: 10,
+    signature: '【svcbase】',
+    templates: [],
+    maxCodeAttempts: 5,
+  },
+  corsOrigins: '*',
+};
+
+const NAMESPACE = /^[A-Za-z0-9_]{1,40}$/;
+
+/** Fills defaults and checks a config; throws a `[svcbase]` error on a mistake. */
+export function resolveApplication(config: ApplicationConfig): Application {
+  for (const key of ['applicationId', 'restApiKey', 'masterKey'] as const) {
+    if (typeof config[key] !== 'string' || config[key].length === 0) {
+      throw configError('app', `application needs a non-empty ${key}`);
+    }
+  }
+  const namespace = config.namespace ?? config.applicationId.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 40);
+  if (!NAMESPACE.test(namespace)) throw configError('app', `invalid namespace '${namespace}'`);
+  const settings = mergeDeep(DEFAULT_SETTINGS, config.settings ?? {}) as AppSettings;
+  assertTimeZone(settings.timeZone);
+  return Object.freeze({
+    applicationId: config.applicationId,
+    restApiKey: config.restApiKey,
+    masterKey: config.masterKey,
+    secretKey: config.secretKey,
+    securityCode: config.securityCode,
+    namespace,
+    settings: deepFreeze(settings),
+  });
+}
+
+function mergeDeep(base: unknown, patch: unknown): unknown {
+  if (patch === undefined) return structuredClone(base);
+  if (Array.isArray(patch) || typeof patch !== 'object' || patch === null) return structuredClone(patch);
+  if (typeof base !== 'object' || base === null || Array.isArray(base)) return structuredClone(patch);
+  const out: Record<string, unknown> = { ...(structuredClone(base) as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(patch)) out[k] = mergeDeep((base as Record<string, unknown>)[k], v);
+  return out;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,51 @@
+import type { KvStore } from './port.js';
+
+interface Entry {
+  value: string;
+  expiresAt: number;
+}
+
+/**
+ * KvStore in process memory. Single-threaded JavaScript makes every method atomic. Expired entries
+ * are swept lazily, at most once per `sweepEvery` writes.
+ */
+export function memoryKvStore(options: { sweepEvery?: number } = {}): KvStore {
+  const entries = new Map<string, Entry>();
+  const sweepEvery = options.sweepEvery ?? 1000;
+  let writes = 0;
+  const live = (key: string, now: number): Entry | undefined => {
+    const e = entries.get(key);
+    if (e && e.expiresAt <= now) {
+      entries.delete(key);
+      return undefined;
+    }
+    return e;
+  };
+  const noteWrite = (now: number) => {
+    if (++writes % sweepEvery !== 0) return;
+    for (const [k, e] of entries) if (e.expiresAt <= now) entries.delete(k);
+  };
+  return {
+    put(key, value, expiresAt) {
+      entries.set(key, { value, expiresAt });
+    },
+    putIfAbsent(key, value, expiresAt, now) {
+      if (live(key, now)) return false;
+      entries.set(key, { value, expiresAt });
+      noteWrite(now);
+      return true;
+    },
+    get(key, now) {
+      return live(key, now)?.value ?? null;
+    },
+    take(key, now) {
+      const e = live(key, now);
+      if (!e) return null;
+      entries.delete(key);
+      return e.value;
+    },
+    delete(key) {
+      entries.delete(key);
+    },
+  };
+}

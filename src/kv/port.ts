@@ -1,0 +1,20 @@
+import type { Awaitable } from '../storage/port.js';
+
+/**
+ * A small key-value store with expiry for short-lived secrets: SMS codes, captcha answers,
+ * validate_tokens, signature nonces. Times are epoch milliseconds from the caller's Clock, so stores
+ * never read the system clock. Expired entries behave as absent.
+ *
+ * Atomicity is the contract: `putIfAbsent` lets exactly one racer store a key, `take` lets exactly
+ * one racer read-and-delete it (`DELETE ... RETURNING` in SQL, `GETDEL` in Redis).
+ */
+export interface KvStore {
+  put(key: string, value: string, expiresAt: number): Awaitable<void>;
+  /** Stores only when the key is absent or expired; returns whether it stored. */
+  putIfAbsent(key: string, value: string, expiresAt: number, now: number): Awaitable<boolean>;
+  get(key: string, now: number): Awaitable<string | null>;
+  /** Deletes the key and returns its value; of concurrent callers exactly one gets it. */
+  take(key: string, now: number): Awaitable<string | null>;
+  delete(key: string): Awaitable<void>;
+  close?(): Awaitable<void>;
+}

@@ -1,0 +1,82 @@
+import type { DateValue, StoredRecord, Value } from '../core/values.js';
+import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../query/plan.js';
+
+/** A result that may be synchronous (memory, better-sqlite3) or asynchronous (network databases). */
+export type Awaitable<T> = T | Promise<T>;
+
+/**
+ * A table of one application: `namespace` keeps applications apart in one store; `className` is the
+ * validated table name (`GameScore`, `_User`).
+ */
+export interface TableRef {
+  readonly namespace: string;
+  readonly className: string;
+}
+
+/**
+ * One field operation of an update, already validated against the schema. `path` is empty for the
+ * column itself, or a path into an Object/Array column for dot-key updates (`address.city`,
+ * `items.0.name`).
+ */
+export type FieldOp =
+  | { readonly kind: 'set'; readonly column: string; readonly path: readonly string[]; readonly value: Value }
+  | { readonly kind: 'unset'; readonly column: string; readonly path: readonly string[] }
+  /** Missing field starts at 0; a non-number field is a type error (111). */
+  | { readonly kind: 'increment'; readonly column: string; readonly path: readonly string[]; readonly amount: number }
+  | { readonly kind: 'add'; readonly column: string; readonly path: readonly string[]; readonly objects: readonly Value[] }
+  | { readonly kind: 'add_unique'; readonly column: string; readonly path: readonly string[]; readonly objects: readonly Value[] }
+  | { readonly kind: 'remove'; readonly column: string; readonly path: readonly string[]; readonly objects: readonly Value[] }
+  | { readonly kind: 'add_relation'; readonly column: string; readonly targetClass: string; readonly ids: readonly string[] }
+  | { readonly kind: 'remove_relation'; readonly column: string; readonly targetClass: string; readonly ids: readonly string[] };
+
+export type FieldOpKind = FieldOp['kind'];
+
+/** What an adapter can do natively. New flags get defaults, so adding one never breaks an adapter. */
+export interface StorageCapabilities {
+  /** `transaction()` gives real all-or-nothing semantics (otherwise the batch transaction mode is refused). */
+  readonly transactions: boolean;
+}
+
+/**
+ * The storage port. It receives validated plans only, never wire JSON. Every method may return a
+ * value or a promise. Contract (checked by `svcbase/testing`'s conformance suite):
+ *
+ * - Records carry `objectId`, `createdAt`, `updatedAt` (Date values, millisecond precision); the core
+ *   assigns them. `null` and a missing column are the same value.
+ * - `ensureColumns` creates the table on first use, records column types, and throws SvcError 111 when
+ *   a column already has another type. It is atomic: of two racing first writes with different types,
+ *   exactly one wins.
+ * - `update` applies all operations atomically (200 concurrent Increments end at exactly +200) and
+ *   returns the record after the update, or `null` when it does not exist.
+ * - Unique index violations throw SvcError 401.
+ * - `find`/`count`/`aggregate` return exactly what the reference evaluator (the memory adapter)
+ *   returns, in the same order.
+ */
+export interface StorageAdapter {
+  readonly name: string;
+  readonly capabilities: StorageCapabilities;
+
+  getSchema(table: TableRef): Awaitable<TableSchema | null>;
+  ensureColumns(table: TableRef, columns: Readonly<Record<string, ColumnSchema>>): Awaitable<TableSchema>;
+  /** Idempotent for an identical spec. A unique index over existing duplicates throws 401. */
+  createIndex(table: TableRef, index: IndexSpec): Awaitable<void>;
+
+  insert(table: TableRef, record: StoredRecord): Awaitable<void>;
+  get(table: TableRef, objectId: string, projection?: Projection): Awaitable<StoredRecord | null>;
+  update(table: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Awaitable<StoredRecord | null>;
+  delete(table: TableRef, objectId: string): Awaitable<boolean>;
+
+  find(table: TableRef, plan: FindPlan): Awaitable<StoredRecord[]>;
+  count(table: TableRef, where: WhereNode): Awaitable<number>;
+  aggregate(table: TableRef, plan: AggregatePlan): Awaitable<Array<Record<string, Value>>>;
+
+  /**
+   * Runs `work` with exclusive, all-or-nothing access: every write made through `tx` commits together
+   * or not at all, and no other caller's operation interleaves.
+   */
+  transaction<T>(work: (tx: StorageAdapter) => Promise<T>): Promise<T>;
+
+  /** Drops every table of a namespace (tests, application removal). */
+  dropNamespace(namespace: string): Awaitable<void>;
+  close(): Awaitable<void>;
+}
