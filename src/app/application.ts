@@ -26,21 +26,30 @@ export interface QueryLimits {
   maxWhereBytes: number;
 }
 
-/** SMS per-number send limits, per application. */
+/**
+ * SMS per-number send limits, per application: sliding windows of 1 minute, 1 hour and 24 hours
+ * (positive integers; see docs/sms.md). Shared by requestSmsCode and requestSms.
+ */
 export interface SmsLimits {
   perMinute: number;
   perHour: number;
   perDay: number;
 }
 
-/** An SMS template of an application. `text` holds `${variable}` placeholders. */
+/**
+ * An SMS template of an application. `text` holds `${variable}` placeholders (names: a letter or `_`,
+ * then letters, digits, `_`). Code templates must contain `${code}` and may contain `${minutes}` (the
+ * validity); notification templates may contain any variables, filled from requestSms `content`.
+ * A template named `default` of kind `code` replaces the built-in default code template.
+ */
 export interface SmsTemplate {
   name: string;
   text: string;
   /** `code` templates send verification codes (`${code}`), `notification` templates send `requestSms`. */
   kind: 'code' | 'notification';
+  /** Unapproved templates are refused with 11040. */
   approved: boolean;
-  /** requestSmsCode with this template needs a validate_token from the image captcha. */
+  /** Sending with this template needs a validate_token from the image captcha (11012 without). */
   captchaRequired?: boolean;
   /** Validity of codes sent with this template, in minutes (code templates; default 5). */
   validityMinutes?: number;
@@ -48,9 +57,13 @@ export interface SmsTemplate {
 
 export interface SmsSettings {
   limits: SmsLimits;
-  /** Messages the application may still send; `'unlimited'` for development. Default 10. */
+  /**
+   * Messages (billing units) the application may send in total; `'unlimited'` for development.
+   * Default 10. The used count lives in the KvStore (`sms:used:<applicationId>`); raising this
+   * setting tops the application up.
+   */
   quota: number | 'unlimited';
-  /** The signature counted in the billed length (6 characters by default). */
+  /** The signature, counted in the billed length ([...signature].length code points; 6 by default). */
   signature: string;
   templates: SmsTemplate[];
   /** Wrong verification attempts after which a code dies (5). */
@@ -63,8 +76,6 @@ export interface AppSettings {
   features: FeatureSwitches;
   query: QueryLimits;
   sms: SmsSettings;
-  /** Origins allowed by CORS (`*` by default). */
-  corsOrigins: string[] | '*';
 }
 
 /** How a host declares an application. Only the keys are required. */
@@ -119,11 +130,10 @@ export const DEFAULT_SETTINGS: AppSettings = {
   sms: {
     limits: { perMinute: 1, perHour: 5, perDay: 10 },
     quota: 10,
-    signature: '【svcbase】',
+    signature: '【svcb】',
     templates: [],
     maxCodeAttempts: 5,
   },
-  corsOrigins: '*',
 };
 
 const NAMESPACE = /^[A-Za-z0-9_]{1,40}$/;

@@ -1,3 +1,4 @@
+import { configError } from '../core/errors.js';
 import type { KvStore } from './port.js';
 
 interface Entry {
@@ -46,6 +47,16 @@ export function memoryKvStore(options: { sweepEvery?: number } = {}): KvStore {
     },
     delete(key) {
       entries.delete(key);
+    },
+    increment(key, by, expiresAt, now) {
+      if (!Number.isSafeInteger(by)) throw configError('kv', `increment needs an integer, got ${by}`);
+      const e = live(key, now);
+      const current = e ? Number(e.value) : 0;
+      if (!Number.isSafeInteger(current)) throw configError('kv', `key '${key}' does not hold an integer`);
+      const next = current + by;
+      entries.set(key, { value: String(next), expiresAt: e ? e.expiresAt : expiresAt });
+      if (!e) noteWrite(now);
+      return next;
     },
   };
 }

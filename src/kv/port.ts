@@ -16,5 +16,17 @@ export interface KvStore {
   /** Deletes the key and returns its value; of concurrent callers exactly one gets it. */
   take(key: string, now: number): Awaitable<string | null>;
   delete(key: string): Awaitable<void>;
+  /**
+   * Atomically adds `by` (an integer, may be negative) to the integer stored at `key` and returns the
+   * new value. An absent or expired key counts as 0 and is created with `expiresAt`; a live key keeps
+   * its expiry (Redis `INCRBY` + `EXPIRE ... NX`). Of N concurrent increments by 1 on a fresh key, the
+   * callers see exactly the values 1..N. Use `KV_NO_EXPIRY` for counters that never expire.
+   *
+   * @example const attempts = await kv.increment('att:42', 1, now + 300_000, now);
+   */
+  increment(key: string, by: number, expiresAt: number, now: number): Awaitable<number>;
   close?(): Awaitable<void>;
 }
+
+/** `expiresAt` of entries that never expire (sequences, quota counters): the largest safe integer. */
+export const KV_NO_EXPIRY = Number.MAX_SAFE_INTEGER;

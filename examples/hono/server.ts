@@ -1,0 +1,38 @@
+/**
+ * svcbase in Hono through the fetch handler (the same handler serves Bun, Deno and workers).
+ * Run: npx tsx examples/hono/server.ts
+ */
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { createService } from 'svcbase';
+import { toFetchHandler } from 'svcbase/fetch';
+import { memoryStorage } from 'svcbase/memory';
+
+export async function start(port = Number(process.env.PORT ?? 3003)) {
+  const service = createService({
+    storage: memoryStorage(),
+    applications: [{ applicationId: 'dev-app-id', restApiKey: 'dev-rest-key', masterKey: 'dev-master-key' }],
+    brands: ['Svc', 'Bmob'],
+  });
+  const handler = toFetchHandler(service, { prefix: '/api' });
+  const app = new Hono();
+  app.get('/health', (c) => c.json({ ok: true }));
+  app.all('/api/*', (c) => handler(c.req.raw));
+  const server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await service.close();
+    },
+  };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { url } = await start();
+  process.stdout.write(`svcbase on Hono: ${url}/api\n`);
+}

@@ -1,0 +1,45 @@
+import type { Random } from '../core/random.js';
+import { type CanvasModuleShape, loadCanvasModule } from './canvas-module.js';
+import { bundledFontPaths, registerCaptchaFonts } from './captcha-fonts.js';
+import { drawCaptcha } from './draw-captcha.js';
+import { drawRandom } from './random-draw.js';
+import type { CaptchaRenderer } from './renderer.js';
+
+/** Options of {@link createCanvasRenderer}. */
+export interface CanvasRendererOptions {
+  /**
+   * Font file(s) to draw glyphs with (TrueType/OpenType), one picked per glyph. Default: DejaVu Sans
+   * Bold and DejaVu Sans Mono Bold from the `dejavu-fonts-ttf` package.
+   */
+  fontPath?: string | readonly string[];
+  /** The `@napi-rs/canvas` module, for hosts that load it themselves (bundlers). Default: loaded lazily. */
+  canvas?: CanvasModuleShape;
+}
+
+/**
+ * The PNG captcha renderer on `@napi-rs/canvas` (Skia, prebuilt; no system Cairo or fonts needed).
+ * The module and fonts load on the first `render` call, so a service that never serves a captcha does
+ * not need them. `render` is synchronous and deterministic for a given `Random` stream.
+ *
+ * @example
+ * const renderer = createCanvasRenderer();
+ * const png = renderer.render('k7eP', 85, 30, seededRandom(1));
+ */
+export function createCanvasRenderer(options: CanvasRendererOptions = {}): CaptchaRenderer & {
+  render(text: string, width: number, height: number, random: Random): Uint8Array;
+} {
+  let state: { canvas: CanvasModuleShape; families: string[] } | undefined;
+  const setup = () => {
+    const canvas = options.canvas ?? loadCanvasModule();
+    const paths = options.fontPath === undefined ? bundledFontPaths() : [options.fontPath].flat();
+    return { canvas, families: registerCaptchaFonts(canvas, paths) };
+  };
+  return {
+    render(text, width, height, random) {
+      state ??= setup();
+      const surface = state.canvas.createCanvas(width, height);
+      drawCaptcha(surface.getContext('2d'), text, width, height, drawRandom(random), state.families);
+      return surface.encodeSync('png');
+    },
+  };
+}

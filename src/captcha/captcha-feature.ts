@@ -1,0 +1,96 @@
+import type { Application } from '../app/application.js';
+import { configError, svcError } from '../core/errors.js';
+import type { Json } from '../core/wire-values.js';
+import type { Feature, RouteDef, ServiceContext } from '../http/types.js';
+import { createCanvasRenderer } from './canvas-renderer.js';
+import { type CaptchaEngine, createCaptchaEngine } from './captcha-engine.js';
+import { captchaImageRoute, captchaImageUrl } from './captcha-image-route.js';
+import { REQUEST_CAPTCHA_SCHEMA, parseCaptchaParams } from './captcha-params.js';
+import type { CaptchaRenderer } from './renderer.js';
+
+/** Options of {@link createCaptchaFeature}. */
+export interface CaptchaFeatureOptions {
+  /** Draws the images. Default: the `@napi-rs/canvas` renderer, loaded on the first captcha. */
+  renderer?: CaptchaRenderer;
+  /** Lifetime of a validate_token in milliseconds (default 600 000: 10 minutes). */
+  validateTokenTtlMs?: number;
+  /** Font file(s) for the default renderer (default: the bundled DejaVu faces). */
+  fontPath?: string | readonly string[];
+}
+
+/** What other features use: the SMS feature consumes validate_tokens for captcha-gated templates. */
+export interface CaptchaApi {
+  /**
+   * Atomically consumes a validate_token issued to `app`: true exactly once, false when the token is
+   * unknown, already used, expired or issued to another application.
+   */
+  consumeValidateToken(app: Application, token: string): Promise<boolean>;
+}
+
+/** Default lifetime of a validate_token: 10 minutes. */
+export const DEFAULT_VALIDATE_TOKEN_TTL_MS = 10 * 60 * 1000;
+
+const VERIFY_CAPTCHA_SCHEMA = {
+  type: 'object',
+  properties: { captcha_code: { type: 'string' }, captcha_token: { type: 'string' } },
+  required: ['captcha_code', 'captcha_token'],
+} as const;
+
+/**
+ * The image captcha: `POST /1/requestCaptcha`, `GET /1/captchaImage`, `POST /1/verifyCaptcha`.
+ * Returns the feature to mount and the api the SMS feature calls.
+ *
+ * @example
+ * const captcha = createCaptchaFeature(ctx);
+ * createService({ features: [() => captcha.feature], ... });
+ * await captcha.api.consumeValidateToken(app, body.validate_token);
+ */
+export function createCaptchaFeature(
+  ctx: ServiceContext,
+  options: CaptchaFeatureOptions = {},
+): { feature: Feature; api: CaptchaApi; engine: CaptchaEngine } {
+  const validateTokenTtlMs = options.validateTokenTtlMs ?? DEFAULT_VALIDATE_TOKEN_TTL_MS;
+  if (!Number.isInteger(validateTokenTtlMs) || validateTokenTtlMs <= 0) {
+    throw configError('captcha', `validateTokenTtlMs must be a positive integer of milliseconds, got ${String(validateTokenTtlMs)}`);
+  }
+  const renderer = options.renderer ?? createCanvasRenderer(options.fontPath === undefined ? {} : { fontPath: options.fontPath });
+  const engine = createCaptchaEngine({ kv: ctx.kv, clock: ctx.clock, random: ctx.random, renderer, validateTokenTtlMs });
+  const routes: RouteDef[] = [
+    {
+      method: 'POST',
+      path: '/1/requestCaptcha',
+      auth: 'app',
+      body: 'optional-json',
+      schema: REQUEST_CAPTCHA_SCHEMA,
+      async handler(rc) {
+        const { token } = await engine.issue(rc.app, parseCaptchaParams(rc.body));
+        return { body: { captcha_token: token, captcha_url: captchaImageUrl(rc.baseUrl, rc.app, token) } };
+      },
+    },
+    captchaImageRoute(engine, ctx.applications),
+    {
+      method: 'POST',
+      path: '/1/verifyCaptcha',
+      auth: 'app',
+      body: 'json',
+      schema: VERIFY_CAPTCHA_SCHEMA,
+      async handler(rc) {
+        const code = requiredString(rc.body, 'captcha_code');
+        const token = requiredString(rc.body, 'captcha_token');
+        return { body: { validate_token: await engine.verify(rc.app, token, code) } };
+      },
+    },
+  ];
+  return {
+    feature: { name: 'captcha', routes },
+    api: { consumeValidateToken: (app, token) => engine.consumeValidateToken(app, token) },
+    engine,
+  };
+}
+
+function requiredString(body: { readonly [key: string]: Json } | undefined, name: string): string {
+  const value = body?.[name];
+  if (value === undefined || value === null) throw svcError('paramRequired', name);
+  if (typeof value !== 'string') throw svcError('typeMismatch', name, 'string', Array.isArray(value) ? 'array' : typeof value);
+  return value;
+}

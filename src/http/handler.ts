@@ -1,0 +1,148 @@
+import type { AppRegistry } from '../app/registry.js';
+import type { Clock } from '../core/clock.js';
+import { isSvcError, svcError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { KvStore } from '../kv/port.js';
+import { AuthFailure, type Authenticated, authenticate } from './auth.js';
+import { type BodyLimits, type JsonObject, bodyText, parseFormBody, parseJsonBody } from './body.js';
+import { brandHeaderNames } from './credentials.js';
+import { corsHeaders, preflightResponse } from './cors.js';
+import { createRouter } from './router.js';
+import type { RouteContext, RouteDef, RouteResult, SessionResolver, SessionUser, SvcRequest, SvcResponse } from './types.js';
+import { createBodyValidator } from './validate.js';
+
+export interface HandlerOptions {
+  readonly routes: readonly RouteDef[];
+  readonly apps: AppRegistry;
+  /** Accepted header brands, e.g. `['Svc', 'Bmob']`. */
+  readonly brands: readonly string[];
+  readonly clock: Clock;
+  readonly kv: KvStore;
+  readonly logger: Logger;
+  readonly bodyLimits: BodyLimits;
+  readonly signatureSkewMs: number;
+  readonly corsOrigins: '*' | readonly string[];
+  /** Resolves session tokens once the users feature is present. */
+  readonly sessions: () => SessionResolver | undefined;
+}
+
+export type RequestHandler = (request: SvcRequest) => Promise<SvcResponse>;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * The transport core: one plain request in, one plain response out. Mounting adapters (node:http,
+ * fetch, Fastify) only translate to and from these shapes.
+ */
+export function createRequestHandler(options: HandlerOptions): RequestHandler {
+  const router = createRouter(options.routes);
+  const headerNames = brandHeaderNames(options.brands);
+  const validatorFor = createBodyValidator();
+  const validators = new Map<RouteDef, (body: unknown) => void>();
+  for (const route of options.routes) if (route.schema) validators.set(route, validatorFor(route.schema));
+  const authOptions = {
+    apps: options.apps,
+    headerNames,
+    clock: options.clock,
+    kv: options.kv,
+    signatureSkewMs: options.signatureSkewMs,
+  };
+
+  return async (request) => {
+    const method = request.method.toUpperCase();
+    const cors = corsHeaders(request.headers.origin, options.corsOrigins);
+    if (method === 'OPTIONS') return preflightResponse(cors, headerNames.allHeaders);
+    try {
+      const match = router.match(method, request.path);
+      if (!match) throw svcError('routeNotFound', method, request.path);
+      const { route, params } = match;
+      if (request.body && request.body.length > options.bodyLimits.maxBytes) {
+        throw svcError('bodyTooLarge', options.bodyLimits.maxBytes);
+      }
+      let text: string | undefined;
+      const rawText = () => (text ??= bodyText(request.body));
+      const authed = await authenticate(request, route.auth, params, rawText, authOptions);
+      const body = readBody(route, request, options.bodyLimits);
+      if (body !== undefined) validators.get(route)?.(body);
+      const ctx = routeContext(request, method, params, body, authed, options);
+      const result = await route.handler(ctx);
+      return toResponse(result, cors);
+    } catch (error) {
+      return errorResponse(error, cors, options.logger, request);
+    }
+  };
+}
+
+function readBody(route: RouteDef, request: SvcRequest, limits: BodyLimits): JsonObject | undefined {
+  switch (route.body) {
+    case 'json':
+      return parseJsonBody(request.body, request.headers['content-type'], limits);
+    case 'optional-json':
+      return request.body && request.body.length > 0 ? parseJsonBody(request.body, request.headers['content-type'], limits) : undefined;
+    case 'form':
+      return parseFormBody(request.body, limits);
+    default:
+      return undefined;
+  }
+}
+
+function routeContext(
+  request: SvcRequest,
+  method: string,
+  params: Record<string, string>,
+  body: JsonObject | undefined,
+  authed: Authenticated | null,
+  options: HandlerOptions,
+): RouteContext {
+  let userPromise: Promise<SessionUser | null> | undefined;
+  const app = authed?.app;
+  return {
+    get app() {
+      if (!app) throw new Error('[svcbase] [http] route with auth "none" has no application');
+      return app;
+    },
+    auth: authed?.auth ?? { mode: 'rest', isMaster: false, sessionToken: null },
+    method,
+    params,
+    query: new URLSearchParams(request.search),
+    body,
+    rawBody: request.body,
+    headers: request.headers,
+    remoteAddress: request.remoteAddress,
+    baseUrl: request.baseUrl ?? `http://${request.headers.host ?? 'localhost'}`,
+    user() {
+      const token = authed?.auth.sessionToken;
+      const resolver = options.sessions();
+      if (!app || !token || !resolver) return Promise.resolve(null);
+      return (userPromise ??= resolver.resolve(app, token));
+    },
+  };
+}
+
+function toResponse(result: RouteResult, cors: Record<string, string>): SvcResponse {
+  const headers: Record<string, string> = { ...cors, ...result.headers };
+  const status = result.status ?? 200;
+  if (result.raw || result.body instanceof Uint8Array) {
+    return { status, headers, body: result.body as Uint8Array | string };
+  }
+  headers['content-type'] ??= JSON_TYPE;
+  return { status, headers, body: JSON.stringify(result.body) };
+}
+
+function errorResponse(error: unknown, cors: Record<string, string>, logger: Logger, request: SvcRequest): SvcResponse {
+  const headers: Record<string, string> = { ...cors, 'content-type': JSON_TYPE };
+  if (isSvcError(error)) {
+    if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter);
+    return { status: error.status, headers, body: JSON.stringify(error.toJSON()) };
+  }
+  if (error instanceof AuthFailure) {
+    logger.debug('request refused', { reason: error.reason, method: request.method, path: request.path });
+    return { status: 401, headers, body: '{"error":"unauthorized"}' };
+  }
+  logger.error('internal error', {
+    method: request.method,
+    path: request.path,
+    error: error instanceof Error ? { message: error.message, stack: error.stack } : String(error),
+  });
+  return { status: 500, headers, body: '{"error":"internal server error"}' };
+}

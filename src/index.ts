@@ -1,0 +1,56 @@
+/**
+ * svcbase: an embeddable application backend. Create a service with `createService`, mount it with
+ * `svcbase/node`, `svcbase/fetch` or `svcbase/fastify`, and pick storage from `svcbase/memory` or
+ * `svcbase/sqlite`.
+ */
+export { createService } from './service.js';
+export type { FeatureFactory, Service, ServiceOptions, ServiceRegistry } from './service.js';
+export type {
+  AppSettings,
+  Application,
+  ApplicationConfig,
+  DeepPartial,
+  FeatureSwitches,
+  QueryLimits,
+  SmsLimits,
+  SmsSettings,
+  SmsTemplate,
+} from './app/application.js';
+export { DEFAULT_SETTINGS, DEFAULT_CODE_TEMPLATE } from './app/application.js';
+export { SvcError, svcError, isSvcError } from './core/errors.js';
+export { ERROR_CODES } from './core/error-codes.js';
+export type { ErrorName } from './core/error-codes.js';
+export { FakeClock, systemClock } from './core/clock.js';
+export type { Clock } from './core/clock.js';
+export { cryptoRandom, seededRandom } from './core/random.js';
+export type { Random } from './core/random.js';
+export { lineLogger, silentLogger } from './core/logger.js';
+export type { Logger } from './core/logger.js';
+export type {
+  ColumnType,
+  DateValue,
+  FileValue,
+  GeoPointValue,
+  ObjectValue,
+  PointerValue,
+  StoredRecord,
+  TypedValue,
+  Value,
+} from './core/values.js';
+export type { Json } from './core/wire-values.js';
+export type { Awaitable, FieldOp, StorageAdapter, StorageCapabilities, TableRef } from './storage/port.js';
+export type { KvStore } from './kv/port.js';
+export type * from './query/plan.js';
+export type {
+  AuthContext,
+  Feature,
+  RouteContext,
+  RouteDef,
+  RouteResult,
+  ServiceContext,
+  SessionResolver,
+  SessionUser,
+  SvcRequest,
+  SvcResponse,
+} from './http/types.js';
+export { requestSignature } from './http/signature.js';

@@ -1,0 +1,129 @@
+/**
+ * Mount a service in node:http, or as Express/Connect middleware.
+ *
+ * @example
+ * http.createServer(toNodeListener(service)).listen(3000);
+ * expressApp.use('/api', toNodeListener(service)); // before any body parser: signatures need the raw body
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { svcError } from './core/errors.js';
+import type { Service } from './service.js';
+import type { SvcRequest, SvcResponse } from './http/types.js';
+
+export interface NodeListenerOptions {
+  /** Path prefix the service lives under in a plain node:http server, e.g. `/api`. Not needed under Express `app.use(prefix, ...)`. */
+  prefix?: string;
+  /** Largest body read from the socket, in bytes (default 1 MiB); reading stops there and the request gets 413. */
+  bodyLimit?: number;
+  /** Trust `X-Forwarded-Proto`/`X-Forwarded-Host` when building absolute links (behind a proxy). */
+  trustProxy?: boolean;
+}
+
+type Next = (error?: unknown) => void;
+
+export type NodeListener = (req: IncomingMessage, res: ServerResponse, next?: Next) => void;
+
+export function toNodeListener(service: Service, options: NodeListenerOptions = {}): NodeListener {
+  const prefix = normalizePrefix(options.prefix);
+  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
+  return (req, res, next) => {
+    const url = req.url ?? '/';
+    const queryAt = url.indexOf('?');
+    let path = queryAt === -1 ? url : url.slice(0, queryAt);
+    if (prefix) {
+      if (path !== prefix && !path.startsWith(prefix + '/')) {
+        if (next) return next();
+        return send(res, notFound(req.method ?? 'GET', path));
+      }
+      path = path.slice(prefix.length) || '/';
+    }
+    const search = queryAt === -1 ? '' : url.slice(queryAt + 1);
+    readBody(req, bodyLimit).then(
+      (body) => {
+        if (body === 'too-large') return send(res, tooLarge(bodyLimit), true);
+        const request: SvcRequest = {
+          method: req.method ?? 'GET',
+          path,
+          search,
+          headers: flattenHeaders(req),
+          body,
+          remoteAddress: req.socket.remoteAddress,
+          baseUrl: baseUrl(req, prefix, options.trustProxy === true),
+        };
+        return service.handle(request).then((response) => send(res, response));
+      },
+      (error: unknown) => (next ? next(error) : res.destroy(error as Error)),
+    );
+  };
+}
+
+function normalizePrefix(prefix: string | undefined): string {
+  if (!prefix || prefix === '/') return '';
+  return '/' + prefix.replace(/^\/+|\/+$/g, '');
+}
+
+function flattenHeaders(req: IncomingMessage): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(req.headers)) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+function baseUrl(req: IncomingMessage, prefix: string, trustProxy: boolean): string {
+  const forwardedProto = trustProxy ? firstHeader(req.headers['x-forwarded-proto']) : undefined;
+  const forwardedHost = trustProxy ? firstHeader(req.headers['x-forwarded-host']) : undefined;
+  const proto = forwardedProto ?? ((req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http');
+  const host = forwardedHost ?? req.headers.host ?? 'localhost';
+  // Express strips its mount path from req.url and keeps it in req.baseUrl.
+  const mount = (req as IncomingMessage & { baseUrl?: string }).baseUrl ?? '';
+  return `${proto}://${host}${mount}${prefix}`;
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v?.split(',')[0]?.trim() || undefined;
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | null | 'too-large'> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (declared > limit) {
+    req.resume();
+    return Promise.resolve('too-large');
+  }
+  if (declared === 0 || req.readableEnded) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > limit) {
+        over = true;
+        chunks.length = 0;
+        resolve('too-large');
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!over) resolve(size === 0 ? null : Buffer.concat(chunks, size));
+    });
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, response: SvcResponse, closeAfter = false): void {
+  if (closeAfter) response.headers.connection = 'close';
+  res.writeHead(response.status, response.headers);
+  res.end(response.body);
+}
+
+function notFound(method: string, path: string): SvcResponse {
+  const error = svcError('routeNotFound', method, path);
+  return { status: error.status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(error) };
+}
+
+function tooLarge(limit: number): SvcResponse {
+  const error = svcError('bodyTooLarge', limit);
+  return { status: error.status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(error) };
+}

@@ -1,0 +1,47 @@
+import type { ColumnType } from '../../core/values.js';
+
+/**
+ * The physical layout of a table in the SQL adapters: one place, shared by the storage adapters
+ * (which create and read tables) and the query compilers (which address columns).
+ *
+ * - Table `"<namespace>__<className>"`; columns `objectId` TEXT PRIMARY KEY, `createdAt` and
+ *   `updatedAt` INTEGER epoch ms (indexed: createdAt).
+ * - String TEXT, Number REAL, Boolean INTEGER 0/1, Date INTEGER epoch ms, Pointer TEXT objectId (the
+ *   target class lives in the schema), File/Array/Object TEXT JSON (nested typed values keep their
+ *   tagged JSON shape, nested Dates as `{"__type":"Date","iso":"<canonical ISO>"}`).
+ * - GeoPoint: two REAL columns `"<col>$lat"` and `"<col>$lng"` (`$` cannot occur in field names).
+ * - Relation: no column; a join table `"<namespace>__<className>$<col>"` with `owningId`, `relatedId`
+ *   (primary key on both, index on relatedId).
+ * - Schema: table `"_svc_schema"` (namespace, className, column, type, targetClass) and
+ *   `"_svc_indexes"` (namespace, className, name, columns JSON, unique).
+ */
+export const SCHEMA_TABLE = '_svc_schema';
+export const INDEX_TABLE = '_svc_indexes';
+
+export function physicalTableName(namespace: string, className: string): string {
+  return `${namespace}__${className}`;
+}
+
+export function relationTableName(namespace: string, className: string, column: string): string {
+  return `${namespace}__${className}$${column}`;
+}
+
+export function geoLatColumn(column: string): string {
+  return `${column}$lat`;
+}
+
+export function geoLngColumn(column: string): string {
+  return `${column}$lng`;
+}
+
+/** SQL storage class of each column type (SQLite names; dialects may map them). */
+export const SQL_STORAGE: Readonly<Record<Exclude<ColumnType, 'Relation' | 'GeoPoint'>, 'TEXT' | 'REAL' | 'INTEGER'>> = {
+  String: 'TEXT',
+  Number: 'REAL',
+  Boolean: 'INTEGER',
+  Date: 'INTEGER',
+  Pointer: 'TEXT',
+  File: 'TEXT',
+  Array: 'TEXT',
+  Object: 'TEXT',
+};

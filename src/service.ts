@@ -1,0 +1,121 @@
+import type { ApplicationConfig, Application } from './app/application.js';
+import { createAppRegistry } from './app/registry.js';
+import { type Clock, systemClock } from './core/clock.js';
+import { configError } from './core/errors.js';
+import { type Logger, silentLogger } from './core/logger.js';
+import { type Random, cryptoRandom } from './core/random.js';
+import { createRequestHandler } from './http/handler.js';
+import type { Feature, RouteDef, ServiceContext, SessionResolver, SvcRequest, SvcResponse } from './http/types.js';
+import { memoryKvStore } from './kv/memory-kv.js';
+import type { KvStore } from './kv/port.js';
+import type { StorageAdapter } from './storage/port.js';
+import { createSystemFeature } from './system/system-feature.js';
+
+/** A feature factory: receives the service context, returns routes. Hosts may add their own. */
+export type FeatureFactory = (ctx: ServiceContext, service: ServiceRegistry) => Feature;
+
+/** Cross-feature ports a feature may publish for others (users publish the session resolver). */
+export interface ServiceRegistry {
+  sessions?: SessionResolver;
+}
+
+export interface ServiceOptions {
+  /** Where tables live: `memoryStorage()` from `svcbase/memory`, `sqliteStorage()` from `svcbase/sqlite`, or your adapter. */
+  storage: StorageAdapter;
+  /** One or many applications, each with its own keys, settings and data namespace. */
+  applications: ApplicationConfig[];
+  /**
+   * Header brands accepted: `X-<Brand>-Application-Id` etc. Default `['Svc']`; add `'Bmob'` so existing
+   * clients of the hosted service work unchanged.
+   */
+  brands?: string[];
+  /** Short-lived secrets (codes, tokens, nonces). Default: in memory; use a shared store across instances. */
+  kv?: KvStore;
+  clock?: Clock;
+  random?: Random;
+  logger?: Logger;
+  /** Largest request body in bytes (default 1 MiB); larger bodies get 413 with code 11002. */
+  bodyLimit?: number;
+  /** Deepest JSON nesting accepted (default 32). */
+  maxBodyDepth?: number;
+  /** Accepted clock skew of signed requests in ms (default 10 000, as documented by the hosted service). */
+  signatureSkewMs?: number;
+  /** Origins allowed by CORS (default `*`). */
+  corsOrigins?: '*' | string[];
+  /** Extra features (custom routes) mounted after the built-in ones. */
+  features?: FeatureFactory[];
+}
+
+/** A running service: a transport-neutral handler plus lifecycle. Mount it with `svcbase/node`, `svcbase/fetch` or `svcbase/fastify`. */
+export interface Service {
+  /** Handles one request. Never throws: failures become coded error responses. */
+  handle(request: SvcRequest): Promise<SvcResponse>;
+  readonly applications: ReadonlyMap<string, Application>;
+  readonly context: ServiceContext;
+  readonly registry: ServiceRegistry;
+  readonly routes: readonly RouteDef[];
+  /** Releases features, the kv store and the storage adapter. Idempotent. */
+  close(): Promise<void>;
+}
+
+const BRAND = /^[A-Za-z][A-Za-z0-9]{0,31}$/;
+
+/**
+ * Creates a service: the composition root. Opens no port and installs no global state.
+ *
+ * @example
+ * const service = createService({
+ *   storage: sqliteStorage({ database: new Database('data/app.db') }),
+ *   applications: [{ applicationId: 'app', restApiKey: 'rest', masterKey: 'master' }],
+ *   brands: ['Svc', 'Bmob'],
+ * });
+ * http.createServer(toNodeListener(service)).listen(3000);
+ */
+export function createService(options: ServiceOptions): Service {
+  const brands = options.brands ?? ['Svc'];
+  for (const brand of brands) if (!BRAND.test(brand)) throw configError('service', `invalid header brand '${brand}'`);
+  const apps = createAppRegistry(options.applications);
+  const kv = options.kv ?? memoryKvStore();
+  const context: ServiceContext = {
+    storage: options.storage,
+    kv,
+    clock: options.clock ?? systemClock,
+    random: options.random ?? cryptoRandom,
+    logger: options.logger ?? silentLogger,
+    applications: apps.byId,
+  };
+  const registry: ServiceRegistry = {};
+  const factories: FeatureFactory[] = [createSystemFeature, ...(options.features ?? [])];
+  const features = factories.map((factory) => factory(context, registry));
+  const routes = features.flatMap((f) => f.routes);
+
+  const handle = createRequestHandler({
+    routes,
+    apps,
+    brands,
+    clock: context.clock,
+    kv,
+    logger: context.logger,
+    bodyLimits: { maxBytes: options.bodyLimit ?? 1024 * 1024, maxDepth: options.maxBodyDepth ?? 32 },
+    signatureSkewMs: options.signatureSkewMs ?? 10_000,
+    corsOrigins: options.corsOrigins ?? '*',
+    sessions: () => registry.sessions,
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    handle,
+    applications: apps.byId,
+    context,
+    registry,
+    routes,
+    close() {
+      closing ??= (async () => {
+        for (const feature of [...features].reverse()) await feature.close?.();
+        await kv.close?.();
+        await options.storage.close();
+      })();
+      return closing;
+    },
+  };
+}

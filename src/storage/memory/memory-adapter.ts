@@ -1,0 +1,80 @@
+import type { StorageAdapter, StorageCapabilities } from '../port.js';
+import { ExclusiveGate } from './exclusive-gate.js';
+import { type MemoryState, restoreState, snapshotState } from './memory-state.js';
+import { MemoryStore } from './memory-store.js';
+
+export interface MemoryStorageOptions {
+  /** Adapter name in logs (default `memory`). */
+  readonly name?: string;
+}
+
+const CAPABILITIES: StorageCapabilities = Object.freeze({ transactions: true });
+
+/**
+ * Storage in process memory: the reference semantics of the storage port, used by tests and by hosts
+ * that want no disk. Every operation is atomic (it runs without yielding) and returns synchronously
+ * unless a transaction is open, in which case it waits for the transaction to finish. Values are
+ * deep-copied in and out, so callers can never change stored state by mutating what they passed or got.
+ *
+ * Transactions snapshot the state and restore it when `work` throws; nested transactions are
+ * savepoints. Inside `work`, use only the `tx` adapter it receives (calling the outer adapter there
+ * waits for the transaction itself: a deadlock).
+ *
+ * @example const service = createService({ storage: memoryStorage(), ... })
+ */
+export function memoryStorage(options: MemoryStorageOptions = {}): StorageAdapter {
+  const state: MemoryState = new Map();
+  const store = new MemoryStore(state);
+  const gate = new ExclusiveGate();
+  const name = options.name ?? 'memory';
+
+  const inTransaction = (): StorageAdapter => {
+    const tx: StorageAdapter = {
+      name,
+      capabilities: CAPABILITIES,
+      getSchema: (ref) => store.getSchema(ref),
+      ensureColumns: (ref, columns) => store.ensureColumns(ref, columns),
+      createIndex: (ref, index) => store.createIndex(ref, index),
+      insert: (ref, record) => store.insert(ref, record),
+      get: (ref, id, projection) => store.get(ref, id, projection),
+      update: (ref, id, ops, updatedAt) => store.update(ref, id, ops, updatedAt),
+      delete: (ref, id) => store.delete(ref, id),
+      find: (ref, plan) => store.find(ref, plan),
+      count: (ref, where) => store.count(ref, where),
+      aggregate: (ref, plan) => store.aggregate(ref, plan),
+      transaction: (work) => savepoint(state, () => work(tx)),
+      dropNamespace: (namespace) => store.dropNamespace(namespace),
+      close: () => {},
+    };
+    return tx;
+  };
+  const tx = inTransaction();
+
+  return {
+    name,
+    capabilities: CAPABILITIES,
+    getSchema: (ref) => gate.run(() => store.getSchema(ref)),
+    ensureColumns: (ref, columns) => gate.run(() => store.ensureColumns(ref, columns)),
+    createIndex: (ref, index) => gate.run(() => store.createIndex(ref, index)),
+    insert: (ref, record) => gate.run(() => store.insert(ref, record)),
+    get: (ref, id, projection) => gate.run(() => store.get(ref, id, projection)),
+    update: (ref, id, ops, updatedAt) => gate.run(() => store.update(ref, id, ops, updatedAt)),
+    delete: (ref, id) => gate.run(() => store.delete(ref, id)),
+    find: (ref, plan) => gate.run(() => store.find(ref, plan)),
+    count: (ref, where) => gate.run(() => store.count(ref, where)),
+    aggregate: (ref, plan) => gate.run(() => store.aggregate(ref, plan)),
+    transaction: (work) => gate.exclusive(() => savepoint(state, () => work(tx))),
+    dropNamespace: (namespace) => gate.run(() => store.dropNamespace(namespace)),
+    close: () => gate.run(() => state.clear()),
+  };
+}
+
+async function savepoint<T>(state: MemoryState, work: () => Promise<T>): Promise<T> {
+  const snapshot = snapshotState(state);
+  try {
+    return await work();
+  } catch (error) {
+    restoreState(state, snapshot);
+    throw error;
+  }
+}

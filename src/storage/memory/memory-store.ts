@@ -1,0 +1,158 @@
+import { configError, svcError } from '../../core/errors.js';
+import type { DateValue, StoredRecord, Value } from '../../core/values.js';
+import { mergeColumns } from '../../operators/column-types.js';
+import { applyOps } from '../../operators/apply.js';
+import type { EvalEnv } from '../../query/evaluate/index.js';
+import { runAggregate, runCount, runFind } from '../../query/evaluate/index.js';
+import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
+import type { FieldOp, TableRef } from '../port.js';
+import { cloneRecord, cloneValue } from './clone.js';
+import { checkIndexSpec } from './index-spec.js';
+import { type MemoryState, type MemoryTable, hasDuplicates, violatedUniqueIndex } from './memory-state.js';
+import { projectRecord } from './projection.js';
+
+const SCOPE = 'memory';
+const EMPTY: ReadonlySet<string> = new Set();
+const BUILT_IN: ReadonlySet<string> = new Set(['objectId', 'createdAt', 'updatedAt']);
+
+/**
+ * The synchronous core of the memory adapter: every method runs to completion without yielding, so
+ * each is atomic on JavaScript's single thread. Values are deep-copied in and out.
+ */
+export class MemoryStore {
+  constructor(readonly state: MemoryState) {}
+
+  getSchema(ref: TableRef): TableSchema | null {
+    return this.table(ref)?.schema ?? null;
+  }
+
+  ensureColumns(ref: TableRef, columns: Readonly<Record<string, ColumnSchema>>): TableSchema {
+    const table = this.table(ref);
+    const { schema, added } = mergeColumns(ref.className, table?.schema ?? null, columns);
+    if (table && added.length === 0) return table.schema;
+    const frozen = freezeSchema(schema);
+    if (table) table.schema = frozen;
+    else this.tables(ref.namespace, true).set(ref.className, { schema: frozen, records: new Map(), relations: new Map() });
+    return frozen;
+  }
+
+  createIndex(ref: TableRef, index: IndexSpec): void {
+    const table = this.table(ref);
+    if (checkIndexSpec(SCOPE, table?.schema ?? null, index) || !table) return;
+    if (index.unique && hasDuplicates(table, index)) throw svcError('uniqueViolation', index.columns.join(', '));
+    const spec: IndexSpec = Object.freeze({ name: index.name, columns: Object.freeze([...index.columns]), unique: index.unique });
+    table.schema = freezeSchema({ ...table.schema, indexes: [...table.schema.indexes, spec] });
+  }
+
+  insert(ref: TableRef, record: StoredRecord): void {
+    const table = this.requireTable(ref);
+    if (table.records.has(record.objectId)) throw svcError('uniqueViolation', 'objectId');
+    for (const key of Object.keys(record)) {
+      if (!BUILT_IN.has(key) && !Object.hasOwn(table.schema.columns, key)) throw unknownColumn(ref, key);
+    }
+    const stored = cloneRecord(record);
+    assertUnique(table, stored);
+    table.records.set(stored.objectId, stored);
+  }
+
+  get(ref: TableRef, objectId: string, projection?: Projection): StoredRecord | null {
+    const record = this.table(ref)?.records.get(objectId);
+    return record ? cloneRecord(projectRecord(record, projection)) : null;
+  }
+
+  update(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): StoredRecord | null {
+    const table = this.table(ref);
+    const current = table?.records.get(objectId);
+    if (!table || !current) return null;
+    for (const op of ops) {
+      if (!Object.hasOwn(table.schema.columns, op.column)) throw unknownColumn(ref, op.column);
+    }
+    const next = cloneRecord({ ...applyOps(current, ops), updatedAt: cloneValue(updatedAt) });
+    assertUnique(table, next);
+    for (const op of ops) {
+      if (op.kind !== 'add_relation' && op.kind !== 'remove_relation') continue;
+      let owners = table.relations.get(op.column);
+      if (!owners) table.relations.set(op.column, (owners = new Map()));
+      let members = owners.get(objectId);
+      if (!members) owners.set(objectId, (members = new Set()));
+      for (const id of op.ids) {
+        if (op.kind === 'add_relation') members.add(id);
+        else members.delete(id);
+      }
+      if (members.size === 0) owners.delete(objectId);
+    }
+    table.records.set(objectId, next);
+    return cloneRecord(next);
+  }
+
+  delete(ref: TableRef, objectId: string): boolean {
+    const table = this.table(ref);
+    if (!table || !table.records.delete(objectId)) return false;
+    for (const owners of table.relations.values()) owners.delete(objectId);
+    return true;
+  }
+
+  find(ref: TableRef, plan: FindPlan): StoredRecord[] {
+    const table = this.table(ref);
+    if (!table) return [];
+    return runFind(table.records.values(), plan, this.env(ref)).map((r) => cloneRecord(r));
+  }
+
+  count(ref: TableRef, where: WhereNode): number {
+    const table = this.table(ref);
+    return table ? runCount(table.records.values(), where, this.env(ref)) : 0;
+  }
+
+  aggregate(ref: TableRef, plan: AggregatePlan): Array<Record<string, Value>> {
+    const table = this.table(ref);
+    if (!table) return [];
+    return runAggregate(table.records.values(), plan, this.env(ref)).map((row) => cloneValue(row) as Record<string, Value>);
+  }
+
+  dropNamespace(namespace: string): void {
+    this.state.delete(namespace);
+  }
+
+  private env(ref: TableRef): EvalEnv {
+    const tables = this.tables(ref.namespace, false);
+    return {
+      className: ref.className,
+      records: (className) => tables?.get(className)?.records.values() ?? [],
+      relationMembers: (className, objectId, column) => tables?.get(className)?.relations.get(column)?.get(objectId) ?? EMPTY,
+      schema: (className) => tables?.get(className)?.schema ?? null,
+    };
+  }
+
+  private tables(namespace: string, create: true): Map<string, MemoryTable>;
+  private tables(namespace: string, create: false): Map<string, MemoryTable> | undefined;
+  private tables(namespace: string, create: boolean): Map<string, MemoryTable> | undefined {
+    let tables = this.state.get(namespace);
+    if (!tables && create) this.state.set(namespace, (tables = new Map()));
+    return tables;
+  }
+
+  private table(ref: TableRef): MemoryTable | undefined {
+    return this.state.get(ref.namespace)?.get(ref.className);
+  }
+
+  private requireTable(ref: TableRef): MemoryTable {
+    const table = this.table(ref);
+    if (!table) throw configError(SCOPE, `table ${ref.className} does not exist: call ensureColumns first`);
+    return table;
+  }
+}
+
+function unknownColumn(ref: TableRef, column: string): Error {
+  return configError(SCOPE, `column '${column}' is not in the schema of ${ref.className}: call ensureColumns first`);
+}
+
+function assertUnique(table: MemoryTable, record: StoredRecord): void {
+  const index = violatedUniqueIndex(table, record);
+  if (index) throw svcError('uniqueViolation', index.columns.join(', '));
+}
+
+function freezeSchema(schema: TableSchema): TableSchema {
+  const columns: Record<string, ColumnSchema> = {};
+  for (const [name, column] of Object.entries(schema.columns)) columns[name] = Object.freeze({ ...column });
+  return Object.freeze({ className: schema.className, columns: Object.freeze(columns), indexes: Object.freeze([...schema.indexes]) });
+}

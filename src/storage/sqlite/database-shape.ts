@@ -1,0 +1,29 @@
+/**
+ * The few better-sqlite3 methods the SQLite adapter calls, described by shape (house style #10): the
+ * core never imports the driver, and hosts choose its version. A better-sqlite3 `Database` satisfies
+ * this interface as is.
+ */
+export interface SqliteStatement {
+  run(...params: unknown[]): { readonly changes: number };
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+}
+
+/** A transaction function as better-sqlite3 builds it: call it, or call `.immediate()` (BEGIN IMMEDIATE). */
+export interface SqliteTransactionFn<R> {
+  (): R;
+  immediate(): R;
+}
+
+export interface SqliteDatabase {
+  prepare(sql: string): SqliteStatement;
+  exec(sql: string): unknown;
+  pragma(source: string, options?: { simple?: boolean }): unknown;
+  /** Wraps `fn` in BEGIN/COMMIT; inside an open transaction it becomes a savepoint. */
+  transaction<R>(fn: () => R): SqliteTransactionFn<R>;
+  function(name: string, options: { deterministic?: boolean; varargs?: boolean }, fn: (...args: never[]) => unknown): unknown;
+  close(): unknown;
+  readonly inTransaction: boolean;
+  /** False once closed. */
+  readonly open?: boolean;
+}

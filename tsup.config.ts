@@ -1,0 +1,23 @@
+import { defineConfig } from 'tsup';
+
+/** One entry per subpath export; `npm run check:exports` verifies package.json matches the build. */
+export const entries = {
+  index: 'src/index.ts',
+  node: 'src/node.ts',
+  fetch: 'src/fetch.ts',
+  fastify: 'src/fastify.ts',
+  memory: 'src/memory.ts',
+  sqlite: 'src/sqlite.ts',
+  testing: 'src/testing.ts',
+};
+
+export default defineConfig({
+  entry: entries,
+  format: ['esm', 'cjs'],
+  dts: true,
+  clean: true,
+  sourcemap: true,
+  target: 'node20',
+  splitting: true,
+  external: ['better-sqlite3', '@napi-rs/canvas', 'vitest', 'nodemailer', 'dejavu-fonts-ttf'],
+});
