@@ -17,7 +17,9 @@ export default defineConfig({
   dts: true,
   clean: true,
   sourcemap: true,
+  // createRequire(import.meta.url) in ESM sources needs the import.meta shim in the CJS build.
+  shims: true,
   target: 'node20',
   splitting: true,
-  external: ['better-sqlite3', '@napi-rs/canvas', 'vitest', 'nodemailer', 'dejavu-fonts-ttf'],
+  external: ['better-sqlite3', '@napi-rs/canvas', 'vitest', 'nodemailer', 'dejavu-fonts-ttf', 'ajv', 'date-fns'],
 });

@@ -10,13 +10,30 @@ import { memoryKvStore } from './kv/memory-kv.js';
 import type { KvStore } from './kv/port.js';
 import type { StorageAdapter } from './storage/port.js';
 import { createSystemFeature } from './system/system-feature.js';
+import { type CaptchaApi, type CaptchaFeatureOptions, createCaptchaFeature } from './captcha/index.js';
+import { memoryCounterStore } from './counters/memory-counter-store.js';
+import type { CounterStore } from './counters/port.js';
+import type { MailTransport } from './mail/port.js';
+import { type RecordsFeature, createRecordsFeature } from './records/index.js';
+import type { SmsApi } from './sms/sms-api.js';
+import { type SmsFeatureOptions, createSmsFeature } from './sms/sms-feature.js';
+import { type UsersFeature, type UsersFeatureOptions, createUsersFeature } from './users/index.js';
+import { svcError } from './core/errors.js';
 
 /** A feature factory: receives the service context, returns routes. Hosts may add their own. */
 export type FeatureFactory = (ctx: ServiceContext, service: ServiceRegistry) => Feature;
 
-/** Cross-feature ports a feature may publish for others (users publish the session resolver). */
+/** What the built-in features publish for each other and for the host. */
 export interface ServiceRegistry {
+  /** Session tokens → users (the users feature). */
   sessions?: SessionResolver;
+  /** validate_token checks (the captcha feature). */
+  captcha?: CaptchaApi;
+  /** Codes, notifications, status, quota (the SMS feature, when a transport is configured). */
+  sms?: SmsApi;
+  /** Class policies of data tables (the records feature). */
+  records?: RecordsFeature;
+  users?: UsersFeature;
 }
 
 export interface ServiceOptions {
@@ -42,6 +59,19 @@ export interface ServiceOptions {
   signatureSkewMs?: number;
   /** Origins allowed by CORS (default `*`). */
   corsOrigins?: '*' | string[];
+  /** Rate-limit counters shared by SMS send limits and login throttling. Default: in memory. */
+  counters?: CounterStore;
+  /**
+   * SMS: verification codes, notifications, status. Mounted only with a transport
+   * (`memorySmsTransport()`, `consoleSmsTransport()`, `tencentSmsTransport({...})` or yours).
+   */
+  sms?: Omit<SmsFeatureOptions, 'counters' | 'captcha'>;
+  /** Where verification and password-reset mails go. Without it those flows answer 11007. */
+  mail?: MailTransport;
+  /** Image captcha (default on; the renderer loads `@napi-rs/canvas` on first use). `false` leaves it out. */
+  captcha?: false | CaptchaFeatureOptions;
+  /** Users, sessions and passwords (default on). `false` leaves them out. */
+  users?: false | Omit<UsersFeatureOptions, 'mail' | 'sms' | 'counters' | 'classPolicies'>;
   /** Extra features (custom routes) mounted after the built-in ones. */
   features?: FeatureFactory[];
 }
@@ -76,16 +106,18 @@ export function createService(options: ServiceOptions): Service {
   for (const brand of brands) if (!BRAND.test(brand)) throw configError('service', `invalid header brand '${brand}'`);
   const apps = createAppRegistry(options.applications);
   const kv = options.kv ?? memoryKvStore();
+  const counters = options.counters ?? memoryCounterStore();
   const context: ServiceContext = {
     storage: options.storage,
     kv,
+    counters,
     clock: options.clock ?? systemClock,
     random: options.random ?? cryptoRandom,
     logger: options.logger ?? silentLogger,
     applications: apps.byId,
   };
   const registry: ServiceRegistry = {};
-  const factories: FeatureFactory[] = [createSystemFeature, ...(options.features ?? [])];
+  const factories: FeatureFactory[] = [...builtInFeatures(options), ...(options.features ?? [])];
   const features = factories.map((factory) => factory(context, registry));
   const routes = features.flatMap((f) => f.routes);
 
@@ -113,9 +145,59 @@ export function createService(options: ServiceOptions): Service {
       closing ??= (async () => {
         for (const feature of [...features].reverse()) await feature.close?.();
         await kv.close?.();
+        await counters.close?.();
         await options.storage.close();
       })();
       return closing;
     },
   };
 }
+
+/** The built-in features in dependency order: captcha → SMS → records → users. */
+function builtInFeatures(options: ServiceOptions): FeatureFactory[] {
+  const factories: FeatureFactory[] = [createSystemFeature];
+  if (options.captcha !== false) {
+    const captchaOptions = options.captcha === undefined ? {} : options.captcha;
+    factories.push((ctx, registry) => {
+      const captcha = createCaptchaFeature(ctx, captchaOptions);
+      registry.captcha = captcha.api;
+      return captcha.feature;
+    });
+  }
+  const sms = options.sms;
+  if (sms) {
+    factories.push((ctx, registry) => {
+      const feature = createSmsFeature(ctx, { ...sms, counters: ctx.counters, captcha: registry.captcha });
+      registry.sms = feature.api;
+      return feature;
+    });
+  }
+  factories.push((ctx, registry) => {
+    const records = createRecordsFeature(ctx, { sessions: () => registry.sessions });
+    registry.records = records;
+    return records;
+  });
+  if (options.users !== false) {
+    const usersOptions = options.users ?? {};
+    factories.push((ctx, registry) => {
+      const users = createUsersFeature(ctx, registry, {
+        ...usersOptions,
+        mail: options.mail ?? unconfiguredMail,
+        sms: () => registry.sms,
+        counters: ctx.counters,
+        classPolicies: registry.records?.policies,
+      });
+      registry.users = users;
+      return users;
+    });
+  }
+  return factories;
+}
+
+/** Mail flows without a transport answer 11007 instead of silently dropping links. */
+const unconfiguredMail: MailTransport = {
+  name: 'unconfigured',
+  async send() {
+    throw svcError('featureDisabled', 'mail (no mail transport configured)');
+  },
+};

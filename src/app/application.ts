@@ -70,12 +70,67 @@ export interface SmsSettings {
   maxCodeAttempts: number;
 }
 
+/** One login-throttling window: at most `limit` attempts in any `windowMs` milliseconds (sliding). */
+export interface LoginThrottleWindow {
+  limit: number;
+  windowMs: number;
+}
+
+/**
+ * Mail texts of the user table. `${link}`, `${username}`, `${email}` and `${appName}` are replaced;
+ * the HTML part is built from the text (escaped, links made clickable).
+ */
+export interface UserMailTemplates {
+  verifySubject: string;
+  verifyText: string;
+  resetSubject: string;
+  resetText: string;
+}
+
+/** User-table settings (sessions, sign-up rules, links, login throttling); see docs/users.md. */
+export interface UserSettings {
+  /** Lifetime of a session token in ms, counted from login (default 7 days, as the hosted service). */
+  sessionTtlMs: number;
+  /**
+   * When sign-up needs an email (204 without): `always` (the seed's rule), `never`, or
+   * `when-verifying` (default: only while the `emailVerification` feature is on).
+   */
+  requireEmail: 'always' | 'never' | 'when-verifying';
+  /** Shortest accepted password, in characters (default 1). */
+  minPasswordLength: number;
+  /**
+   * Whether requestPasswordReset/requestEmailVerify answer 205 for an unknown email, as the hosted
+   * service does (default true). false answers `{msg:"ok"}` and mails nothing (no enumeration).
+   */
+  revealUnknownEmail: boolean;
+  /** Validity of an email-verification link in ms (default one week, as the seed says). */
+  verifyLinkTtlMs: number;
+  /** Validity of a password-reset link in ms (default 1 hour). */
+  resetLinkTtlMs: number;
+  /** Base of mailed links (`https://api.example.com`); default: the base URL of the request. */
+  linkBaseUrl?: string;
+  /** Sender of user mails (default: the transport's own default). */
+  mailFrom?: string;
+  /** Name shown in mails and link pages (default: the applicationId). */
+  appName?: string;
+  mailTemplates: UserMailTemplates;
+  /** Login throttling (svcbase addition): 11050 with Retry-After when a window is full. */
+  loginThrottle: {
+    enabled: boolean;
+    /** Attempts per account (per matched user, or per identifier when none matches). */
+    account: LoginThrottleWindow[];
+    /** Attempts per client address (every login flow). */
+    address: LoginThrottleWindow[];
+  };
+}
+
 export interface AppSettings {
   /** IANA time zone of `createdAt`/`updatedAt` output and zone-less date inputs (default `UTC`). */
   timeZone: string;
   features: FeatureSwitches;
   query: QueryLimits;
   sms: SmsSettings;
+  users: UserSettings;
 }
 
 /** How a host declares an application. Only the keys are required. */
@@ -107,10 +162,10 @@ export interface Application {
   readonly settings: Readonly<AppSettings>;
 }
 
-/** The default code template: a 5-minute code. */
+/** The default code template: a 5-minute code, 58 characters filled (one message with a 6-character signature). */
 export const DEFAULT_CODE_TEMPLATE: SmsTemplate = {
   name: 'default',
-  text: 'Your verification code is ${code}, valid for 5 minutes. Do not share it.',
+  text: 'Your code is ${code}, valid for 5 minutes. Do not share it.',
   kind: 'code',
   approved: true,
   validityMinutes: 5,
@@ -133,6 +188,35 @@ export const DEFAULT_SETTINGS: AppSettings = {
     signature: '【svcb】',
     templates: [],
     maxCodeAttempts: 5,
+  },
+  users: {
+    sessionTtlMs: 7 * 24 * 60 * 60 * 1000,
+    requireEmail: 'when-verifying',
+    minPasswordLength: 1,
+    revealUnknownEmail: true,
+    verifyLinkTtlMs: 7 * 24 * 60 * 60 * 1000,
+    resetLinkTtlMs: 60 * 60 * 1000,
+    mailTemplates: {
+      verifySubject: 'Verify your email for ${appName}',
+      verifyText:
+        'Hello ${username},\n\nPlease confirm that ${email} is your email address by opening this link:\n\n${link}\n\n' +
+        'The link is valid for one week. If you did not sign up for ${appName}, ignore this mail.',
+      resetSubject: 'Reset your ${appName} password',
+      resetText:
+        'Hello ${username},\n\nSomeone asked to reset the password of your ${appName} account. To choose a new password, open:\n\n' +
+        '${link}\n\nThe link works once and expires soon. If it was not you, ignore this mail: your password stays unchanged.',
+    },
+    loginThrottle: {
+      enabled: true,
+      account: [
+        { limit: 10, windowMs: 15 * 60 * 1000 },
+        { limit: 100, windowMs: 24 * 60 * 60 * 1000 },
+      ],
+      address: [
+        { limit: 60, windowMs: 60 * 1000 },
+        { limit: 1000, windowMs: 24 * 60 * 60 * 1000 },
+      ],
+    },
   },
 };
 

@@ -1,13 +1,13 @@
 import type { Random } from '../core/random.js';
 
 /**
- * The 25 answer symbols of a captcha, in their canonical (lowercase) form. Left out because a reader
- * confuses them once glyphs are rotated and crossed by noise: 0/O/o/Q (kept: D), 1/l/I/i (kept: L and J,
- * drawn as capitals), the letters a digit resembles (B/8, G/b/6, g/q/9, S/5, Z/2, T/7) so the digit can
- * stay, and V (reads as U). Answers compare case-insensitively, so a symbol may be drawn in either case where
- * both forms are unmistakable (see {@link glyphFor}).
+ * The 23 answer symbols of a captcha, in their canonical (lowercase) form. Left out because a reader
+ * confuses them once glyphs are rotated and crossed by noise: 0/O/o/Q (kept: D); 1/l/I/i/J/j (kept: L,
+ * drawn only as a capital); the letters a digit resembles (B/8, G/b/6, g/q/9, S/5, Z/2, T/7), so the
+ * digit can stay; V (reads as U); F (a noise line turns it into E). Answers compare case-insensitively,
+ * so a symbol may be drawn in either case where both forms are unmistakable (see {@link glyphFor}).
  */
-export const CAPTCHA_SYMBOLS = '23456789acdefhjklmnpruwxy';
+export const CAPTCHA_SYMBOLS = '23456789acdehklmnpruwxy';
 
 /** Symbols whose lowercase glyph is distinct enough to draw; the rest are drawn in capitals. */
 const LOWERCASE_DRAWABLE = new Set('aekmny');

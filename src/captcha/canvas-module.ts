@@ -17,18 +17,14 @@ export interface CanvasContextShape {
   fillRect(x: number, y: number, w: number, h: number): void;
   beginPath(): void;
   moveTo(x: number, y: number): void;
-  lineTo(x: number, y: number): void;
   bezierCurveTo(c1x: number, c1y: number, c2x: number, c2y: number, x: number, y: number): void;
-  arc(x: number, y: number, r: number, start: number, end: number): void;
   stroke(): void;
-  fill(): void;
   save(): void;
   restore(): void;
   translate(x: number, y: number): void;
   rotate(angle: number): void;
   transform(a: number, b: number, c: number, d: number, e: number, f: number): void;
   fillText(text: string, x: number, y: number): void;
-  strokeText(text: string, x: number, y: number): void;
 }
 
 /** A canvas as the renderer uses it. */

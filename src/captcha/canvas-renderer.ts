@@ -1,9 +1,8 @@
-import type { Random } from '../core/random.js';
 import { type CanvasModuleShape, loadCanvasModule } from './canvas-module.js';
 import { bundledFontPaths, registerCaptchaFonts } from './captcha-fonts.js';
 import { drawCaptcha } from './draw-captcha.js';
 import { drawRandom } from './random-draw.js';
-import type { CaptchaRenderer } from './renderer.js';
+import type { SyncCaptchaRenderer } from './renderer.js';
 
 /** Options of {@link createCanvasRenderer}. */
 export interface CanvasRendererOptions {
@@ -25,9 +24,7 @@ export interface CanvasRendererOptions {
  * const renderer = createCanvasRenderer();
  * const png = renderer.render('k7eP', 85, 30, seededRandom(1));
  */
-export function createCanvasRenderer(options: CanvasRendererOptions = {}): CaptchaRenderer & {
-  render(text: string, width: number, height: number, random: Random): Uint8Array;
-} {
+export function createCanvasRenderer(options: CanvasRendererOptions = {}): SyncCaptchaRenderer {
   let state: { canvas: CanvasModuleShape; families: string[] } | undefined;
   const setup = () => {
     const canvas = options.canvas ?? loadCanvasModule();

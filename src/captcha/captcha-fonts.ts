@@ -2,7 +2,10 @@ import { createRequire } from 'node:module';
 import { configError } from '../core/errors.js';
 import type { CanvasModuleShape } from './canvas-module.js';
 
-/** The bundled faces (from the `dejavu-fonts-ttf` package): DejaVu Sans Bold and DejaVu Sans Mono Bold, mixed per glyph. */
+/**
+ * The bundled faces (from the `dejavu-fonts-ttf` package), mixed per glyph: DejaVu Sans Bold and
+ * DejaVu Sans Mono Bold.
+ */
 const BUNDLED_FONTS = ['dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf', 'dejavu-fonts-ttf/ttf/DejaVuSansMono-Bold.ttf'];
 
 /** Family aliases by font file path, per canvas module: each file is registered once. */
@@ -31,9 +34,8 @@ export function bundledFontPaths(): string[] {
  */
 export function registerCaptchaFonts(canvas: CanvasModuleShape, paths: readonly string[]): string[] {
   if (paths.length === 0) throw configError('captcha', 'fontPath must name at least one font file');
-  let registered = registry.get(canvas);
-  if (!registered) registry.set(canvas, (registered = new Map()));
-  const known = registered;
+  const known = registry.get(canvas) ?? new Map<string, string>();
+  registry.set(canvas, known);
   return paths.map((path) => {
     const alias = known.get(path);
     if (alias) return alias;

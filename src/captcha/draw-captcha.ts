@@ -17,12 +17,12 @@ export function drawCaptcha(
   g.fillStyle = r.colour([20, 60], [91, 97]);
   g.fillRect(0, 0, width, height);
   const area = width * height;
-  drawDots(g, width, height, r, Math.round(area / 45), [0.4, 1.3], [55, 80]);
+  drawDots(g, width, height, r, Math.round(area / 45), [1, 2.5], [55, 80]);
   for (let i = 0, n = r.intIn(2, 3); i < n; i++) drawCurve(g, width, height, r, 1, [55, 75], 0.8);
   drawGlyphs(g, text, width, height, r, families);
   const strokeWidth = Math.max(1.1, height / 40);
   for (let i = 0, n = r.intIn(1, 2); i < n; i++) drawCurve(g, width, height, r, strokeWidth, [25, 45], 0.9);
-  drawDots(g, width, height, r, Math.round(area / 180), [0.5, 1.1], [25, 50]);
+  drawDots(g, width, height, r, Math.round(area / 180), [1, 2], [25, 50]);
 }
 
 function drawGlyphs(
@@ -82,19 +82,22 @@ function drawCurve(
   g.restore();
 }
 
+/** Specks (small squares) in a few colours: few style changes keep drawing cheap and the PNG small. */
 function drawDots(
   g: CanvasContextShape,
   width: number,
   height: number,
   r: DrawRandom,
   count: number,
-  radius: readonly [number, number],
+  size: readonly [number, number],
   lightness: readonly [number, number],
 ): void {
-  for (let i = 0; i < count; i++) {
+  const colours = Math.min(count, 4);
+  for (let c = 0; c < colours; c++) {
     g.fillStyle = r.colour([30, 80], lightness);
-    g.beginPath();
-    g.arc(r.range(0, width), r.range(0, height), r.range(radius[0], radius[1]), 0, Math.PI * 2);
-    g.fill();
+    for (let i = c; i < count; i += colours) {
+      const side = r.range(size[0], size[1]);
+      g.fillRect(r.range(0, width), r.range(0, height), side, side);
+    }
   }
 }

@@ -11,4 +11,4 @@ export {
 export { CAPTCHA_IMAGE_HEADERS, captchaImageUrl } from './captcha-image-route.js';
 export { CAPTCHA_PARAM_LIMITS, type CaptchaParams, parseCaptchaParams } from './captcha-params.js';
 export { CAPTCHA_TOKEN_LENGTH, VALIDATE_TOKEN_LENGTH } from './captcha-tokens.js';
-export type { CaptchaRenderer } from './renderer.js';
+export type { CaptchaRenderer, SyncCaptchaRenderer } from './renderer.js';

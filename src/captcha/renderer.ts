@@ -10,3 +10,8 @@ export interface CaptchaRenderer {
   /** PNG bytes of `width` x `height` pixels showing `text`. */
   render(text: string, width: number, height: number, random: Random): Uint8Array | Promise<Uint8Array>;
 }
+
+/** A renderer that returns the bytes directly (the canvas renderer): handy for benchmarks and scripts. */
+export interface SyncCaptchaRenderer extends CaptchaRenderer {
+  render(text: string, width: number, height: number, random: Random): Uint8Array;
+}

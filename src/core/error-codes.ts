@@ -79,6 +79,8 @@ export const ERROR_CODES = {
   resetLinkInvalid: { code: 11051, status: 400, message: 'the link is unknown, used or expired.' },
   notSortable: { code: 11060, status: 400, message: "cannot order by '%s': only number, date and string columns are sortable." },
   transactionFailed: { code: 11070, status: 400, message: 'batch transaction rolled back: item %s failed.' },
+  batchTableRefused: { code: 11071, status: 400, message: 'batch requests cannot change table %s (item %s).' },
+  mailSendFailed: { code: 11052, status: 502, message: 'the mail could not be sent, try again later.' },
 } as const satisfies Record<string, { code: number; status: number; message: string }>;
 
 /** Symbolic name of a client-facing error condition. */

@@ -4,6 +4,7 @@ import type { Logger } from '../core/logger.js';
 import type { Random } from '../core/random.js';
 import type { Json } from '../core/wire-values.js';
 import type { StoredRecord } from '../core/values.js';
+import type { CounterStore } from '../counters/port.js';
 import type { KvStore } from '../kv/port.js';
 import type { StorageAdapter } from '../storage/port.js';
 
@@ -110,6 +111,8 @@ export interface RouteDef {
 export interface ServiceContext {
   readonly storage: StorageAdapter;
   readonly kv: KvStore;
+  /** Rate-limit counters shared by every feature (SMS send limits, login throttling). */
+  readonly counters: CounterStore;
   readonly clock: Clock;
   readonly random: Random;
   readonly logger: Logger;

@@ -76,21 +76,25 @@ export function sqliteKvStore(options: SqliteKvOptions): KvStore {
   const take = db.prepare(`DELETE FROM ${t} WHERE key = ? AND expires_at > ? RETURNING value`);
   const del = db.prepare(`DELETE FROM ${t} WHERE key = ?`);
   const increment = db.prepare(
-    `INSERT INTO ${t} (key, value, expires_at) VALUES (?, CAST(? AS TEXT), ?) ON CONFLICT(key) DO UPDATE SET
-       value = CASE WHEN ${t}.expires_at <= ? THEN excluded.value ELSE CAST(CAST(${t}.value AS INTEGER) + ? AS TEXT) END,
+    `INSERT INTO ${t} (key, value, expires_at) VALUES (?, CAST(CAST(? AS INTEGER) AS TEXT), ?) ON CONFLICT(key) DO UPDATE SET
+       value = CASE WHEN ${t}.expires_at <= ? THEN excluded.value ELSE CAST(CAST(${t}.value AS INTEGER) + CAST(? AS INTEGER) AS TEXT) END,
        expires_at = CASE WHEN ${t}.expires_at <= ? THEN excluded.expires_at ELSE ${t}.expires_at END
      RETURNING value`,
   );
   const sweep = db.prepare(`DELETE FROM ${t} WHERE expires_at <= ?`);
   let writes = 0;
+  let lastNow = Number.MIN_SAFE_INTEGER;
+  /** Sweeps expired rows every `sweepEvery` writes; `put` has no `now`, so it uses the latest seen. */
   const noteWrite = (now: number) => {
-    if (++writes % sweepEvery === 0) sweep.run(now);
+    lastNow = Math.max(lastNow, now);
+    if (++writes % sweepEvery === 0) sweep.run(lastNow);
   };
   const valueOf = (row: unknown): string | null => (row ? (row as { value: string }).value : null);
 
   return {
     put(key, value, expiresAt) {
       put.run(key, value, expiresAt);
+      noteWrite(lastNow);
     },
     putIfAbsent(key, value, expiresAt, now) {
       const stored = putIfAbsent.run(key, value, expiresAt, now).changes;
@@ -98,9 +102,11 @@ export function sqliteKvStore(options: SqliteKvOptions): KvStore {
       return stored > 0;
     },
     get(key, now) {
+      if (now > lastNow) lastNow = now;
       return valueOf(get.get(key, now));
     },
     take(key, now) {
+      if (now > lastNow) lastNow = now;
       return valueOf(take.get(key, now));
     },
     delete(key) {

@@ -1,0 +1,96 @@
+import type { StoredRecord } from '../../core/values.js';
+import { compareSortKeys, compareStrings, sortKeyOf, type SortKey } from '../compare.js';
+import type { FindPlan } from '../plan.js';
+import { compileGetter } from './field.js';
+import { distanceGetter } from './operators/geo.js';
+
+/** How records are ordered: key extractors with directions; ties always break by objectId ascending. */
+export interface SortSpec {
+  readonly keys: ReadonlyArray<(r: StoredRecord) => SortKey>;
+  readonly descending: readonly boolean[];
+}
+
+/** The default order: createdAt ascending (then objectId). */
+export const DEFAULT_SORT: SortSpec = { keys: [(r) => r.createdAt.iso], descending: [false] };
+
+/** The order of a find plan: explicit terms, else nearest first for `$nearSphere`, else default. */
+export function sortSpecOf(plan: Pick<FindPlan, 'order' | 'nearest'>): SortSpec {
+  if (plan.order.length > 0) {
+    return {
+      keys: plan.order.map((term) => {
+        const get = compileGetter(term.field);
+        return (r: StoredRecord) => sortKeyOf(get(r));
+      }),
+      descending: plan.order.map((t) => t.descending),
+    };
+  }
+  if (plan.nearest) return { keys: [distanceGetter(plan.nearest.field, plan.nearest.point)], descending: [false] };
+  return DEFAULT_SORT;
+}
+
+/**
+ * Sorts and pages: returns records [skip, skip+limit) of the order. Ascending puts null first,
+ * descending last. Keys are extracted once per record; when the page is small against the input
+ * only the first skip+limit are selected with a bounded heap instead of a full sort.
+ */
+export function sortAndPage(records: readonly StoredRecord[], spec: SortSpec, skip: number, limit: number): StoredRecord[] {
+  const n = records.length;
+  const want = skip + limit;
+  if (limit <= 0 || skip >= n) return [];
+  const m = spec.keys.length;
+  const keys: SortKey[] = new Array<SortKey>(n * m);
+  for (let i = 0; i < n; i++) for (let j = 0; j < m; j++) keys[i * m + j] = spec.keys[j]!(records[i]!);
+  const desc = spec.descending;
+  const cmp = (a: number, b: number): number => {
+    for (let j = 0; j < m; j++) {
+      const c = compareSortKeys(keys[a * m + j]!, keys[b * m + j]!);
+      if (c !== 0) return desc[j] ? -c : c;
+    }
+    return compareStrings(records[a]!.objectId, records[b]!.objectId);
+  };
+  const order = want < n / 4 ? smallest(n, want, cmp) : fullSort(n, cmp);
+  const out: StoredRecord[] = [];
+  for (let i = skip; i < order.length && i < want; i++) out.push(records[order[i]!]!);
+  return out;
+}
+
+function fullSort(n: number, cmp: (a: number, b: number) => number): number[] {
+  const idx = new Array<number>(n);
+  for (let i = 0; i < n; i++) idx[i] = i;
+  return idx.sort(cmp);
+}
+
+/** The k smallest indices in order, via a max-heap of size k. */
+function smallest(n: number, k: number, cmp: (a: number, b: number) => number): number[] {
+  const heap: number[] = [];
+  const siftUp = (i: number): void => {
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (cmp(heap[i]!, heap[p]!) <= 0) return;
+      [heap[i], heap[p]] = [heap[p]!, heap[i]!];
+      i = p;
+    }
+  };
+  const siftDown = (i: number): void => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let top = i;
+      if (l < heap.length && cmp(heap[l]!, heap[top]!) > 0) top = l;
+      if (r < heap.length && cmp(heap[r]!, heap[top]!) > 0) top = r;
+      if (top === i) return;
+      [heap[i], heap[top]] = [heap[top]!, heap[i]!];
+      i = top;
+    }
+  };
+  for (let i = 0; i < n; i++) {
+    if (heap.length < k) {
+      heap.push(i);
+      siftUp(heap.length - 1);
+    } else if (cmp(i, heap[0]!) < 0) {
+      heap[0] = i;
+      siftDown(0);
+    }
+  }
+  return heap.sort(cmp);
+}

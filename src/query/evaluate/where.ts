@@ -1,0 +1,37 @@
+import type { WhereKind, WhereNode } from '../plan.js';
+import type { EvalContext, Predicate } from './context.js';
+import { compileCompare } from './operators/comparison.js';
+import { compileExists } from './operators/exists.js';
+import { compileNear, compileWithinBox } from './operators/geo.js';
+import { compileAllRecords, compileAnd, compileOr } from './operators/logical.js';
+import { compileContainsAll, compileIn } from './operators/membership.js';
+import { compileRegex } from './operators/regex.js';
+import { compileInQuery, compileRelatedTo, compileSelect } from './operators/subquery.js';
+
+type NodeCompilers = { readonly [K in WhereKind]: (node: Extract<WhereNode, { kind: K }>, ctx: EvalContext) => Predicate };
+
+/** One compiler per node kind: adding a kind to the plan fails to compile until it is handled here. */
+const COMPILERS: NodeCompilers = {
+  all_records: compileAllRecords,
+  and: compileAnd,
+  or: compileOr,
+  compare: compileCompare,
+  in: compileIn,
+  exists: compileExists,
+  contains_all: compileContainsAll,
+  regex: compileRegex,
+  in_query: compileInQuery,
+  select: compileSelect,
+  related_to: compileRelatedTo,
+  near: compileNear,
+  within_box: compileWithinBox,
+};
+
+/**
+ * Compiles a where tree once into a predicate over records (closures, no per-record allocation
+ * on the common paths). The reference semantics of every operator (docs/querying.md).
+ */
+export function compilePredicate(node: WhereNode, ctx: EvalContext): Predicate {
+  const compile = COMPILERS[node.kind] as (node: WhereNode, ctx: EvalContext) => Predicate;
+  return compile(node, ctx);
+}

@@ -1,0 +1,54 @@
+import type { GeoPointValue } from '../../core/values.js';
+import type { Sql } from './fragment.js';
+
+/** A JSON value inside a JSON column (opaque: each dialect represents it its own way). */
+export interface JsonNode {
+  readonly dialect: string;
+}
+
+/** JSON types a predicate can test; `nullish` is missing or JSON null, `present` its negation. */
+export type JsonKind = 'nullish' | 'present' | 'true' | 'false' | 'number' | 'string' | 'object' | 'array';
+
+/**
+ * The per-dialect hooks of the query compiler: quoting, placeholders, JSON access, and the few
+ * functions SQL lacks natively (safe regex, great-circle distance, day in a time zone, deep JSON
+ * equality). Everything else is shared. Predicates may evaluate to NULL where they mean false; `not`
+ * must treat NULL as false.
+ */
+export interface SqlDialect {
+  readonly name: 'sqlite' | 'postgres';
+  quoteIdent(name: string): string;
+  /** The placeholder of the `index`-th parameter (1-based): `?` or `$1`. */
+  placeholder(index: number): string;
+  readonly trueLiteral: string;
+  readonly falseLiteral: string;
+  /** Negation treating a NULL predicate as false. */
+  not(predicate: Sql): Sql;
+  /** The bound form of a Boolean column value. */
+  booleanParam(value: boolean): unknown;
+  /** Text comparison in code point order (SQLite BINARY, PostgreSQL `COLLATE "C"`). */
+  binaryText(expr: Sql): Sql;
+
+  jsonRoot(column: Sql): JsonNode;
+  jsonChild(node: JsonNode, key: string): JsonNode;
+  jsonIs(node: JsonNode, kind: JsonKind): Sql;
+  /** The number a node holds (only meaningful where `jsonIs(node, 'number')`). */
+  jsonNumber(node: JsonNode): Sql;
+  /** The text a node holds (only meaningful where `jsonIs(node, 'string')`). */
+  jsonText(node: JsonNode): Sql;
+  /** A FROM item over the elements of an array node (empty for non-arrays) and the element node. */
+  jsonElements(node: JsonNode, alias: string): { readonly from: Sql; readonly element: JsonNode };
+  /** Deep equality of an object/array node with a tagged JSON text (the query language's equality). */
+  jsonEquals(node: JsonNode, json: string): Sql;
+
+  /** 1 when `text` matches the safe regex (see src/query/regex). */
+  regex(text: Sql, pattern: string, flags: string): Sql;
+  /** Great-circle distance in radians between the (lat, lng) columns and a point. */
+  geoDistance(lat: Sql, lng: Sql, point: GeoPointValue): Sql;
+  /** `YYYY-MM-DD` of an epoch-ms expression in an IANA time zone. */
+  dayOf(epochMs: Sql, timeZone: string): Sql;
+  /** SUM that is 0, not NULL, over no values. */
+  sum(expr: Sql): Sql;
+  /** One ORDER BY term: ascending puts NULL first, descending last. */
+  orderTerm(expr: Sql, descending: boolean): Sql;
+}

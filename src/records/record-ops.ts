@@ -1,0 +1,119 @@
+import type { Clock } from '../core/clock.js';
+import { svcError } from '../core/errors.js';
+import { assertTableName } from '../core/names.js';
+import type { Random } from '../core/random.js';
+import { formatDateTime } from '../core/time.js';
+import type { StoredRecord } from '../core/values.js';
+import { dateValue } from '../core/values.js';
+import { encodeRecord } from '../core/wire-values.js';
+import type { RouteContext, RouteResult } from '../http/types.js';
+import { applyOps } from '../operators/apply.js';
+import { parseWrite } from '../operators/parse-write.js';
+import type { FieldOp, StorageAdapter, TableRef } from '../storage/port.js';
+import type { ClassPolicy, ClassPolicyContext, ClassPolicyRegistry, JsonObject } from './class-policy.js';
+import { isPlausibleObjectId, newObjectId } from './object-id.js';
+
+/** What the record operations need; `storage` is a transaction's adapter inside a transactional batch. */
+export interface RecordDeps {
+  readonly storage: StorageAdapter;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly policies: ClassPolicyRegistry;
+  readonly inBatch: boolean;
+}
+
+interface Target {
+  readonly ref: TableRef;
+  readonly policy: ClassPolicy;
+  readonly policyContext: ClassPolicyContext;
+  readonly timeZone: string;
+}
+
+function target(deps: RecordDeps, request: RouteContext, className: string): Target {
+  assertTableName(className);
+  const policy = deps.policies.resolve(className);
+  return {
+    ref: { namespace: request.app.namespace, className },
+    policy,
+    policyContext: { request, className, storage: deps.storage, inBatch: deps.inBatch },
+    timeZone: request.app.settings.timeZone,
+  };
+}
+
+function assertObjectId(objectId: string): void {
+  if (!isPlausibleObjectId(objectId)) throw svcError('objectNotFound', objectId.slice(0, 64));
+}
+
+const isRelationOp = (op: FieldOp) => op.kind === 'add_relation' || op.kind === 'remove_relation';
+
+/**
+ * Creates a record: 201 `{createdAt, objectId}` with a `Location` header. The table and its columns
+ * are created on first write; relation members are added in the same transaction as the insert.
+ */
+export async function createRecord(deps: RecordDeps, request: RouteContext, className: string, input: JsonObject): Promise<RouteResult> {
+  const t = target(deps, request, className);
+  const body = (await t.policy.beforeCreate?.(t.policyContext, input)) ?? input;
+  const plan = parseWrite(body, { schema: await deps.storage.getSchema(t.ref), timeZone: t.timeZone });
+  const nowMs = deps.clock.now();
+  const now = dateValue(nowMs);
+  const objectId = newObjectId(deps.random);
+  const record = applyOps({ objectId, createdAt: now, updatedAt: now } as StoredRecord, plan.ops.filter((op) => !isRelationOp(op)));
+  const relationOps = plan.ops.filter(isRelationOp);
+  const write = async (storage: StorageAdapter) => {
+    await storage.ensureColumns(t.ref, plan.columns);
+    await storage.insert(t.ref, record);
+    if (relationOps.length > 0) await storage.update(t.ref, objectId, relationOps, now);
+  };
+  if (relationOps.length > 0 && deps.storage.capabilities.transactions) await deps.storage.transaction(write);
+  else await write(deps.storage);
+  return {
+    status: 201,
+    headers: { location: `${request.baseUrl}/1/classes/${className}/${objectId}` },
+    body: { createdAt: formatDateTime(nowMs, t.timeZone), objectId },
+  };
+}
+
+/** Reads one record (101 with HTTP 404 when missing), shaped by the table's policy. */
+export async function readRecord(deps: RecordDeps, request: RouteContext, className: string, objectId: string): Promise<StoredRecord> {
+  const t = target(deps, request, className);
+  assertObjectId(objectId);
+  await t.policy.beforeRead?.(t.policyContext, objectId);
+  const record = await deps.storage.get(t.ref, objectId);
+  if (!record) throw svcError('objectNotFound', objectId);
+  return t.policy.filterOutput ? t.policy.filterOutput(t.policyContext, record) : record;
+}
+
+/** Encodes a record for the wire in the application's time zone. */
+export function recordBody(request: RouteContext, record: StoredRecord): RouteResult {
+  return { body: encodeRecord(record, request.app.settings.timeZone) };
+}
+
+/** Applies a write body to one record atomically: `{updatedAt}`, or 101 when the record is missing. */
+export async function updateRecord(
+  deps: RecordDeps,
+  request: RouteContext,
+  className: string,
+  objectId: string,
+  input: JsonObject,
+): Promise<RouteResult> {
+  const t = target(deps, request, className);
+  assertObjectId(objectId);
+  const body = (await t.policy.beforeUpdate?.(t.policyContext, objectId, input)) ?? input;
+  const schema = await deps.storage.getSchema(t.ref);
+  if (!schema) throw svcError('objectNotFound', objectId);
+  const plan = parseWrite(body, { schema, timeZone: t.timeZone });
+  const nowMs = deps.clock.now();
+  if (Object.keys(plan.columns).length > 0) await deps.storage.ensureColumns(t.ref, plan.columns);
+  const updated = await deps.storage.update(t.ref, objectId, plan.ops, dateValue(nowMs));
+  if (!updated) throw svcError('objectNotFound', objectId);
+  return { body: { updatedAt: formatDateTime(nowMs, t.timeZone) } };
+}
+
+/** Deletes one record: `{msg: "ok"}`, or 101 when it is missing. */
+export async function deleteRecord(deps: RecordDeps, request: RouteContext, className: string, objectId: string): Promise<RouteResult> {
+  const t = target(deps, request, className);
+  assertObjectId(objectId);
+  await t.policy.beforeDelete?.(t.policyContext, objectId);
+  if (!(await deps.storage.delete(t.ref, objectId))) throw svcError('objectNotFound', objectId);
+  return { body: { msg: 'ok' } };
+}

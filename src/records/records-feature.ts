@@ -1,0 +1,109 @@
+import { svcError } from '../core/errors.js';
+import type { Json } from '../core/wire-values.js';
+import { createRouter } from '../http/router.js';
+import type { Feature, RouteContext, RouteDef, ServiceContext, SessionResolver } from '../http/types.js';
+import type { StorageAdapter } from '../storage/port.js';
+import { type BatchRunner, parseBatch, runBatch } from './batch.js';
+import { type ClassPolicy, ClassPolicyRegistry, type JsonObject } from './class-policy.js';
+import { type RecordDeps, createRecord, deleteRecord, readRecord, recordBody, updateRecord } from './record-ops.js';
+
+export interface RecordsOptions {
+  /** Shared policy registry (default: a new one, reachable as `feature.policies`). */
+  readonly policies?: ClassPolicyRegistry;
+  /** Resolves a batch item's own `token` (the users feature publishes one). */
+  readonly sessions?: () => SessionResolver | undefined;
+}
+
+/** The records feature plus its class-policy hook. */
+export interface RecordsFeature extends Feature {
+  readonly policies: ClassPolicyRegistry;
+  /** Sets the rules of one table (e.g. the users feature protects `_User`). */
+  registerClassPolicy(className: string, policy: ClassPolicy): void;
+}
+
+/**
+ * Records REST: `POST /1/classes/:table` (201 `{createdAt, objectId}` + Location),
+ * `GET|PUT|DELETE /1/classes/:table/:objectId` (the record, `{updatedAt}`, `{msg: "ok"}`; 101 with
+ * HTTP 404 when missing) and `POST /1/batch` (at most `settings.query.batchMax` items, run in order,
+ * `{success}`/`{error}` per item; `"transaction": true` runs them all-or-nothing).
+ *
+ * @example createService({ ..., features: [(ctx, registry) => createRecordsFeature(ctx, { sessions: () => registry.sessions })] })
+ */
+export function createRecordsFeature(ctx: ServiceContext, options: RecordsOptions = {}): RecordsFeature {
+  const policies = options.policies ?? new ClassPolicyRegistry();
+  const deps = (storage: StorageAdapter, inBatch: boolean): RecordDeps => ({
+    storage,
+    clock: ctx.clock,
+    random: ctx.random,
+    policies,
+    inBatch,
+  });
+  const bodyOf = (rc: RouteContext): JsonObject => rc.body ?? {};
+  const param = (rc: RouteContext, name: string): string => rc.params[name] ?? '';
+
+  const create: RouteDef = {
+    method: 'POST',
+    path: '/1/classes/:table',
+    auth: 'app',
+    body: 'json',
+    handler: (rc) => createRecord(deps(ctx.storage, false), rc, param(rc, 'table'), bodyOf(rc)),
+  };
+  const read: RouteDef = {
+    method: 'GET',
+    path: '/1/classes/:table/:objectId',
+    auth: 'app',
+    body: 'none',
+    handler: async (rc) => recordBody(rc, await readRecord(deps(ctx.storage, false), rc, param(rc, 'table'), param(rc, 'objectId'))),
+  };
+  const update: RouteDef = {
+    method: 'PUT',
+    path: '/1/classes/:table/:objectId',
+    auth: 'app',
+    body: 'json',
+    handler: (rc) => updateRecord(deps(ctx.storage, false), rc, param(rc, 'table'), param(rc, 'objectId'), bodyOf(rc)),
+  };
+  const remove: RouteDef = {
+    method: 'DELETE',
+    path: '/1/classes/:table/:objectId',
+    auth: 'app',
+    body: 'none',
+    handler: (rc) => deleteRecord(deps(ctx.storage, false), rc, param(rc, 'table'), param(rc, 'objectId')),
+  };
+
+  const runners = new Map<object, BatchRunner>([
+    [create, async (rc, storage) => (await createRecord(deps(storage, true), rc, param(rc, 'table'), bodyOf(rc))).body as Json],
+    [update, async (rc, storage) => (await updateRecord(deps(storage, true), rc, param(rc, 'table'), param(rc, 'objectId'), bodyOf(rc))).body as Json],
+    [remove, async (rc, storage) => (await deleteRecord(deps(storage, true), rc, param(rc, 'table'), param(rc, 'objectId'))).body as Json],
+  ]);
+  const batchRouter = createRouter([create, update, remove]);
+  const batch: RouteDef = {
+    method: 'POST',
+    path: '/1/batch',
+    auth: 'app',
+    body: 'json',
+    handler: async (rc) => {
+      const request = parseBatch(bodyOf(rc), rc.app.settings.query.batchMax);
+      guardBatchPolicies(request.items.map((item) => batchRouter.match(item.method, item.path)?.params.table), policies);
+      const outcomes = await runBatch(
+        { router: batchRouter, runners, storage: ctx.storage, sessions: options.sessions ?? (() => undefined) },
+        rc,
+        request,
+      );
+      return { body: outcomes as Json };
+    },
+  };
+
+  return {
+    name: 'records',
+    routes: [create, read, update, remove, batch],
+    policies,
+    registerClassPolicy: (className, policy) => policies.register(className, policy),
+  };
+}
+
+/** Refuses the whole batch when an item targets a table whose policy forbids batches (11071). */
+function guardBatchPolicies(tables: ReadonlyArray<string | undefined>, policies: ClassPolicyRegistry): void {
+  for (const [index, table] of tables.entries()) {
+    if (table !== undefined && !policies.resolve(table).allowBatch) throw svcError('batchTableRefused', table, index);
+  }
+}

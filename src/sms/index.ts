@@ -1,0 +1,14 @@
+export { createSmsFeature, type SmsFeature, type SmsFeatureOptions } from './sms-feature.js';
+export type { SmsApi } from './sms-api.js';
+export type { CaptchaGate } from './sender.js';
+export type { SmsStatus } from './status.js';
+export type { SmsQuotaUsage } from './quota.js';
+export type { DeliveryReport, SmsMessage, SmsSendContext, SmsSendResult, SmsState, SmsTransport } from './transport.js';
+export { memorySmsTransport, type CapturedSms, type MemorySmsTransport } from './memory-transport.js';
+export { consoleSmsTransport, type ConsoleSmsOptions } from './console-transport.js';
+export { tencentSmsTransport, type TencentSmsOptions, type TencentSmsTransport } from './tencent/tencent-transport.js';
+export { parseTencentDeliveryReports } from './tencent/delivery-report.js';
+export { tc3Authorization, type Tc3Request } from './tencent/tc3-signature.js';
+export { e164PhoneValidator, mainlandPhoneValidator, type PhoneValidator } from './phone.js';
+export { countedLength, messageCount } from './billing.js';
+export { fillTemplate, templateVariables } from './template-text.js';

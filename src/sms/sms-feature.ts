@@ -1,0 +1,108 @@
+import { configError } from '../core/errors.js';
+import { memoryCounterStore } from '../counters/memory-counter-store.js';
+import type { CounterStore } from '../counters/port.js';
+import type { Feature, ServiceContext } from '../http/types.js';
+import { createCodeHasher } from './code-hasher.js';
+import { createCodeBook } from './codes.js';
+import { type PhoneValidator, assertPhone, mainlandPhoneValidator } from './phone.js';
+import { createSmsQuota } from './quota.js';
+import { smsRoutes } from './routes.js';
+import { type CaptchaGate, createSmsSender } from './sender.js';
+import type { SmsApi } from './sms-api.js';
+import { createSmsStatusStore } from './status.js';
+import { fillTemplate } from './template-text.js';
+import { assertSmsSettings, resolveTemplate } from './templates.js';
+import type { SmsTransport } from './transport.js';
+
+export interface SmsFeatureOptions {
+  /** Where messages go: `memorySmsTransport()`, `consoleSmsTransport()`, `tencentSmsTransport({...})` or yours. */
+  transport: SmsTransport;
+  /**
+   * Per-number rate-limit counters. Default: in memory (one process; limits reset on restart). Use
+   * `sqliteCounterStore` (or a Redis store) to keep limits across restarts and instances.
+   */
+  counters?: CounterStore;
+  /** Accepted phone numbers (301 otherwise). Default: 11-digit mainland numbers; `e164PhoneValidator` for international. */
+  phoneValidator?: PhoneValidator;
+  /** HMAC key of stored code digests. Default: each application's master key. */
+  codeHasherKey?: string | Uint8Array;
+  /** The captcha feature's validate_token check; required when a template has `captchaRequired`. */
+  captcha?: CaptchaGate;
+  /** How long status records (querySms) are kept after their last change, in ms (default 7 days). */
+  statusRetentionMs?: number;
+}
+
+/** The SMS feature: its routes plus the API other features use. */
+export interface SmsFeature extends Feature {
+  readonly api: SmsApi;
+}
+
+const WEEK_MS = 7 * 24 * 3_600_000;
+
+/**
+ * Creates the SMS feature: requestSmsCode, verifySmsCode (both shapes), requestSms and querySms, and
+ * the `api` the users feature calls (`verifyCode`, `redeemCode`). Checks every application's SMS
+ * settings now and throws a `[svcbase]` error on a mistake. On `close()` it unsubscribes from the
+ * transport and closes the transport and counter store.
+ *
+ * @example
+ * createService({ ..., features: [(ctx) => createSmsFeature(ctx, { transport: memorySmsTransport() })] })
+ */
+export function createSmsFeature(ctx: ServiceContext, options: SmsFeatureOptions): SmsFeature {
+  for (const app of ctx.applications.values()) {
+    assertSmsSettings(app);
+    if (!options.captcha && app.settings.sms.templates.some((t) => t.captchaRequired)) {
+      throw configError('sms', `application '${app.applicationId}' has a captchaRequired template but no captcha option was given`);
+    }
+  }
+  const { kv, clock, logger, random } = ctx;
+  const transport = options.transport;
+  const counters = options.counters ?? memoryCounterStore();
+  const phoneValidator = options.phoneValidator ?? mainlandPhoneValidator;
+  const status = createSmsStatusStore({ kv, clock, logger, retentionMs: options.statusRetentionMs ?? WEEK_MS });
+  const quota = createSmsQuota({ kv, clock });
+  const codes = createCodeBook({ kv, clock, random, hasher: createCodeHasher(options.codeHasherKey), status });
+  const send = createSmsSender({ kv, counters, clock, logger, transport, quota, status, captcha: options.captcha });
+
+  const api: SmsApi = {
+    async requestCode(app, phone, opts = {}) {
+      assertPhone(phone, phoneValidator);
+      const template = resolveTemplate(app, opts.template, 'code');
+      const smsId = await send({ app, phone, template, validateToken: opts.validateToken, prepare: (id) => codes.prepare(app, phone, template, id) });
+      return { smsId };
+    },
+    async sendNotification(app, phone, templateName, content, opts = {}) {
+      assertPhone(phone, phoneValidator);
+      const template = resolveTemplate(app, templateName, 'notification');
+      const filled = fillTemplate(template.text, content);
+      const noop = async () => {};
+      const smsId = await send({ app, phone, template, validateToken: opts.validateToken, prepare: async () => ({ ...filled, commit: noop, discard: noop }) });
+      return { smsId };
+    },
+    async verifyCode(app, phone, code) {
+      assertPhone(phone, phoneValidator);
+      await codes.verify(app, phone, code);
+    },
+    redeemCode: (app, code) => codes.redeem(app, code),
+    status: (app, smsId) => status.read(app.applicationId, smsId),
+    recordDelivery: (report, name) => status.report(name ?? transport.name, report),
+    quota: (app) => quota.usage(app),
+  };
+
+  const unsubscribe = transport.onDeliveryReport?.((report) => {
+    status.report(transport.name, report).catch((error: unknown) => {
+      logger.error('sms delivery report failed', { providerId: report.providerId, error: error instanceof Error ? error.message : String(error) });
+    });
+  });
+
+  return {
+    name: 'sms',
+    routes: smsRoutes(api),
+    api,
+    async close() {
+      unsubscribe?.();
+      await transport.close?.();
+      await counters.close?.();
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import { describe } from 'vitest';
+import { concurrencyCases } from './cases/concurrency.js';
+import { crudCases } from './cases/crud.js';
+import { fieldOpCases } from './cases/field-ops.js';
+import { indexCases } from './cases/indexes.js';
+import { relationCases } from './cases/relations.js';
+import { schemaCases } from './cases/schema.js';
+import { transactionCases } from './cases/transactions.js';
+import { valueCases } from './cases/values.js';
+import { type StorageConformanceOptions, createHarness } from './harness.js';
+
+export type { Harness, StorageConformanceOptions } from './harness.js';
+
+/**
+ * Registers the storage conformance suite (vitest `describe`/`it` blocks) for an adapter factory:
+ * CRUD, every field operation, typed values, schema and type errors (111), relations, unique indexes
+ * (401), transactions, concurrency, and the query suite. Call it at the top level of a test file.
+ * A fresh adapter is created before every test and closed (then `destroy`ed) after it; every test
+ * works in its own namespace.
+ *
+ * @example
+ * import { runStorageConformance } from 'svcbase/testing';
+ * runStorageConformance({ name: 'my-adapter', create: () => myAdapter(), skip: { reason: 'no transactions', tests: [] } });
+ */
+export function runStorageConformance(options: StorageConformanceOptions): void {
+  describe(`storage conformance: ${options.name}`, () => {
+    const h = createHarness(options);
+    crudCases(h);
+    fieldOpCases(h);
+    valueCases(h);
+    schemaCases(h);
+    relationCases(h);
+    indexCases(h);
+    transactionCases(h);
+    concurrencyCases(h);
+  });
+}

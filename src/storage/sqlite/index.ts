@@ -1,0 +1,3 @@
+export type { SqliteDatabase, SqliteStatement, SqliteTransactionFn } from './database-shape.js';
+export { openSqlite } from './open-sqlite.js';
+export { type SqliteStorageOptions, sqliteStorage } from './sqlite-adapter.js';

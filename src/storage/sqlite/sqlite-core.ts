@@ -1,0 +1,168 @@
+import { configError } from '../../core/errors.js';
+import type { DateValue, StoredRecord, Value } from '../../core/values.js';
+import { mergeColumns } from '../../operators/column-types.js';
+import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
+import { type SqlSchemaView, compileAggregate, compileCount, compileFind, sqliteDialect } from '../../query/sql/index.js';
+import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
+import { checkIndexSpec } from '../memory/index-spec.js';
+import { projectRecord } from '../memory/projection.js';
+import type { FieldOp, TableRef } from '../port.js';
+import type { SqliteDatabase } from './database-shape.js';
+import { quoteIdent } from './identifiers.js';
+import { decodeRow, encodeRecord } from './row-codec.js';
+import { SchemaStore, createBookkeeping } from './schema-store.js';
+import { withSqliteErrors } from './sqlite-errors.js';
+import { updateRow } from './sqlite-update.js';
+import { StatementCache } from './statement-cache.js';
+
+type Row = Record<string, unknown>;
+
+/**
+ * The synchronous core of the SQLite adapter: each method is one statement or one IMMEDIATE
+ * transaction, so it is atomic. Schemas are cached in memory; the cache is dropped whenever a
+ * transaction rolls back (`invalidate`).
+ */
+export class SqliteCore {
+  readonly statements: StatementCache;
+  private readonly store: SchemaStore;
+  private readonly schemas = new Map<string, TableSchema | null>();
+
+  constructor(readonly db: SqliteDatabase) {
+    this.statements = new StatementCache(db);
+    createBookkeeping(db);
+    this.store = new SchemaStore(db, this.statements);
+  }
+
+  getSchema(ref: TableRef): TableSchema | null {
+    const key = cacheKey(ref);
+    const cached = this.schemas.get(key);
+    if (cached !== undefined) return cached;
+    const loaded = this.store.load(ref);
+    const schema = loaded ? freezeSchema(loaded) : null;
+    this.schemas.set(key, schema);
+    return schema;
+  }
+
+  ensureColumns(ref: TableRef, wanted: Readonly<Record<string, ColumnSchema>>): TableSchema {
+    const cached = this.getSchema(ref);
+    if (cached && mergeColumns(ref.className, cached, wanted).added.length === 0) return cached;
+    return this.db
+      .transaction(() => {
+        const current = this.store.load(ref);
+        const { schema, added } = mergeColumns(ref.className, current, wanted);
+        if (!current) this.store.createTable(ref);
+        for (const [name, column] of added) this.store.addColumn(ref, name, column);
+        return this.remember(ref, schema);
+      })
+      .immediate();
+  }
+
+  createIndex(ref: TableRef, index: IndexSpec): void {
+    const schema = this.getSchema(ref);
+    if (checkIndexSpec('sqlite', schema, index) || !schema) return;
+    const spec: IndexSpec = { name: index.name, columns: [...index.columns], unique: index.unique };
+    withSqliteErrors(() =>
+      this.db
+        .transaction(() => {
+          this.store.addIndex(ref, spec, schema);
+          this.remember(ref, { ...schema, indexes: [...schema.indexes, spec] });
+        })
+        .immediate(),
+    );
+  }
+
+  insert(ref: TableRef, record: StoredRecord): void {
+    const schema = this.getSchema(ref);
+    if (!schema) throw configError('sqlite', `table ${ref.className} does not exist: call ensureColumns first`);
+    const columns = encodeRecord(schema, record);
+    const sql =
+      `INSERT INTO ${this.table(ref)} (${columns.map(([name]) => quoteIdent(name)).join(', ')}) ` +
+      `VALUES (${columns.map(() => '?').join(', ')})`;
+    withSqliteErrors(() => this.statements.get(sql).run(...columns.map(([, param]) => param)));
+  }
+
+  get(ref: TableRef, objectId: string, projection?: Projection): StoredRecord | null {
+    const schema = this.getSchema(ref);
+    if (!schema) return null;
+    const row = this.statements.get(`SELECT * FROM ${this.table(ref)} WHERE "objectId" = ?`).get(objectId) as Row | undefined;
+    return row ? projectRecord(decodeRow(schema, row), projection) : null;
+  }
+
+  update(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): StoredRecord | null {
+    const schema = this.getSchema(ref);
+    if (!schema) return null;
+    return withSqliteErrors(() => updateRow(this, ref, schema, objectId, ops, updatedAt));
+  }
+
+  delete(ref: TableRef, objectId: string): boolean {
+    const schema = this.getSchema(ref);
+    if (!schema) return false;
+    const relations = Object.entries(schema.columns).filter(([, c]) => c.type === 'Relation').map(([name]) => name);
+    const remove = () => {
+      const { changes } = this.statements.get(`DELETE FROM ${this.table(ref)} WHERE "objectId" = ?`).run(objectId);
+      if (changes === 0) return false;
+      for (const column of relations) {
+        this.statements.get(`DELETE FROM ${quoteIdent(relationTableName(ref.namespace, ref.className, column))} WHERE owningId = ?`).run(objectId);
+      }
+      return true;
+    };
+    return relations.length === 0 ? remove() : this.db.transaction(remove).immediate();
+  }
+
+  find(ref: TableRef, plan: FindPlan): StoredRecord[] {
+    const schema = this.getSchema(ref);
+    if (!schema) return [];
+    const query = compileFind(ref.className, plan, this.view(ref.namespace), sqliteDialect);
+    const rows = this.statements.get(query.sql).all(...query.parameters) as Row[];
+    return rows.map((row) => projectRecord(decodeRow(schema, row), plan.projection));
+  }
+
+  count(ref: TableRef, where: WhereNode): number {
+    if (!this.getSchema(ref)) return 0;
+    const query = compileCount(ref.className, where, this.view(ref.namespace), sqliteDialect);
+    const row = this.statements.get(query.sql).get(...query.parameters) as { n: number | bigint } | undefined;
+    return Number(row?.n ?? 0);
+  }
+
+  aggregate(ref: TableRef, plan: AggregatePlan): Array<Record<string, Value>> {
+    if (!this.getSchema(ref)) return [];
+    const { query, decode } = compileAggregate(ref.className, plan, this.view(ref.namespace), sqliteDialect);
+    return (this.statements.get(query.sql).all(...query.parameters) as Row[]).map((row) => decode(row));
+  }
+
+  dropNamespace(namespace: string): void {
+    this.db.transaction(() => this.store.dropNamespace(namespace)).immediate();
+    this.invalidate();
+  }
+
+  /** Forgets cached schemas and statements (after a rollback or a dropped table). */
+  invalidate(): void {
+    this.schemas.clear();
+    this.statements.clear();
+  }
+
+  private remember(ref: TableRef, schema: TableSchema): TableSchema {
+    const frozen = freezeSchema(schema);
+    this.schemas.set(cacheKey(ref), frozen);
+    return frozen;
+  }
+
+  private view(namespace: string): SqlSchemaView {
+    return { namespace, schema: (className) => this.getSchema({ namespace, className }) };
+  }
+
+  private table(ref: TableRef): string {
+    return quoteIdent(physicalTableName(ref.namespace, ref.className));
+  }
+}
+
+function cacheKey(ref: TableRef): string {
+  return `${ref.namespace}\u0000${ref.className}`;
+}
+
+function freezeSchema(schema: TableSchema): TableSchema {
+  const columns: Record<string, ColumnSchema> = {};
+  for (const [name, column] of Object.entries(schema.columns)) columns[name] = Object.freeze({ ...column });
+  const indexes = schema.indexes.map((i) => Object.freeze({ ...i, columns: Object.freeze([...i.columns]) }));
+  return Object.freeze({ className: schema.className, columns: Object.freeze(columns), indexes: Object.freeze(indexes) });
+}

@@ -1,0 +1,21 @@
+/**
+ * Users: sign-up, login, sessions, password flows, email verification and the protection of the
+ * user table. See docs/users.md.
+ */
+export { type UsersFeature, type UsersFeatureOptions, createUsersFeature } from './users-feature.js';
+export type { UserSmsCodes, UsersDeps } from './deps.js';
+export { type UserLister } from './routes.js';
+export {
+  DEFAULT_SCRYPT_PARAMS,
+  MAX_PASSWORD_LENGTH,
+  type PasswordHasher,
+  SCRYPT_KEY_LENGTH,
+  SCRYPT_SALT_LENGTH,
+  type ScryptParams,
+  scryptHasher,
+} from './password-hash.js';
+export { type EmailEvent, type EmailTransition, type EmailVerifiedState, emailTransition } from './email-state.js';
+export { SESSION_TOKEN_BYTES, type SessionInfo, type SessionStore } from './session-store.js';
+export { LINK_TOKEN_BYTES } from './link-tokens.js';
+export { SESSION_CLASS, USER_CLASS } from './user-table.js';
+export { defaultUserPhoneValidator } from './user-fields.js';

@@ -1,0 +1,86 @@
+import type { Application } from '../app/application.js';
+import { svcError } from '../core/errors.js';
+import type { RouteContext, RouteResult, SessionUser } from '../http/types.js';
+import { requireSelfOrMaster, requireSession } from './access.js';
+import type { UsersDeps } from './deps.js';
+import { mailLink, recipientOf } from './email-verification.js';
+import { requireSms } from './sign-up.js';
+import { assertNewPassword } from './user-fields.js';
+import { updateUserRecord } from './user-records.js';
+
+const OK: RouteResult = Object.freeze({ body: { msg: 'ok' } });
+
+/** Stores a new password hash and revokes the user's sessions except `keepSessionId`. */
+export async function setPassword(deps: UsersDeps, app: Application, userId: string, password: string, keepSessionId?: string): Promise<boolean> {
+  const updated = await updateUserRecord(deps, app, userId, { password: await deps.hasher.hash(password) });
+  if (!updated) return false;
+  await deps.sessions.revokeAll(app, userId, keepSessionId);
+  return true;
+}
+
+/**
+ * `PUT /1/updatePassword` (the session's user) and `PUT /1/updateUserPassword/:objectId` (that
+ * user's session token, or the master key): `{oldPassword, newPassword}`. 211 without a live
+ * session, 206 for another user's token, 210 for a wrong old password. Every other session of the
+ * user is revoked; the one making the change stays valid.
+ */
+export async function changePassword(deps: UsersDeps, rc: RouteContext, objectId?: string): Promise<RouteResult> {
+  const app = rc.app;
+  let session: SessionUser | null;
+  if (objectId === undefined) session = await requireSession(rc);
+  else {
+    if (!rc.auth.isMaster) await requireSession(rc);
+    session = await requireSelfOrMaster(rc, objectId);
+  }
+  const userId = objectId ?? session!.objectId;
+  const oldPassword = rc.body?.oldPassword;
+  if (typeof oldPassword !== 'string' || oldPassword === '') throw svcError('paramRequired', 'oldPassword');
+  const newPassword = assertNewPassword(app, rc.body?.newPassword);
+  await deps.ready(app);
+  const user = await deps.users.get(app, userId);
+  if (!user) throw svcError('objectNotFound', userId);
+  await deps.throttle.hitAccount(app, `user:${userId}`);
+  const stored = typeof user.password === 'string' ? user.password : null;
+  if (stored === null || !(await deps.hasher.verify(oldPassword, stored))) throw svcError('oldPasswordWrong');
+  await setPassword(deps, app, userId, newPassword, session?.objectId === userId ? session.sessionId : undefined);
+  return OK;
+}
+
+/**
+ * `POST /1/requestPasswordReset {email}`: mails a single-use reset link (valid `users.resetLinkTtlMs`).
+ * An unknown address is 205 like the hosted service, or a silent `{msg:"ok"}` with
+ * `users.revealUnknownEmail: false`. Counts against the client address's login throttle.
+ */
+export async function requestPasswordReset(deps: UsersDeps, rc: RouteContext): Promise<RouteResult> {
+  const app = rc.app;
+  const email = rc.body?.email;
+  if (typeof email !== 'string' || email === '') throw svcError('paramRequired', 'email');
+  await deps.throttle.hitAddress(app, rc.remoteAddress);
+  await deps.ready(app);
+  const user = await deps.users.findBy(app, 'email', email);
+  if (!user) {
+    if (app.settings.users.revealUnknownEmail) throw svcError('userNotFound', 'email', email);
+    return OK;
+  }
+  await mailLink(deps, app, rc.baseUrl, 'reset', recipientOf(user, email));
+  return OK;
+}
+
+/**
+ * `PUT /1/resetPasswordBySmsCode/:smsCode {password}`: the code alone names the phone (the SMS
+ * feature's `redeemCode`); 207 when no live code matches, 205 when no user has the number. Revokes
+ * every session of the user.
+ */
+export async function resetPasswordBySmsCode(deps: UsersDeps, rc: RouteContext): Promise<RouteResult> {
+  const app = rc.app;
+  const password = assertNewPassword(app, rc.body?.password);
+  const sms = requireSms(deps);
+  await deps.throttle.hitAddress(app, rc.remoteAddress);
+  const code = rc.params.smsCode ?? '';
+  const phone = await sms.redeemCode(app, code);
+  if (phone === null) throw svcError('smsCodeWrong', code.slice(0, 16));
+  await deps.ready(app);
+  const user = await deps.users.findBy(app, 'mobilePhoneNumber', phone);
+  if (!user || !(await setPassword(deps, app, user.objectId, password))) throw svcError('userNotFound', 'mobilePhoneNumber', phone);
+  return OK;
+}

@@ -1,0 +1,80 @@
+import { svcError } from '../core/errors.js';
+import type { ClassPolicy, ClassPolicyContext } from '../records/class-policy.js';
+import { requireSelfOrMaster } from './access.js';
+import type { UsersDeps } from './deps.js';
+import { mailVerifyAfterWrite } from './email-verification.js';
+import { withoutPassword } from './user-output.js';
+import { prepareUserWrite } from './user-write.js';
+
+/**
+ * The rules of `/1/classes/_User`, the same as `/1/users`: anyone with the application keys reads
+ * (never the password); creates go through the sign-up rules (hashed password, 202/203/209,
+ * emailVerified state machine) but return no session token; updates and deletes need that user's
+ * session token or the master key (206); never in a batch.
+ *
+ * The hooks run before the write, so the side effects of a write through this path (revoking
+ * sessions after a password change or delete, mailing a verification link) happen just before it.
+ */
+export function userClassPolicy(deps: UsersDeps): ClassPolicy {
+  const prepare = async (ctx: ClassPolicyContext, body: Parameters<NonNullable<ClassPolicy['beforeCreate']>>[1], objectId?: string) => {
+    const app = ctx.request.app;
+    await deps.ready(app);
+    const current = objectId === undefined ? null : await deps.users.get(app, objectId);
+    if (objectId !== undefined && !current) throw svcError('objectNotFound', objectId);
+    const prepared = await prepareUserWrite({
+      app,
+      isMaster: ctx.request.auth.isMaster,
+      current,
+      body,
+      hasher: deps.hasher,
+      phoneValidator: deps.phoneValidator,
+    });
+    await deps.users.assertAvailable(app, prepared.unique, objectId);
+    return prepared;
+  };
+  const username = (value: unknown, fallback: string) => (typeof value === 'string' ? value : fallback);
+  return {
+    allowBatch: false,
+    async beforeCreate(ctx, body) {
+      const prepared = await prepare(ctx, body);
+      if (prepared.mailVerifyTo) {
+        // No objectId yet: the link is bound to the address and finds its user by email.
+        const to = { objectId: '', username: username(prepared.body.username, prepared.mailVerifyTo), email: prepared.mailVerifyTo };
+        await mailVerifyAfterWrite(deps, ctx.request.app, ctx.request.baseUrl, to);
+      }
+      return prepared.body;
+    },
+    async beforeUpdate(ctx, objectId, body) {
+      const session = await requireSelfOrMaster(ctx.request, objectId);
+      const prepared = await prepare(ctx, body, objectId);
+      const app = ctx.request.app;
+      if (prepared.passwordChanged) {
+        await deps.sessions.revokeAll(app, objectId, session?.objectId === objectId ? session.sessionId : undefined);
+      }
+      if (prepared.mailVerifyTo) {
+        const current = await deps.users.get(app, objectId);
+        const to = { objectId, username: username(prepared.body.username ?? current?.username, prepared.mailVerifyTo), email: prepared.mailVerifyTo };
+        await mailVerifyAfterWrite(deps, app, ctx.request.baseUrl, to);
+      }
+      return prepared.body;
+    },
+    async beforeDelete(ctx, objectId) {
+      await requireSelfOrMaster(ctx.request, objectId);
+      await deps.sessions.revokeAll(ctx.request.app, objectId);
+    },
+    filterOutput: (_ctx, record) => withoutPassword(record),
+  };
+}
+
+/** `/1/classes/_Session`: master key only, for every operation; never in a batch. */
+export const SESSION_CLASS_POLICY: ClassPolicy = Object.freeze({
+  allowBatch: false,
+  beforeCreate: (ctx: ClassPolicyContext) => requireMaster(ctx),
+  beforeRead: (ctx: ClassPolicyContext) => requireMaster(ctx),
+  beforeUpdate: (ctx: ClassPolicyContext) => requireMaster(ctx),
+  beforeDelete: (ctx: ClassPolicyContext) => requireMaster(ctx),
+});
+
+function requireMaster(ctx: ClassPolicyContext): void {
+  if (!ctx.request.auth.isMaster) throw svcError('masterKeyRequired');
+}

@@ -1,0 +1,41 @@
+import type { Application } from '../app/application.js';
+import { type StoredRecord, dateValue } from '../core/values.js';
+import type { Json } from '../core/wire-values.js';
+import { applyOps } from '../operators/apply.js';
+import { parseWrite } from '../operators/parse-write.js';
+import { newObjectId } from '../records/object-id.js';
+import type { FieldOp } from '../storage/port.js';
+import type { UsersDeps } from './deps.js';
+import { userRef } from './user-table.js';
+
+type JsonObject = { readonly [key: string]: Json };
+
+const isRelationOp = (op: FieldOp) => op.kind === 'add_relation' || op.kind === 'remove_relation';
+
+/**
+ * Inserts a user from a body already through `prepareUserWrite`. `extra` holds values the feature
+ * sets itself (e.g. `mobilePhoneVerified: true` after a phone code). Unique conflicts, checked
+ * first and enforced by the indexes, are 202/203/209.
+ */
+export async function insertUser(deps: UsersDeps, app: Application, body: JsonObject, extra: JsonObject = {}): Promise<StoredRecord> {
+  await deps.ready(app);
+  const ref = userRef(app);
+  const plan = parseWrite({ ...body, ...extra }, { schema: await deps.storage.getSchema(ref), timeZone: app.settings.timeZone });
+  const now = dateValue(deps.clock.now());
+  const base = { objectId: newObjectId(deps.random), createdAt: now, updatedAt: now } as StoredRecord;
+  const record = applyOps(base, plan.ops.filter((op) => !isRelationOp(op)));
+  await deps.storage.ensureColumns(ref, plan.columns);
+  await deps.users.insert(app, record);
+  const relationOps = plan.ops.filter(isRelationOp);
+  if (relationOps.length > 0) return (await deps.users.update(app, record.objectId, relationOps, now)) ?? record;
+  return record;
+}
+
+/** Applies a prepared body to a user atomically; null when the user does not exist. */
+export async function updateUserRecord(deps: UsersDeps, app: Application, objectId: string, body: JsonObject): Promise<StoredRecord | null> {
+  await deps.ready(app);
+  const ref = userRef(app);
+  const plan = parseWrite(body, { schema: await deps.storage.getSchema(ref), timeZone: app.settings.timeZone });
+  if (Object.keys(plan.columns).length > 0) await deps.storage.ensureColumns(ref, plan.columns);
+  return deps.users.update(app, objectId, plan.ops, dateValue(deps.clock.now()));
+}

@@ -1,0 +1,75 @@
+import { svcError } from '../core/errors.js';
+import { formatDateTime } from '../core/time.js';
+import { dateMs } from '../core/values.js';
+import type { RouteContext, RouteResult } from '../http/types.js';
+import { isPlausibleObjectId } from '../records/object-id.js';
+import { requireSelfOrMaster } from './access.js';
+import type { UsersDeps } from './deps.js';
+import { mailVerifyAfterWrite, recipientOf } from './email-verification.js';
+import { userJson } from './user-output.js';
+import { updateUserRecord } from './user-records.js';
+import { prepareUserWrite } from './user-write.js';
+
+function assertId(objectId: string): void {
+  if (!isPlausibleObjectId(objectId)) throw svcError('objectNotFound', objectId.slice(0, 64));
+}
+
+/** `GET /1/users/:objectId`: readable with the application keys; never the password, never a token. */
+export async function readUser(deps: UsersDeps, rc: RouteContext, objectId: string): Promise<RouteResult> {
+  assertId(objectId);
+  await deps.ready(rc.app);
+  const user = await deps.users.get(rc.app, objectId);
+  if (!user) throw svcError('objectNotFound', objectId);
+  return { body: userJson(rc.app, user) };
+}
+
+/**
+ * `PUT /1/users/:objectId`: that user's session token or the master key (206 otherwise). The body
+ * goes through the user rules (`prepareUserWrite`); a new password revokes the user's other sessions
+ * (all of them when the master key changes it); a new email is mailed a verification link.
+ */
+export async function updateUser(deps: UsersDeps, rc: RouteContext, objectId: string): Promise<RouteResult> {
+  const app = rc.app;
+  const session = await requireSelfOrMaster(rc, objectId);
+  assertId(objectId);
+  await deps.ready(app);
+  const current = await deps.users.get(app, objectId);
+  if (!current) throw svcError('objectNotFound', objectId);
+  const prepared = await prepareUserWrite({
+    app,
+    isMaster: rc.auth.isMaster,
+    current,
+    body: rc.body ?? {},
+    hasher: deps.hasher,
+    phoneValidator: deps.phoneValidator,
+  });
+  await deps.users.assertAvailable(app, prepared.unique, objectId);
+  const updated = await updateUserRecord(deps, app, objectId, prepared.body);
+  if (!updated) throw svcError('objectNotFound', objectId);
+  if (prepared.passwordChanged) {
+    await deps.sessions.revokeAll(app, objectId, session?.objectId === objectId ? session.sessionId : undefined);
+  }
+  if (prepared.mailVerifyTo) await mailVerifyAfterWrite(deps, app, rc.baseUrl, recipientOf(updated, prepared.mailVerifyTo));
+  return { body: { updatedAt: formatDateTime(dateMs(updated.updatedAt), app.settings.timeZone) } };
+}
+
+/** `DELETE /1/users/:objectId`: that user's session token or the master key (206 otherwise); revokes its sessions. */
+export async function deleteUser(deps: UsersDeps, rc: RouteContext, objectId: string): Promise<RouteResult> {
+  const app = rc.app;
+  await requireSelfOrMaster(rc, objectId);
+  assertId(objectId);
+  await deps.ready(app);
+  if (!(await deps.users.delete(app, objectId))) throw svcError('objectNotFound', objectId);
+  await deps.sessions.revokeAll(app, objectId);
+  return { body: { msg: 'ok' } };
+}
+
+/** `GET /1/users/me`: the session's user with the presenting token; 211 without a live session. */
+export async function currentUser(deps: UsersDeps, rc: RouteContext): Promise<RouteResult> {
+  const token = rc.auth.sessionToken;
+  const session = token ? await rc.user() : null;
+  if (!session || !token) throw svcError('sessionInvalid');
+  const user = await deps.users.get(rc.app, session.objectId);
+  if (!user) throw svcError('sessionInvalid');
+  return { body: userJson(rc.app, user, token) };
+}

@@ -1,0 +1,60 @@
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { generateCaptchaText } from '../../src/captcha/alphabet.js';
+import { loadCanvasModule } from '../../src/captcha/canvas-module.js';
+import { createCanvasRenderer } from '../../src/captcha/canvas-renderer.js';
+import { seededRandom } from '../../src/core/random.js';
+import { PNG_SIGNATURE, readPngHeader } from './png-header.js';
+
+const renderer = createCanvasRenderer();
+
+describe('canvas captcha renderer', () => {
+  it('produces PNG bytes of the requested size, at the corners and the default of the ranges', () => {
+    for (const [width, height, size] of [[85, 30, 4], [60, 30, 3], [60, 30, 6], [200, 100, 6], [200, 30, 3], [60, 100, 6], [120, 40, 5]] as const) {
+      const random = seededRandom(width * height + size);
+      const png = renderer.render(generateCaptchaText(random, size), width, height, random);
+      expect([...png.subarray(0, 8)]).toEqual(PNG_SIGNATURE);
+      expect(readPngHeader(png)).toMatchObject({ width, height, bitDepth: 8 });
+      expect(png.length).toBeLessThan(64 * 1024);
+    }
+  });
+
+  it('is reproducible: the same text and seed give the same bytes', () => {
+    const a = renderer.render('k7eP', 85, 30, seededRandom(7));
+    const b = renderer.render('k7eP', 85, 30, seededRandom(7));
+    expect(Buffer.from(a).equals(Buffer.from(b))).toBe(true);
+  });
+
+  it('varies with the seed (noise, colours, placement) and with the text', () => {
+    const base = Buffer.from(renderer.render('k7eP', 85, 30, seededRandom(7)));
+    expect(base.equals(Buffer.from(renderer.render('k7eP', 85, 30, seededRandom(8))))).toBe(false);
+    expect(base.equals(Buffer.from(renderer.render('k7eR', 85, 30, seededRandom(7))))).toBe(false);
+  });
+
+  it('draws with a font given by path (fontPath option)', () => {
+    const path = createRequire(import.meta.url).resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf');
+    const custom = createCanvasRenderer({ fontPath: path });
+    const png = custom.render('AbC3', 85, 30, seededRandom(1));
+    expect(readPngHeader(png)).toMatchObject({ width: 85, height: 30 });
+    expect(Buffer.from(png).equals(Buffer.from(renderer.render('AbC3', 85, 30, seededRandom(1))))).toBe(false);
+  });
+
+  it('says which font file failed to load, on first render', () => {
+    const broken = createCanvasRenderer({ fontPath: createRequire(import.meta.url).resolve('../../package.json') });
+    expect(() => broken.render('AbC3', 85, 30, seededRandom(1))).toThrow(/\[svcbase\] \[captcha\] could not load the font file .*package\.json/);
+  });
+
+  it('explains how to fix a missing @napi-rs/canvas', () => {
+    const missing = () => {
+      throw Object.assign(new Error("Cannot find module '@napi-rs/canvas'"), { code: 'MODULE_NOT_FOUND' });
+    };
+    expect(() => loadCanvasModule(missing)).toThrow(/\[svcbase\] \[captcha\] .*npm install @napi-rs\/canvas/);
+    expect(() => loadCanvasModule(() => ({}))).toThrow(/\[svcbase\] \[captcha\]/);
+  });
+
+  it('takes an injected canvas module (for bundlers) instead of loading one', () => {
+    const canvas = loadCanvasModule();
+    const injected = createCanvasRenderer({ canvas });
+    expect(readPngHeader(injected.render('xyz', 60, 30, seededRandom(2)))).toMatchObject({ width: 60, height: 30 });
+  });
+});

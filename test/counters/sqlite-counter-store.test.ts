@@ -1,0 +1,83 @@
+import Database from 'better-sqlite3';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { sqliteCounterStore } from '../../src/counters/sqlite-counter-store.js';
+import { SMS, T0, counterStoreCases } from './counter-cases.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'svcbase-counters-'));
+const opened: Database.Database[] = [];
+afterAll(() => {
+  for (const db of opened) if (db.open) db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+function open(file = ':memory:'): Database.Database {
+  const db = new Database(file);
+  opened.push(db);
+  return db;
+}
+
+counterStoreCases('sqlite', () => sqliteCounterStore({ database: open() }));
+
+describe('sqliteCounterStore specifics', () => {
+  it('limits survive a restart (file reopened)', async () => {
+    const file = join(dir, 'restart.db');
+    const first = open(file);
+    const before = sqliteCounterStore({ database: first });
+    for (let i = 0; i < 5; i++) expect((await before.consume('app:13800138000', SMS, T0 + i * 60_000)).allowed).toBe(true);
+    first.close();
+    const after = sqliteCounterStore({ database: open(file) });
+    expect(await after.consume('app:13800138000', SMS, T0 + 10 * 60_000)).toEqual({ allowed: false, retryAfterMs: 50 * 60_000 });
+    expect((await after.consume('app:13800138000', SMS, T0 + 60 * 60_000)).allowed).toBe(true);
+  });
+
+  it('two connections on one file share the limit', async () => {
+    const file = join(dir, 'two-connections.db');
+    const a = sqliteCounterStore({ database: open(file) });
+    const b = sqliteCounterStore({ database: open(file) });
+    expect((await a.consume('k', SMS, T0)).allowed).toBe(true);
+    expect((await b.consume('k', SMS, T0 + 1000)).allowed).toBe(false);
+  });
+
+  it('two processes hammering one key on one file allow exactly the limit', async () => {
+    const file = join(dir, 'two-processes.db');
+    const setup = open(file);
+    setup.pragma('journal_mode = WAL');
+    sqliteCounterStore({ database: setup });
+    const worker = fileURLToPath(new URL('./fixtures/consume-worker.ts', import.meta.url));
+    const children = [0, 1].map((i) => spawn(process.execPath, ['--import', 'tsx', worker, file, '400', '500', String(i)], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    const lines = children.map(lineReader);
+    expect(await Promise.all(lines.map((next) => next()))).toEqual(['ready', 'ready']);
+    for (const child of children) child.stdin!.write('go\n');
+    const allowed = (await Promise.all(lines.map((next) => next()))).map(Number);
+    expect(allowed[0]! + allowed[1]!).toBe(500);
+    expect(setup.prepare('SELECT count(*) AS n FROM svc_rate_hits').get()).toEqual({ n: 500 });
+  }, 60_000);
+});
+
+/** Reads stdout line by line: each call resolves with the next line. */
+function lineReader(child: ChildProcess): () => Promise<string> {
+  const queue: string[] = [];
+  const waiting: Array<(line: string) => void> = [];
+  let buffer = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => {
+    buffer += chunk;
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      const waiter = waiting.shift();
+      if (waiter) waiter(line);
+      else queue.push(line);
+    }
+  });
+  return () => new Promise((resolve) => {
+    const line = queue.shift();
+    if (line !== undefined) resolve(line);
+    else waiting.push(resolve);
+  });
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { resolveApplication } from '../../src/app/application.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { isSvcError } from '../../src/core/errors.js';
+import { seededRandom } from '../../src/core/random.js';
+import { sha256Hex } from '../../src/core/secrets.js';
+import { memoryCounterStore } from '../../src/counters/memory-counter-store.js';
+import { memoryKvStore } from '../../src/kv/memory-kv.js';
+import { createLinkTokens } from '../../src/users/link-tokens.js';
+import { createLoginThrottle } from '../../src/users/login-throttle.js';
+
+const payload = { applicationId: 'app', userId: 'u1', email: 'a@example.com' };
+
+describe('link tokens', () => {
+  it('are 64 hex characters, stored only as a hash, usable exactly once', async () => {
+    const kv = memoryKvStore();
+    const clock = new FakeClock();
+    const links = createLinkTokens({ kv, clock, random: seededRandom(1) });
+    const token = await links.issue('verify', payload, 60_000);
+    expect(token).toMatch(/^[0-9a-f]{64}$/);
+    expect(await kv.get(`users:link:verify:${token}`, clock.now())).toBeNull();
+    expect(await kv.get(`users:link:verify:${sha256Hex(token)}`, clock.now())).not.toBeNull();
+    expect(await links.peek('verify', token)).toEqual(payload);
+    expect(await links.peek('reset', token)).toBeNull();
+    const [a, b] = await Promise.all([links.consume('verify', token), links.consume('verify', token)]);
+    expect([a, b].filter(Boolean)).toEqual([payload]);
+    expect(await links.consume('verify', token)).toBeNull();
+  });
+
+  it('expire', async () => {
+    const clock = new FakeClock();
+    const links = createLinkTokens({ kv: memoryKvStore(), clock, random: seededRandom(2) });
+    const token = await links.issue('reset', payload, 60_000);
+    clock.advance(59_999);
+    expect(await links.peek('reset', token)).toEqual(payload);
+    clock.advance(1);
+    expect(await links.consume('reset', token)).toBeNull();
+  });
+
+  it('refuse malformed tokens without touching the store', async () => {
+    const links = createLinkTokens({ kv: memoryKvStore(), clock: new FakeClock(), random: seededRandom(3) });
+    for (const token of ['', 'abc', 'Z'.repeat(64), 'a'.repeat(65)]) expect(await links.consume('verify', token)).toBeNull();
+  });
+});
+
+describe('login throttle', () => {
+  const app = resolveApplication({
+    applicationId: 'app',
+    restApiKey: 'r',
+    masterKey: 'm',
+    settings: { users: { loginThrottle: { account: [{ limit: 3, windowMs: 60_000 }], address: [{ limit: 5, windowMs: 60_000 }] } } },
+  });
+
+  it('stops an account after its window fills, with a retry-after, until the window slides', async () => {
+    const clock = new FakeClock();
+    const throttle = createLoginThrottle({ counters: memoryCounterStore(), clock });
+    for (let i = 0; i < 3; i++) await throttle.hitAccount(app, 'user:1');
+    const error = await throttle.hitAccount(app, 'user:1').catch((e: unknown) => e);
+    expect(isSvcError(error) && error.code).toBe(11050);
+    expect(isSvcError(error) && error.retryAfter).toBe(60);
+    await throttle.hitAccount(app, 'user:2');
+    clock.advance(60_000);
+    await throttle.hitAccount(app, 'user:1');
+  });
+
+  it('resetAccount forgets the account but never the address', async () => {
+    const throttle = createLoginThrottle({ counters: memoryCounterStore(), clock: new FakeClock() });
+    for (let i = 0; i < 3; i++) await throttle.hitAccount(app, 'user:1');
+    await throttle.resetAccount(app, 'user:1');
+    await throttle.hitAccount(app, 'user:1');
+    for (let i = 0; i < 5; i++) await throttle.hitAddress(app, '10.0.0.1');
+    await expect(throttle.hitAddress(app, '10.0.0.1')).rejects.toMatchObject({ code: 11050 });
+    await throttle.hitAddress(app, '10.0.0.2');
+    await throttle.hitAddress(app, undefined);
+  });
+
+  it('does nothing when disabled', async () => {
+    const off = resolveApplication({ applicationId: 'a', restApiKey: 'r', masterKey: 'm', settings: { users: { loginThrottle: { enabled: false, account: [{ limit: 1, windowMs: 1000 }] } } } });
+    const throttle = createLoginThrottle({ counters: memoryCounterStore(), clock: new FakeClock() });
+    for (let i = 0; i < 5; i++) await throttle.hitAccount(off, 'x');
+  });
+});

@@ -1,0 +1,106 @@
+import type { AppSettings, DeepPartial } from '../../src/app/application.js';
+import { FakeClock } from '../../src/core/clock.js';
+import type { CounterStore } from '../../src/counters/port.js';
+import { type MemoryMailTransport, memoryMailTransport } from '../../src/mail/index.js';
+import { type RecordsFeature, createRecordsFeature } from '../../src/records/index.js';
+import type { FeatureFactory } from '../../src/service.js';
+import { type MemorySmsTransport, type SmsFeature, createSmsFeature, memorySmsTransport } from '../../src/sms/index.js';
+import type { StorageAdapter } from '../../src/storage/port.js';
+import { type UsersFeature, createUsersFeature } from '../../src/users/index.js';
+import { TEST_APP, type TestResponse, type TestServer, startTestServer } from '../helpers/server.js';
+
+/** Cheap scrypt for tests (the default costs ~300 ms a hash on a small CI machine). */
+export const FAST_SCRYPT = { N: 1024, r: 8, p: 1 };
+
+export interface UsersServer extends TestServer {
+  mail: MemoryMailTransport;
+  smsOut: MemorySmsTransport;
+  clock: FakeClock;
+  users: UsersFeature;
+  /** Sends with the session token header. */
+  as<T = any>(token: string | null, method: string, path: string, body?: unknown): Promise<TestResponse<T>>;
+  /** Signs up and returns `{ objectId, sessionToken }`. */
+  signUp(body: Record<string, unknown>): Promise<{ objectId: string; sessionToken: string }>;
+  /** Requests an SMS code for `phone` and returns it (read from the memory SMS transport). */
+  smsCode(phone: string): Promise<string>;
+  /** A fresh 64-hex token from the newest link mailed to `to`. */
+  linkOf(to: string): string;
+}
+
+export interface UsersServerOptions {
+  settings?: DeepPartial<AppSettings>;
+  /** Mount the SMS feature (default true). */
+  sms?: boolean;
+  counters?: CounterStore;
+  storage?: StorageAdapter;
+}
+
+/**
+ * A real HTTP server with the records, SMS and users features wired as the service will wire them,
+ * memory mail and SMS transports, and a fake clock.
+ */
+export async function startUsersServer(options: UsersServerOptions = {}): Promise<UsersServer> {
+  const mail = memoryMailTransport();
+  const smsOut = memorySmsTransport();
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  let records: RecordsFeature | undefined;
+  let sms: SmsFeature | undefined;
+  let users: UsersFeature | undefined;
+  const features: FeatureFactory[] = [(ctx, registry) => (records = createRecordsFeature(ctx, { sessions: () => registry.sessions }))];
+  if (options.sms !== false) {
+    features.push((ctx) => (sms = createSmsFeature(ctx, { transport: smsOut })));
+  }
+  features.push(
+    (ctx, registry) =>
+      (users = createUsersFeature(ctx, registry, {
+        mail,
+        sms: () => sms?.api,
+        scrypt: FAST_SCRYPT,
+        classPolicies: records!.policies,
+        ...(options.counters ? { counters: options.counters } : {}),
+      })),
+  );
+  const settings: DeepPartial<AppSettings> = {
+    ...options.settings,
+    sms: { quota: 'unlimited', limits: { perMinute: 1000, perHour: 1000, perDay: 1000 }, ...options.settings?.sms },
+  };
+  const server = await startTestServer({
+    clock,
+    applications: [{ ...TEST_APP, settings }],
+    features,
+    ...(options.storage ? { storage: options.storage } : {}),
+  });
+  const as = <T>(token: string | null, method: string, path: string, body?: unknown) =>
+    server.request<T>(method, path, { body, headers: token ? { 'X-Svc-Session-Token': token } : {} });
+  return {
+    ...server,
+    mail,
+    smsOut,
+    clock,
+    users: users!,
+    as,
+    async signUp(body) {
+      const res = await server.request('POST', '/1/users', { body });
+      if (res.status !== 201) throw new Error(`sign-up failed: ${res.status} ${res.text}`);
+      return res.body as { objectId: string; sessionToken: string };
+    },
+    async smsCode(phone) {
+      const res = await server.request('POST', '/1/requestSmsCode', { body: { mobilePhoneNumber: phone } });
+      if (res.status !== 200) throw new Error(`requestSmsCode failed: ${res.status} ${res.text}`);
+      const code = smsOut.lastCode(phone);
+      if (!code) throw new Error('no code captured');
+      return code;
+    },
+    linkOf(to) {
+      const link = mail.lastLink(to);
+      if (!link) throw new Error(`no link mailed to ${to}`);
+      return link;
+    },
+  };
+}
+
+/** The path and query of an absolute link (fetched against the test server). */
+export function pathOf(link: string): string {
+  const url = new URL(link);
+  return url.pathname + url.search;
+}
