@@ -54,3 +54,34 @@ export type {
   SvcResponse,
 } from './http/types.js';
 export { requestSignature } from './http/signature.js';
+
+// Features and their ports: SMS, captcha, mail, users, records, counters.
+export type { CounterStore, RateWindow, ConsumeResult } from './counters/port.js';
+export { memoryCounterStore } from './counters/memory-counter-store.js';
+export {
+  consoleSmsTransport,
+  e164PhoneValidator,
+  mainlandPhoneValidator,
+  memorySmsTransport,
+  tencentSmsTransport,
+  countedLength,
+  messageCount,
+} from './sms/index.js';
+export type {
+  ConsoleSmsOptions,
+  DeliveryReport,
+  MemorySmsTransport,
+  PhoneValidator,
+  SmsApi,
+  SmsMessage,
+  SmsSendResult,
+  SmsState,
+  SmsTransport,
+  TencentSmsOptions,
+} from './sms/index.js';
+export { consoleMailTransport, memoryMailTransport, smtpMailTransport } from './mail/index.js';
+export type { MailMessage, MailTransport, MemoryMailTransport, SmtpMailOptions } from './mail/index.js';
+export { createCanvasRenderer } from './captcha/index.js';
+export type { CaptchaApi, CaptchaFeatureOptions, CaptchaRenderer } from './captcha/index.js';
+export type { ClassPolicy, ClassPolicyContext, RecordsFeature } from './records/index.js';
+export type { UsersFeature, UsersFeatureOptions, ScryptParams } from './users/index.js';

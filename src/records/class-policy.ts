@@ -27,11 +27,16 @@ export interface ClassPolicy {
   beforeCreate?(ctx: ClassPolicyContext, body: JsonObject): Awaitable<JsonObject | void>;
   /** Before a read of one record. */
   beforeRead?(ctx: ClassPolicyContext, objectId: string): Awaitable<void>;
+  /**
+   * Before a list, count or statistics query of the table. When absent, `beforeRead` guards lists
+   * too (called with an empty objectId), so a policy that guards reads never leaks through a list.
+   */
+  beforeList?(ctx: ClassPolicyContext): Awaitable<void>;
   /** Before an update; may return a replacement body. */
   beforeUpdate?(ctx: ClassPolicyContext, objectId: string, body: JsonObject): Awaitable<JsonObject | void>;
   /** Before a delete. */
   beforeDelete?(ctx: ClassPolicyContext, objectId: string): Awaitable<void>;
-  /** Shapes a record on its way out (drop secret columns). */
+  /** Shapes a record on its way out (drop secret columns): single reads, lists and `include`d objects. */
   filterOutput?(ctx: ClassPolicyContext, record: StoredRecord): StoredRecord;
 }
 

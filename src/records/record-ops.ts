@@ -5,10 +5,11 @@ import type { Random } from '../core/random.js';
 import { formatDateTime } from '../core/time.js';
 import type { StoredRecord } from '../core/values.js';
 import { dateValue } from '../core/values.js';
-import { encodeRecord } from '../core/wire-values.js';
 import type { RouteContext, RouteResult } from '../http/types.js';
 import { applyOps } from '../operators/apply.js';
 import { parseWrite } from '../operators/parse-write.js';
+import { parseInclude } from '../query/parse.js';
+import { commaList, parseKeys } from '../query/parse/options.js';
 import type { FieldOp, StorageAdapter, TableRef } from '../storage/port.js';
 import type { ClassPolicy, ClassPolicyContext, ClassPolicyRegistry, JsonObject } from './class-policy.js';
 import { isPlausibleObjectId, newObjectId } from './object-id.js';
@@ -73,19 +74,20 @@ export async function createRecord(deps: RecordDeps, request: RouteContext, clas
   };
 }
 
-/** Reads one record (101 with HTTP 404 when missing), shaped by the table's policy. */
+/**
+ * Reads one record (101 with HTTP 404 when missing), shaped by the table's policy. The query string
+ * may hold `keys` (`a,b` or `-a,-b`; objectId and the timestamps always stay) and `include` (the
+ * included columns are kept so the caller can expand them).
+ */
 export async function readRecord(deps: RecordDeps, request: RouteContext, className: string, objectId: string): Promise<StoredRecord> {
   const t = target(deps, request, className);
   assertObjectId(objectId);
+  const include = parseInclude(request.query.get('include'));
+  const projection = parseKeys(commaList(request.query, 'keys'), include.map((path) => path[0]!.column));
   await t.policy.beforeRead?.(t.policyContext, objectId);
-  const record = await deps.storage.get(t.ref, objectId);
+  const record = await deps.storage.get(t.ref, objectId, projection);
   if (!record) throw svcError('objectNotFound', objectId);
   return t.policy.filterOutput ? t.policy.filterOutput(t.policyContext, record) : record;
-}
-
-/** Encodes a record for the wire in the application's time zone. */
-export function recordBody(request: RouteContext, record: StoredRecord): RouteResult {
-  return { body: encodeRecord(record, request.app.settings.timeZone) };
 }
 
 /** Applies a write body to one record atomically: `{updatedAt}`, or 101 when the record is missing. */

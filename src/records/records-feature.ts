@@ -1,11 +1,14 @@
 import { svcError } from '../core/errors.js';
-import type { Json } from '../core/wire-values.js';
+import { assertTableName } from '../core/names.js';
+import { type Json, encodeRecord } from '../core/wire-values.js';
 import { createRouter } from '../http/router.js';
 import type { Feature, RouteContext, RouteDef, ServiceContext, SessionResolver } from '../http/types.js';
+import { type ListDeps, expandRecordIncludes, handleList } from '../query/list-handler.js';
+import { referencedClasses } from '../query/parse.js';
 import type { StorageAdapter } from '../storage/port.js';
 import { type BatchRunner, parseBatch, runBatch } from './batch.js';
 import { type ClassPolicy, ClassPolicyRegistry, type JsonObject } from './class-policy.js';
-import { type RecordDeps, createRecord, deleteRecord, readRecord, recordBody, updateRecord } from './record-ops.js';
+import { type RecordDeps, createRecord, deleteRecord, readRecord, updateRecord } from './record-ops.js';
 
 export interface RecordsOptions {
   /** Shared policy registry (default: a new one, reachable as `feature.policies`). */
@@ -23,8 +26,9 @@ export interface RecordsFeature extends Feature {
 
 /**
  * Records REST: `POST /1/classes/:table` (201 `{createdAt, objectId}` + Location),
- * `GET|PUT|DELETE /1/classes/:table/:objectId` (the record, `{updatedAt}`, `{msg: "ok"}`; 101 with
- * HTTP 404 when missing) and `POST /1/batch` (at most `settings.query.batchMax` items, run in order,
+ * `GET /1/classes/:table` (list, count, statistics: the query engine's `handleList`),
+ * `GET|PUT|DELETE /1/classes/:table/:objectId` (the record with `keys`/`include`, `{updatedAt}`,
+ * `{msg: "ok"}`; 101 with HTTP 404 when missing) and `POST /1/batch` (at most `settings.query.batchMax` items, run in order,
  * `{success}`/`{error}` per item; `"transaction": true` runs them all-or-nothing).
  *
  * @example createService({ ..., features: [(ctx, registry) => createRecordsFeature(ctx, { sessions: () => registry.sessions })] })
@@ -48,12 +52,48 @@ export function createRecordsFeature(ctx: ServiceContext, options: RecordsOption
     body: 'json',
     handler: (rc) => createRecord(deps(ctx.storage, false), rc, param(rc, 'table'), bodyOf(rc)),
   };
+  const listDeps = (rc: RouteContext, className: string): ListDeps => ({
+    storage: ctx.storage,
+    className,
+    transformRecord: (name, record) => {
+      const policy = policies.resolve(name);
+      return policy.filterOutput ? policy.filterOutput({ request: rc, className: name, storage: ctx.storage, inBatch: false }, record) : record;
+    },
+  });
+  const list: RouteDef = {
+    method: 'GET',
+    path: '/1/classes/:table',
+    auth: 'app',
+    body: 'none',
+    handler: async (rc) => {
+      const className = param(rc, 'table');
+      assertTableName(className);
+      const policy = policies.resolve(className);
+      const policyContext = { request: rc, className, storage: ctx.storage, inBatch: false };
+      if (policy.beforeList) await policy.beforeList(policyContext);
+      else await policy.beforeRead?.(policyContext, '');
+      // Inner queries ($inQuery/$select) read other tables: their list guards apply too (users: no password oracle).
+      for (const inner of referencedClasses(rc.query.get('where'))) {
+        const innerPolicy = policies.resolve(inner);
+        const innerContext = { ...policyContext, className: inner };
+        if (innerPolicy.beforeList) await innerPolicy.beforeList(innerContext);
+        else await innerPolicy.beforeRead?.(innerContext, '');
+      }
+      return handleList(rc, listDeps(rc, className));
+    },
+  };
   const read: RouteDef = {
     method: 'GET',
     path: '/1/classes/:table/:objectId',
     auth: 'app',
     body: 'none',
-    handler: async (rc) => recordBody(rc, await readRecord(deps(ctx.storage, false), rc, param(rc, 'table'), param(rc, 'objectId'))),
+    handler: async (rc) => {
+      const className = param(rc, 'table');
+      const record = await readRecord(deps(ctx.storage, false), rc, className, param(rc, 'objectId'));
+      const body = encodeRecord(record, rc.app.settings.timeZone);
+      await expandRecordIncludes(rc, listDeps(rc, className), body);
+      return { body };
+    },
   };
   const update: RouteDef = {
     method: 'PUT',
@@ -95,7 +135,7 @@ export function createRecordsFeature(ctx: ServiceContext, options: RecordsOption
 
   return {
     name: 'records',
-    routes: [create, read, update, remove, batch],
+    routes: [create, list, read, update, remove, batch],
     policies,
     registerClassPolicy: (className, policy) => policies.register(className, policy),
   };

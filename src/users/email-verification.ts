@@ -1,5 +1,5 @@
 import type { Application } from '../app/application.js';
-import { svcError } from '../core/errors.js';
+import { isSvcError, svcError } from '../core/errors.js';
 import type { StoredRecord } from '../core/values.js';
 import type { RouteContext, RouteResult } from '../http/types.js';
 import type { UsersDeps } from './deps.js';
@@ -17,7 +17,8 @@ export interface LinkRecipient {
 
 /**
  * Issues a verification or reset token and mails its link. Rejects with 11052 when the transport
- * fails (the cause goes to the logger, never the address's owner).
+ * fails (the cause goes to the logger, never to the client); a SvcError the transport throws itself
+ * (e.g. 11007 when no transport is configured) passes through unchanged.
  */
 export async function mailLink(deps: UsersDeps, app: Application, baseUrl: string, kind: 'verify' | 'reset', to: LinkRecipient): Promise<void> {
   const ttl = kind === 'verify' ? app.settings.users.verifyLinkTtlMs : app.settings.users.resetLinkTtlMs;
@@ -26,6 +27,7 @@ export async function mailLink(deps: UsersDeps, app: Application, baseUrl: strin
   try {
     await deps.mail.send(message);
   } catch (error) {
+    if (isSvcError(error)) throw error;
     deps.logger.error('users: mail transport failed', { transport: deps.mail.name, kind, error: error instanceof Error ? error.message : String(error) });
     throw svcError('mailSendFailed');
   }

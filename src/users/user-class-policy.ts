@@ -1,8 +1,10 @@
 import { svcError } from '../core/errors.js';
-import type { ClassPolicy, ClassPolicyContext } from '../records/class-policy.js';
+import type { StoredRecord } from '../core/values.js';
+import type { ClassPolicy, ClassPolicyContext, JsonObject } from '../records/class-policy.js';
 import { requireSelfOrMaster } from './access.js';
 import type { UsersDeps } from './deps.js';
 import { mailVerifyAfterWrite } from './email-verification.js';
+import { assertNoSecretColumns } from './secret-columns.js';
 import { withoutPassword } from './user-output.js';
 import { prepareUserWrite } from './user-write.js';
 
@@ -12,11 +14,14 @@ import { prepareUserWrite } from './user-write.js';
  * emailVerified state machine) but return no session token; updates and deletes need that user's
  * session token or the master key (206); never in a batch.
  *
+ * Lists of `_User`, and other tables' lists whose inner queries read `_User`, refuse queries that
+ * name `password` (102).
+ *
  * The hooks run before the write, so the side effects of a write through this path (revoking
  * sessions after a password change or delete, mailing a verification link) happen just before it.
  */
 export function userClassPolicy(deps: UsersDeps): ClassPolicy {
-  const prepare = async (ctx: ClassPolicyContext, body: Parameters<NonNullable<ClassPolicy['beforeCreate']>>[1], objectId?: string) => {
+  const prepare = async (ctx: ClassPolicyContext, body: JsonObject, objectId?: string) => {
     const app = ctx.request.app;
     await deps.ready(app);
     const current = objectId === undefined ? null : await deps.users.get(app, objectId);
@@ -35,6 +40,8 @@ export function userClassPolicy(deps: UsersDeps): ClassPolicy {
   const username = (value: unknown, fallback: string) => (typeof value === 'string' ? value : fallback);
   return {
     allowBatch: false,
+    // Lists (and inner queries of other tables' lists) must not probe the password hash.
+    beforeList: (ctx) => assertNoSecretColumns(ctx.request.query),
     async beforeCreate(ctx, body) {
       const prepared = await prepare(ctx, body);
       if (prepared.mailVerifyTo) {
@@ -66,11 +73,17 @@ export function userClassPolicy(deps: UsersDeps): ClassPolicy {
   };
 }
 
-/** `/1/classes/_Session`: master key only, for every operation; never in a batch. */
+/**
+ * `/1/classes/_Session`: master key only, for every operation; never in a batch. Should a listing
+ * reach it without the master key, records show only their objectId and timestamps.
+ */
 export const SESSION_CLASS_POLICY: ClassPolicy = Object.freeze({
   allowBatch: false,
+  filterOutput: (ctx: ClassPolicyContext, record: StoredRecord): StoredRecord =>
+    ctx.request.auth.isMaster ? record : { objectId: record.objectId, createdAt: record.createdAt, updatedAt: record.updatedAt },
   beforeCreate: (ctx: ClassPolicyContext) => requireMaster(ctx),
   beforeRead: (ctx: ClassPolicyContext) => requireMaster(ctx),
+  beforeList: (ctx: ClassPolicyContext) => requireMaster(ctx),
   beforeUpdate: (ctx: ClassPolicyContext) => requireMaster(ctx),
   beforeDelete: (ctx: ClassPolicyContext) => requireMaster(ctx),
 });

@@ -1,6 +1,5 @@
 import { configError } from '../core/errors.js';
 import { assertWindows } from '../counters/sliding-window.js';
-import { memoryCounterStore } from '../counters/memory-counter-store.js';
 import type { CounterStore } from '../counters/port.js';
 import type { Feature, ServiceContext, SessionResolver } from '../http/types.js';
 import type { MailTransport } from '../mail/port.js';
@@ -29,7 +28,7 @@ export interface UsersFeatureOptions {
    * is created later). Without it, phone-code sign-up/login and SMS password reset answer 11007.
    */
   sms?: UserSmsCodes | (() => UserSmsCodes | undefined);
-  /** Login-throttling counters (default: in memory; share the SMS feature's store across instances). */
+  /** Login-throttling counters (default: the service's shared `ctx.counters`). */
   counters?: CounterStore;
   /** Phone numbers accepted in user records (default: 11-digit mainland numbers or E.164). */
   phoneValidator?: PhoneValidator;
@@ -73,7 +72,7 @@ export function createUsersFeature(ctx: ServiceContext, registry: ServiceRegistr
     for (const windows of [throttle.account, throttle.address]) if (windows.length > 0) assertWindows(windows);
     if (!(app.settings.users.sessionTtlMs > 0)) throw configError('users', `application '${app.applicationId}': users.sessionTtlMs must be positive`);
   }
-  const counters = options.counters ?? memoryCounterStore();
+  const counters = options.counters ?? ctx.counters;
   const sms = options.sms;
   const deps: UsersDeps = {
     storage: ctx.storage,
@@ -97,7 +96,7 @@ export function createUsersFeature(ctx: ServiceContext, registry: ServiceRegistr
   const classPolicy = userClassPolicy(deps);
   options.classPolicies?.register(USER_CLASS, classPolicy);
   options.classPolicies?.register(SESSION_CLASS, SESSION_CLASS_POLICY);
-  const list = options.list ?? createUserLister(ctx, deps);
+  const list = options.list ?? createUserLister(deps);
   return {
     name: 'users',
     routes: userRoutes(deps, ctx.applications, list),
@@ -106,7 +105,6 @@ export function createUsersFeature(ctx: ServiceContext, registry: ServiceRegistr
     deps,
     async close() {
       await options.mail.close?.();
-      if (!options.counters) await counters.close?.();
     },
   };
 }

@@ -81,6 +81,16 @@ describe('records REST: create, read, update, delete', () => {
     }
   });
 
+  it('reads one record with keys (a list or -exclusions)', async () => {
+    const created = await server.request('POST', '/1/classes/Game', { body: { a: 1, b: 2, c: 3 } });
+    const path = `/1/classes/Game/${created.body.objectId}`;
+    const some = await server.request('GET', `${path}?keys=a,b`);
+    expect(Object.keys(some.body).sort()).toEqual(['a', 'b', 'createdAt', 'objectId', 'updatedAt']);
+    const rest = await server.request('GET', `${path}?keys=-a`);
+    expect(Object.keys(rest.body).sort()).toEqual(['b', 'c', 'createdAt', 'objectId', 'updatedAt']);
+    expect((await server.request('GET', `${path}?keys=a,-b`)).body.code).toBe(102);
+  });
+
   it('reading from a table that does not exist is 101', async () => {
     const res = await server.request('GET', '/1/classes/Nothing/abcdefghij');
     expect(res.status).toBe(404);

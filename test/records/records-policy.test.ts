@@ -2,7 +2,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { svcError } from '../../src/core/errors.js';
 import { dateValue } from '../../src/core/values.js';
 import type { StoredRecord } from '../../src/core/values.js';
-import { type RecordsFeature, createRecordsFeature } from '../../src/records/index.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -10,14 +9,13 @@ const user: StoredRecord = { objectId: 'u1', createdAt: dateValue(0), updatedAt:
 
 describe('records: class policies and per-item batch tokens', () => {
   let server: TestServer;
-  let feature: RecordsFeature;
   beforeEach(async () => {
     server = await startTestServer({
+      users: false,
       features: [
-        (ctx, registry) => {
+        (_ctx, registry) => {
           registry.sessions = { resolve: async (_app, token) => (token === 'good-token' ? { objectId: 'u1', record: user, sessionId: 's1' } : null) };
-          feature = createRecordsFeature(ctx, { sessions: () => registry.sessions });
-          feature.registerClassPolicy('Secret', {
+          registry.records!.registerClassPolicy('Secret', {
             allowBatch: true,
             async beforeUpdate(ctx, _objectId, body) {
               if (!(await ctx.request.user())) throw svcError('sessionInvalid');
@@ -29,7 +27,7 @@ describe('records: class policies and per-item batch tokens', () => {
               return rest as StoredRecord;
             },
           });
-          return feature;
+          return { name: 'test-policies', routes: [] };
         },
       ],
     });

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { dateValue } from '../../src/core/values.js';
 import type { StoredRecord } from '../../src/core/values.js';
 import type { SqliteDatabase } from '../../src/storage/sqlite/index.js';
-import { sqliteStorage } from '../../src/storage/sqlite/index.js';
+import { connectionGate, sqliteStorage } from '../../src/storage/sqlite/index.js';
 import { quoteIdent } from '../../src/storage/sqlite/identifiers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svcbase-sqlite-unit-'));
@@ -111,5 +111,29 @@ describe('sqlite adapter specifics', () => {
     expect((await outside)?.n).toBe(1);
     expect(order).toEqual(['tx', 'outside']);
     await storage.close();
+  });
+
+  it('statements of other stores on the same connection wait for a transaction through connectionGate', async () => {
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE kv (k TEXT PRIMARY KEY, v TEXT)');
+    const storage = sqliteStorage({ database: db, closeDatabase: false });
+    await storage.ensureColumns(ref, {});
+    const kvPut = (k: string) => connectionGate(db).run(() => db.prepare('INSERT INTO kv VALUES (?, ?)').run(k, 'v'));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const tx = storage.transaction(async (t) => {
+      await t.insert(ref, record());
+      await held;
+      throw new Error('rollback');
+    });
+    const put = Promise.resolve(kvPut('during'));
+    release();
+    await expect(tx).rejects.toThrow('rollback');
+    await put;
+    expect(db.prepare('SELECT k FROM kv').all()).toEqual([{ k: 'during' }]);
+    kvPut('after');
+    expect(db.prepare('SELECT count(*) AS n FROM kv').get()).toEqual({ n: 2 });
+    await storage.close();
+    db.close();
   });
 });

@@ -103,6 +103,15 @@ describe('reset by email link', () => {
     expect(s.mail.messages).toHaveLength(0);
   });
 
+  it('without a mail transport the mailing flows answer 11007; sign-up still works', async () => {
+    await s.close();
+    s = await startUsersServer({ mail: false, settings: { features: { emailVerification: true } } });
+    const { objectId } = await s.signUp({ username: 'ann', password: 'pw', email: 'ann@example.com' });
+    expect((await s.request('GET', `/1/users/${objectId}`)).body.emailVerified).toBe(false);
+    expect((await s.request('POST', '/1/requestPasswordReset', { body: { email: 'ann@example.com' } })).body.code).toBe(11007);
+    expect((await s.request('POST', '/1/requestEmailVerify', { body: { email: 'ann@example.com' } })).body.code).toBe(11007);
+  });
+
   it('link pages escape what they show and refuse garbage tokens', async () => {
     const res = await fetch(`${s.url}/1/resetPassword?token=%3Cscript%3E`);
     expect(res.status).toBe(400);

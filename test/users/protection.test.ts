@@ -103,11 +103,13 @@ describe('/1/classes/_User writes follow the user rules', () => {
       body: { requests: [{ method: 'PUT', path: `/1/users/${ann.objectId}`, body: { a: 1 }, token: ann.sessionToken }] },
     });
     expect(res.status).toBe(400);
+    expect(res.body.code).toBe(11071);
     const viaClasses = await s.request('POST', '/1/batch', {
       body: { requests: [{ method: 'POST', path: '/1/classes/_User', body: { username: 'x', password: 'y' } }] },
       auth: 'master',
     });
     expect(viaClasses.status).toBe(400);
+    expect(viaClasses.body.code).toBe(11071);
     expect((await s.request('GET', '/1/users')).body.results).toHaveLength(2);
   });
 
@@ -130,4 +132,38 @@ describe('GET /1/users', () => {
     const rest = await s.request('GET', '/1/users?skip=100');
     expect(rest.body.results).toHaveLength(7);
   });
+
+  it('takes the query engine parameters: where, order, keys, count, include', async () => {
+    const q = (params: Record<string, string>) => s.request('GET', `/1/users?${new URLSearchParams(params)}`);
+    await s.as(ann.sessionToken, 'PUT', `/1/users/${ann.objectId}`, { age: 30, friend: { __type: 'Pointer', className: '_User', objectId: bob.objectId } });
+    await s.as(bob.sessionToken, 'PUT', `/1/users/${bob.objectId}`, { age: 20 });
+    expect((await q({ where: JSON.stringify({ age: { $gt: 25 } }) })).body.results.map((u: { username: string }) => u.username)).toEqual(['ann']);
+    expect((await q({ order: '-age' })).body.results.map((u: { username: string }) => u.username)).toEqual(['ann', 'bob']);
+    expect(Object.keys((await q({ keys: 'age' })).body.results[0]).sort()).toEqual(['age', 'createdAt', 'objectId', 'updatedAt']);
+    expect((await q({ count: '1', limit: '0' })).body).toEqual({ results: [], count: 2 });
+    const included = await q({ where: JSON.stringify({ username: 'ann' }), include: 'friend' });
+    expect(included.body.results[0].friend).toMatchObject({ __type: 'Object', className: '_User', objectId: bob.objectId, username: 'bob' });
+    expect(included.text).not.toContain('scrypt');
+  });
+
+  it('refuses queries that name password anywhere (no hash oracle)', async () => {
+    const q = (params: Record<string, string>) => s.request('GET', `/1/users?${new URLSearchParams(params)}`, { auth: 'master' });
+    const attempts: Array<Record<string, string>> = [
+      { where: JSON.stringify({ password: { $regex: '^scrypt' } }) },
+      { where: JSON.stringify({ password: { $exists: true } }) },
+      { where: JSON.stringify({ $or: [{ username: 'ann' }, { 'password.x': 1 }] }) },
+      { where: JSON.stringify({ username: { $select: { query: { className: '_User', where: {} }, key: 'password' } } }) },
+      { order: '-password' },
+      { keys: 'username,password' },
+      { groupby: 'password' },
+      { max: 'password' },
+    ];
+    for (const params of attempts) {
+      const res = await q(params);
+      expect(res.status, JSON.stringify(params)).toBe(400);
+      expect(res.body.code).toBe(102);
+      expect(res.text).not.toContain('scrypt$');
+    }
+  });
 });
+

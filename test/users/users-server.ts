@@ -2,11 +2,9 @@ import type { AppSettings, DeepPartial } from '../../src/app/application.js';
 import { FakeClock } from '../../src/core/clock.js';
 import type { CounterStore } from '../../src/counters/port.js';
 import { type MemoryMailTransport, memoryMailTransport } from '../../src/mail/index.js';
-import { type RecordsFeature, createRecordsFeature } from '../../src/records/index.js';
-import type { FeatureFactory } from '../../src/service.js';
-import { type MemorySmsTransport, type SmsFeature, createSmsFeature, memorySmsTransport } from '../../src/sms/index.js';
+import { type MemorySmsTransport, memorySmsTransport } from '../../src/sms/index.js';
 import type { StorageAdapter } from '../../src/storage/port.js';
-import { type UsersFeature, createUsersFeature } from '../../src/users/index.js';
+import type { UsersFeature } from '../../src/users/index.js';
 import { TEST_APP, type TestResponse, type TestServer, startTestServer } from '../helpers/server.js';
 
 /** Cheap scrypt for tests (the default costs ~300 ms a hash on a small CI machine). */
@@ -29,6 +27,8 @@ export interface UsersServer extends TestServer {
 
 export interface UsersServerOptions {
   settings?: DeepPartial<AppSettings>;
+  /** Configure the memory mail transport (default true). */
+  mail?: boolean;
   /** Mount the SMS feature (default true). */
   sms?: boolean;
   counters?: CounterStore;
@@ -36,40 +36,30 @@ export interface UsersServerOptions {
 }
 
 /**
- * A real HTTP server with the records, SMS and users features wired as the service will wire them,
- * memory mail and SMS transports, and a fake clock.
+ * A real HTTP server with the service's built-in records, SMS and users features, memory mail and
+ * SMS transports, cheap scrypt and a fake clock.
  */
 export async function startUsersServer(options: UsersServerOptions = {}): Promise<UsersServer> {
   const mail = memoryMailTransport();
   const smsOut = memorySmsTransport();
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
-  let records: RecordsFeature | undefined;
-  let sms: SmsFeature | undefined;
-  let users: UsersFeature | undefined;
-  const features: FeatureFactory[] = [(ctx, registry) => (records = createRecordsFeature(ctx, { sessions: () => registry.sessions }))];
-  if (options.sms !== false) {
-    features.push((ctx) => (sms = createSmsFeature(ctx, { transport: smsOut })));
-  }
-  features.push(
-    (ctx, registry) =>
-      (users = createUsersFeature(ctx, registry, {
-        mail,
-        sms: () => sms?.api,
-        scrypt: FAST_SCRYPT,
-        classPolicies: records!.policies,
-        ...(options.counters ? { counters: options.counters } : {}),
-      })),
-  );
   const settings: DeepPartial<AppSettings> = {
     ...options.settings,
     sms: { quota: 'unlimited', limits: { perMinute: 1000, perHour: 1000, perDay: 1000 }, ...options.settings?.sms },
   };
+  // The service's own wiring: records, SMS (when given a transport) and users share one registry.
   const server = await startTestServer({
     clock,
     applications: [{ ...TEST_APP, settings }],
-    features,
+    captcha: false,
+    ...(options.mail !== false ? { mail } : {}),
+    ...(options.sms !== false ? { sms: { transport: smsOut } } : {}),
+    users: { scrypt: FAST_SCRYPT },
+    ...(options.counters ? { counters: options.counters } : {}),
     ...(options.storage ? { storage: options.storage } : {}),
   });
+  const users = server.service.registry.users;
+  if (!users) throw new Error('the users feature is not mounted');
   const as = <T>(token: string | null, method: string, path: string, body?: unknown) =>
     server.request<T>(method, path, { body, headers: token ? { 'X-Svc-Session-Token': token } : {} });
   return {
@@ -77,7 +67,7 @@ export async function startUsersServer(options: UsersServerOptions = {}): Promis
     mail,
     smsOut,
     clock,
-    users: users!,
+    users,
     as,
     async signUp(body) {
       const res = await server.request('POST', '/1/users', { body });

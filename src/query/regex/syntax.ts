@@ -152,7 +152,8 @@ export function parseRegex(pattern: string, dotAll: boolean): RegexNode {
     const inner = parseAlternation();
     if (peek() !== 0x29) fail('unterminated group');
     pos++;
-    return inner;
+    // A group may be quantified even around an assertion (`(^)+`), a bare assertion may not.
+    return inner.t === 'assert' ? { t: 'seq', items: [inner] } : inner;
   }
 
   function hex(digits: number): number {

@@ -3,8 +3,10 @@ import { concurrencyCases } from './cases/concurrency.js';
 import { crudCases } from './cases/crud.js';
 import { fieldOpCases } from './cases/field-ops.js';
 import { indexCases } from './cases/indexes.js';
+import { queryCases } from './cases/query.js';
 import { relationCases } from './cases/relations.js';
 import { schemaCases } from './cases/schema.js';
+import { sharedQueryCases } from './cases/shared-query.js';
 import { transactionCases } from './cases/transactions.js';
 import { valueCases } from './cases/values.js';
 import { type StorageConformanceOptions, createHarness } from './harness.js';
@@ -33,5 +35,7 @@ export function runStorageConformance(options: StorageConformanceOptions): void 
     indexCases(h);
     transactionCases(h);
     concurrencyCases(h);
+    queryCases(h);
+    sharedQueryCases(h);
   });
 }

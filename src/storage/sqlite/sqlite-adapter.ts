@@ -1,7 +1,7 @@
-import { ExclusiveGate } from '../memory/exclusive-gate.js';
+import { registerSqliteFunctions } from '../../query/sql/index.js';
 import type { StorageAdapter, StorageCapabilities } from '../port.js';
+import { connectionGate } from './connection-gate.js';
 import type { SqliteDatabase } from './database-shape.js';
-import { registerSqlFunctions } from './sql-functions.js';
 import { SqliteCore } from './sqlite-core.js';
 
 export interface SqliteStorageOptions {
@@ -20,13 +20,14 @@ const CAPABILITIES: StorageCapabilities = Object.freeze({ transactions: true });
 /**
  * Storage in SQLite through better-sqlite3: the embedded default. Sets WAL mode,
  * `synchronous=NORMAL` and a busy timeout; keeps table schemas in `_svc_schema`/`_svc_indexes` and
- * adds typed columns on demand (layout: src/query/sql/layout.ts). Every value is bound and every
- * identifier validated and quoted.
+ * adds typed columns on demand (layout: src/query/sql/layout.ts); registers the SQL functions the
+ * query compiler calls (`svc_regex`, ...). Every value is bound and every identifier validated and quoted.
  *
  * Operations are synchronous and atomic (one statement, or one IMMEDIATE transaction for
  * read-modify-write updates). `transaction(work)` holds the connection for `work`: other callers'
  * operations wait (they return promises) until it commits or rolls back. Nested transactions are
- * savepoints. Inside `work`, use only the `tx` adapter it receives.
+ * savepoints. Inside `work`, use only the `tx` adapter it receives. Other stores sharing the
+ * connection should go through {@link connectionGate} so they wait too.
  *
  * One process should own a database file: schemas are cached in memory.
  *
@@ -37,9 +38,9 @@ export function sqliteStorage(options: SqliteStorageOptions): StorageAdapter {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
-  registerSqlFunctions(db);
+  registerSqliteFunctions(db);
   const core = new SqliteCore(db);
-  const gate = new ExclusiveGate();
+  const gate = connectionGate(db);
   const name = options.name ?? 'sqlite';
   let depth = 0;
 

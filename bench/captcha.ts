@@ -1,0 +1,31 @@
+/**
+ * Captcha images per second: our PNG renderer (@napi-rs/canvas, 85x30, 4 glyphs, the service's
+ * default size) against svg-captcha building an SVG of the same size. The outputs differ (a raster
+ * PNG vs a vector document the browser rasterises), so the row is informational.
+ */
+import svgCaptcha from 'svg-captcha';
+import { generateCaptchaText } from '../src/captcha/alphabet.js';
+import { createCanvasRenderer } from '../src/captcha/canvas-renderer.js';
+import { cryptoRandom } from '../src/core/random.js';
+import { type BenchConfig, type ResultRow, compare, comparisonRow } from './harness.js';
+
+const WIDTH = 85;
+const HEIGHT = 30;
+const SIZE = 4;
+
+export async function run(config: BenchConfig): Promise<ResultRow[]> {
+  const renderer = createCanvasRenderer();
+  const ours = () => renderer.render(generateCaptchaText(cryptoRandom, SIZE), WIDTH, HEIGHT, cryptoRandom);
+  const reference = () => svgCaptcha.create({ size: SIZE, width: WIDTH, height: HEIGHT, noise: 2 });
+  const png = ours();
+  const svg = reference();
+  config.log('captcha: PNG renderer vs svg-captcha');
+  const result = await compare(config, ours, reference);
+  return [
+    comparisonRow('captcha', `captcha image ${WIDTH}x${HEIGHT}, ${SIZE} glyphs (PNG vs SVG)`, 'svg-captcha', result, null, {
+      unit: 'images/s',
+      detail: { pngBytes: png.byteLength, svgBytes: Buffer.byteLength(svg.data) },
+      note: 'informational: a PNG (rasterised, text + noise, crypto randomness) vs an SVG document (not rasterised)',
+    }),
+  ];
+}

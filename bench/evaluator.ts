@@ -1,0 +1,89 @@
+/**
+ * Group 2: the in-memory evaluator (the memory adapter's query engine and the reference semantics)
+ * against mingo on 100k records (10k in quick mode), one row per query shape. Target: at least 2x
+ * mingo's queries per second on every shape.
+ *
+ * Both sides compile the condition once outside the timed loop (our parser makes the plan, mingo
+ * builds its Query) and, per call, scan the same array of records and return the matching records:
+ * ours through `runFind` (filter, order, page), mingo through `query.find(records).all()` (plus
+ * `.sort().limit()` for the ordered shape). Before timing, both results are checked to be the same
+ * records in the same order.
+ */
+import { Query } from 'mingo';
+import { DEFAULT_SETTINGS } from '../src/app/application.js';
+import type { StoredRecord } from '../src/core/values.js';
+import { type EvalEnv, runFind } from '../src/query/evaluate/index.js';
+import { parseListQuery } from '../src/query/parse.js';
+import type { FindPlan, TableSchema } from '../src/query/plan.js';
+import { BENCH_COLUMNS, CLASS_NAME, makeRecords } from './data.js';
+import { type BenchConfig, type ResultRow, compare, comparisonRow } from './harness.js';
+
+type Condition = Record<string, unknown>;
+
+interface Shape {
+  readonly name: string;
+  readonly where: Condition;
+  /** Our order parameter and mingo's sort spec (ties by objectId, as ours always breaks them). */
+  readonly order?: { readonly param: string; readonly sort: Record<string, 1 | -1> };
+  readonly limit?: number;
+}
+
+const SHAPES: readonly Shape[] = [
+  { name: 'equality (string)', where: { category: 'c42' } },
+  { name: 'range ($gte/$lt, ~10%)', where: { score: { $gte: 200_000, $lt: 300_000 } } },
+  { name: '$in (20 values)', where: { category: { $in: Array.from({ length: 20 }, (_, i) => `c${i * 3}`) } } },
+  { name: '$or of two equalities', where: { $or: [{ category: 'c7' }, { level: 3 }] } },
+  { name: '$all on an array', where: { tags: { $all: ['t1', 't3'] } } },
+  { name: 'equality on an array element', where: { tags: 't5' } },
+  { name: 'dotted key (address.city)', where: { 'address.city': 'city7' } },
+  { name: '$regex prefix', where: { name: { $regex: '^user12' } } },
+  { name: '$exists: false', where: { nickname: { $exists: false } } },
+  { name: '$ne (~90% match)', where: { level: { $ne: 3 } } },
+  { name: 'combined and/or', where: { level: { $gte: 3 }, $or: [{ active: true }, { tags: 't2' }] } },
+  {
+    name: 'order -score + limit 100',
+    where: { active: true },
+    order: { param: '-score', sort: { score: -1, objectId: 1 } },
+    limit: 100,
+  },
+];
+
+const SCHEMA: TableSchema = { className: CLASS_NAME, columns: BENCH_COLUMNS, indexes: [] };
+
+export async function run(config: BenchConfig): Promise<ResultRow[]> {
+  const size = config.quick ? 10_000 : 100_000;
+  const records = makeRecords(size, 2);
+  const settings = {
+    ...DEFAULT_SETTINGS,
+    features: { ...DEFAULT_SETTINGS.features, regex: true },
+    query: { ...DEFAULT_SETTINGS.query, maxLimit: size },
+  };
+  const env: EvalEnv = { className: CLASS_NAME, records: () => [], relationMembers: () => new Set(), schema: () => SCHEMA };
+  const rows: ResultRow[] = [];
+  for (const shape of SHAPES) {
+    const params = new URLSearchParams({ where: JSON.stringify(shape.where), limit: String(shape.limit ?? size) });
+    if (shape.order) params.set('order', shape.order.param);
+    const query = parseListQuery(params, { className: CLASS_NAME, schema: () => SCHEMA, settings });
+    if (query.kind !== 'find') throw new Error(`[bench] ${shape.name}: expected a find plan`);
+    const plan: FindPlan = query.plan;
+    const mingo = new Query(shape.where, {});
+    const ours = () => runFind(records, plan, env);
+    const order = shape.order;
+    const reference = order
+      ? () => mingo.find<StoredRecord>(records).sort(order.sort).limit(shape.limit ?? size).all()
+      : () => mingo.find<StoredRecord>(records).all();
+    const a = ours().map((r) => r.objectId);
+    const b = reference().map((r) => r.objectId);
+    const same = a.length === b.length && a.every((id, i) => id === b[i]);
+    config.log(`evaluator: ${shape.name} (${a.length} matches)`);
+    const result = await compare(config, ours, reference);
+    rows.push(
+      comparisonRow('evaluator', shape.name, 'mingo', result, 2, {
+        unit: 'queries/s',
+        detail: { records: size, matches: a.length, where: shape.where, sameResults: same, ...(same ? {} : { mingoMatches: b.length }) },
+        ...(same ? {} : { note: `results differ: ${a.length} vs mingo ${b.length} records` }),
+      }),
+    );
+  }
+  return rows;
+}

@@ -1,0 +1,286 @@
+/**
+ * The shared benchmark harness: timing loops bounded in count and time, interleaved paired rounds
+ * with medians, result rows, the machine description and the printed table.
+ *
+ * Method (docs/performance.md): every comparison warms both sides up, then runs `rounds` rounds; each
+ * round measures both sides back to back, alternating which goes first (ABBA), after a forced GC.
+ * A side's figure is the median of its rounds; the ratio is the median of the per-round ratios, so
+ * a burst of noise from a neighbour on this shared machine hits one pair, not one side.
+ */
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg, platform, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/** Where a benchmark group runs: quick mode is a seconds-long smoke run. */
+export interface BenchConfig {
+  readonly quick: boolean;
+  /** Paired rounds per comparison. */
+  readonly rounds: number;
+  /** Time budget of one side in one round, ms. */
+  readonly roundMs: number;
+  /** Warm-up budget per side, ms. */
+  readonly warmupMs: number;
+  /** Hard cap on operations in one timed run (every loop is bounded in count and time). */
+  readonly maxOps: number;
+  /** Reports progress lines (stderr). */
+  readonly log: (line: string) => void;
+}
+
+export function benchConfig(quick: boolean, log: (line: string) => void = () => {}): BenchConfig {
+  return quick
+    ? { quick, rounds: 3, roundMs: 40, warmupMs: 20, maxOps: 5_000_000, log }
+    : { quick, rounds: 11, roundMs: 200, warmupMs: 300, maxOps: 50_000_000, log };
+}
+
+export type Group = 'storage' | 'evaluator' | 'rest' | 'limiter' | 'captcha' | 'growth';
+
+/** One line of the result table. */
+export interface ResultRow {
+  readonly group: Group;
+  readonly workload: string;
+  /** Unit of `ours` and `reference` (`ops/s`, `req/s`, `images/s`). */
+  readonly unit: string;
+  readonly ours: number;
+  /** What `reference` is: `raw better-sqlite3`, `mingo`, `node:http`, ... */
+  readonly referenceName: string;
+  readonly reference: number | null;
+  /** ours / reference (median of paired per-round ratios), or the group's own ratio (growth). */
+  readonly ratio: number | null;
+  /** Minimal ratio that passes; null = informational. */
+  readonly target: number | null;
+  readonly pass: boolean | null;
+  /** Extra figures: per-side spread, p99 latency, sizes, SQL, ... */
+  readonly detail?: Readonly<Record<string, unknown>>;
+  readonly note?: string;
+}
+
+/** A workload side: synchronous or returning a promise. Its result is kept so it is not optimised away. */
+export type Op = () => unknown;
+
+let sink: unknown;
+/** The last result of any measured call (read it to keep the optimiser honest). */
+export function blackhole(): unknown {
+  return sink;
+}
+
+let gcFn: (() => void) | undefined;
+/** Forces a full GC when possible (`--expose-gc`, else enabled at runtime). */
+export function collectGarbage(): void {
+  if (!gcFn) {
+    const global = globalThis as { gc?: () => void };
+    if (typeof global.gc === 'function') gcFn = global.gc;
+    else {
+      setFlagsFromString('--expose-gc');
+      gcFn = runInNewContext('gc') as () => void;
+    }
+  }
+  gcFn();
+}
+
+function isPromise(v: unknown): v is Promise<unknown> {
+  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
+}
+
+/**
+ * Runs `op` for about `budgetMs` (never more than `maxOps` calls) and returns calls per second.
+ * Calls are made in chunks sized so the clock is read about once per millisecond.
+ */
+export async function opsPerSecond(op: Op, budgetMs: number, maxOps: number): Promise<number> {
+  const first = op();
+  const isAsync = isPromise(first);
+  if (isAsync) sink = await first;
+  else sink = first;
+  let done = 0;
+  let chunk = 1;
+  const start = performance.now();
+  let elapsed = 0;
+  while (elapsed < budgetMs && done < maxOps) {
+    const n = Math.min(chunk, maxOps - done);
+    const t0 = performance.now();
+    if (isAsync) for (let i = 0; i < n; i++) sink = await op();
+    else for (let i = 0; i < n; i++) sink = op();
+    done += n;
+    const now = performance.now();
+    elapsed = now - start;
+    const took = now - t0;
+    if (took < 0.5 && chunk < 1 << 20) chunk *= 2;
+    else if (took > 4 && chunk > 1) chunk = Math.max(1, chunk >> 1);
+  }
+  return (done / elapsed) * 1000;
+}
+
+export function median(values: readonly number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** (max - min) / median: how noisy one side's rounds were. */
+export function spread(values: readonly number[]): number {
+  const m = median(values);
+  return m === 0 ? 0 : (Math.max(...values) - Math.min(...values)) / m;
+}
+
+export interface Comparison {
+  readonly ours: number;
+  readonly reference: number;
+  readonly ratio: number;
+  readonly oursRounds: readonly number[];
+  readonly referenceRounds: readonly number[];
+}
+
+/**
+ * Measures two sides in interleaved paired rounds after a warm-up of each. Sides run alternately
+ * first (ABBA) to cancel drift; a full GC precedes every timed run.
+ */
+export async function compare(config: BenchConfig, ours: Op, reference: Op, options: { roundMs?: number; rounds?: number } = {}): Promise<Comparison> {
+  const roundMs = options.roundMs ?? config.roundMs;
+  const rounds = options.rounds ?? config.rounds;
+  await opsPerSecond(ours, config.warmupMs, config.maxOps);
+  await opsPerSecond(reference, config.warmupMs, config.maxOps);
+  const oursRounds: number[] = [];
+  const referenceRounds: number[] = [];
+  const ratios: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const pair: Array<[Op, number[]]> = [
+      [ours, oursRounds],
+      [reference, referenceRounds],
+    ];
+    if (round % 2 === 1) pair.reverse();
+    for (const [op, into] of pair) {
+      collectGarbage();
+      into.push(await opsPerSecond(op, roundMs, config.maxOps));
+    }
+    ratios.push(oursRounds[round]! / referenceRounds[round]!);
+  }
+  return { ours: median(oursRounds), reference: median(referenceRounds), ratio: median(ratios), oursRounds, referenceRounds };
+}
+
+/** Measures one side alone (growth, informational rows): median of `rounds` timed runs. */
+export async function measureAlone(config: BenchConfig, op: Op, options: { roundMs?: number; rounds?: number } = {}): Promise<{ ops: number; rounds: number[] }> {
+  const rounds: number[] = [];
+  await opsPerSecond(op, config.warmupMs, config.maxOps);
+  for (let i = 0; i < (options.rounds ?? config.rounds); i++) {
+    collectGarbage();
+    rounds.push(await opsPerSecond(op, options.roundMs ?? config.roundMs, config.maxOps));
+  }
+  return { ops: median(rounds), rounds };
+}
+
+/** A comparison row with its pass/fail against a minimal ratio (null target = informational). */
+export function comparisonRow(
+  group: Group,
+  workload: string,
+  referenceName: string,
+  result: Comparison,
+  target: number | null,
+  extra: { unit?: string; detail?: Record<string, unknown>; note?: string } = {},
+): ResultRow {
+  return {
+    group,
+    workload,
+    unit: extra.unit ?? 'ops/s',
+    ours: result.ours,
+    referenceName,
+    reference: result.reference,
+    ratio: result.ratio,
+    target,
+    pass: target === null ? null : result.ratio >= target,
+    detail: {
+      oursSpread: round3(spread(result.oursRounds)),
+      referenceSpread: round3(spread(result.referenceRounds)),
+      oursRounds: result.oursRounds.map(Math.round),
+      referenceRounds: result.referenceRounds.map(Math.round),
+      ...extra.detail,
+    },
+    ...(extra.note ? { note: extra.note } : {}),
+  };
+}
+
+/** A row for a group that could not run (a module still landing, a missing optional dependency). */
+export function skippedRow(group: Group, workload: string, reason: string): ResultRow {
+  return { group, workload, unit: '', ours: Number.NaN, referenceName: '', reference: null, ratio: null, target: null, pass: null, note: `skipped: ${reason}` };
+}
+
+export function round3(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
+
+/** Deterministic pseudo-random numbers in [0, 1) (mulberry32): data sets are identical run to run. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ROOT = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
+
+/** The installed version of a package (from its package.json), or `?`. */
+export function packageVersion(name: string): string {
+  try {
+    return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '?';
+  }
+}
+
+/** The machine and software the figures were measured on. */
+export function machineInfo(): Record<string, unknown> {
+  const cpu = cpus();
+  return {
+    cpuModel: cpu[0]?.model ?? 'unknown',
+    cores: cpu.length,
+    memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    platform: `${platform()} ${release()}`,
+    node: process.version,
+    v8: process.versions.v8,
+    loadAverageAtStart: loadavg().map((n) => Math.round(n * 100) / 100),
+    packages: Object.fromEntries(
+      ['better-sqlite3', 'mingo', 'rate-limiter-flexible', 'svg-captcha', 'autocannon', '@napi-rs/canvas'].map((p) => [p, packageVersion(p)]),
+    ),
+  };
+}
+
+/** 12345.6 -> "12,346"; small values keep 2 significant decimals. */
+export function formatOps(n: number | null): string {
+  if (n === null || Number.isNaN(n)) return '-';
+  if (n >= 100) return Math.round(n).toLocaleString('en-US');
+  if (n >= 10) return n.toFixed(1);
+  return n.toFixed(2);
+}
+
+function formatRatio(r: number | null): string {
+  return r === null || Number.isNaN(r) ? '-' : `${r.toFixed(2)}x`;
+}
+
+function resultText(row: ResultRow): string {
+  if (row.note?.startsWith('skipped')) return 'skipped';
+  if (row.pass === null) return 'info';
+  return row.pass ? 'pass' : 'FAIL';
+}
+
+/** The result table as Markdown (printed, and pasted into docs/performance.md). */
+export function formatTable(rows: readonly ResultRow[]): string {
+  const header = ['group', 'workload', 'ours', 'reference', 'ref ops', 'ratio', 'target', 'result'];
+  const lines = rows.map((r) => [
+    r.group,
+    r.workload,
+    `${formatOps(r.ours)}${r.unit ? ` ${r.unit}` : ''}`,
+    r.referenceName,
+    formatOps(r.reference),
+    formatRatio(r.ratio),
+    r.target === null ? 'info' : `>= ${r.target}x`,
+    resultText(r),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const fmt = (cells: readonly string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [fmt(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map(fmt)].join('\n');
+}

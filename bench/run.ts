@@ -1,0 +1,123 @@
+/**
+ * `npm run bench` runs every benchmark group, prints one table and writes bench/results.json.
+ * `npm run bench -- --quick` is a seconds-long smoke run (written to bench/results.quick.json, so it
+ * never replaces the full figures). `--only=storage,rest` runs some groups.
+ *
+ * Each group runs in its own child process (a fresh heap and JIT state, so one group's garbage or
+ * deoptimisations do not bleed into the next), compiled the way the package ships (bench/build.ts:
+ * esbuild without tsx's keepNames); rows come back over IPC. A group whose modules do not compile
+ * yet reports a `skipped` row with the reason instead of failing the run. `--tsx` runs the groups
+ * under tsx instead (debugging).
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundle, loadEsbuild } from './build.js';
+import { type ChildMessage, childMain } from './child.js';
+import { type BenchConfig, type Group, type ResultRow, formatTable, machineInfo, skippedRow } from './harness.js';
+
+const GROUPS: readonly Group[] = ['storage', 'evaluator', 'rest', 'limiter', 'captcha', 'growth'];
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+interface GroupModule {
+  run(config: BenchConfig): Promise<ResultRow[]>;
+}
+
+function argValue(name: string): string | undefined {
+  const prefix = `--${name}=`;
+  const arg = process.argv.find((a) => a.startsWith(prefix));
+  if (arg) return arg.slice(prefix.length);
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+}
+
+const quick = process.argv.includes('--quick');
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+/** The child's entry: a bundle compiled like the published package, or (fallback) this file under tsx. */
+async function childEntry(group: Group): Promise<{ file: string; args: string[]; execArgv: string[] } | { error: string }> {
+  if (process.argv.includes('--tsx') || !(await loadEsbuild())) {
+    return { file: fileURLToPath(import.meta.url), args: ['--child', group], execArgv: [...process.execArgv, '--expose-gc'] };
+  }
+  try {
+    if (group === 'rest') await bundle('rest-server', { file: join(HERE, 'rest-server.ts') });
+    const contents = `import { run } from './${group}.js';\nimport { childMain } from './child.js';\nawait childMain('${group}', run);\n`;
+    return { file: await bundle(group, { contents }), args: [], execArgv: ['--expose-gc'] };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { error: `does not compile yet: ${message.split('\n').slice(0, 3).join(' ').replace(/\s+/g, ' ').slice(0, 300)}` };
+  }
+}
+
+async function runGroup(group: Group, limitMs: number): Promise<ResultRow[]> {
+  const entry = await childEntry(group);
+  if ('error' in entry) {
+    log(`${group}: ${entry.error}`);
+    return [skippedRow(group, `${group} group`, entry.error)];
+  }
+  return new Promise((resolve) => {
+    const child: ChildProcess = fork(entry.file, [...entry.args, ...(quick ? ['--quick'] : [])], {
+      execArgv: entry.execArgv,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    let rows: ResultRow[] | undefined;
+    const timer = setTimeout(() => {
+      log(`${group}: over its ${Math.round(limitMs / 1000)} s limit, stopping it`);
+      child.kill('SIGKILL');
+    }, limitMs);
+    child.on('message', (message: ChildMessage) => (rows = message.rows));
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve(rows ?? [skippedRow(group, `${group} group`, `child exited (${signal ?? code}) without results`)]);
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const only = argValue('only')?.split(',') as Group[] | undefined;
+  const groups = only ? GROUPS.filter((g) => only.includes(g)) : GROUPS;
+  const machine = machineInfo();
+  const startedAt = new Date();
+  log(`${quick ? 'quick' : 'full'} run of ${groups.join(', ')} on ${String(machine.cpuModel)} x${String(machine.cores)}, node ${process.version}`);
+  const rows: ResultRow[] = [];
+  const durations: Record<string, number> = {};
+  for (const group of groups) {
+    const t0 = Date.now();
+    rows.push(...(await runGroup(group, quick ? 60_000 : 45 * 60_000)));
+    durations[group] = Math.round((Date.now() - t0) / 100) / 10;
+    log(`${group}: done in ${durations[group]} s`);
+  }
+  const table = formatTable(rows);
+  process.stdout.write(`\n${table}\n\n`);
+  const failed = rows.filter((r) => r.pass === false);
+  process.stdout.write(
+    `${rows.filter((r) => r.pass === true).length} pass, ${failed.length} below target, ` +
+      `${rows.filter((r) => r.pass === null).length} informational/skipped\n`,
+  );
+  const out = join(HERE, quick ? 'results.quick.json' : 'results.json');
+  const report = {
+    mode: quick ? 'quick' : 'full',
+    startedAt: startedAt.toISOString(),
+    durationSeconds: Math.round((Date.now() - startedAt.getTime()) / 1000),
+    groupSeconds: durations,
+    machine: { ...machine, loadAverageAtEnd: loadavg().map((n) => Math.round(n * 100) / 100) },
+    method:
+      'Each comparison warms both sides up, then runs paired rounds (both sides back to back, alternating which goes first, a full GC before each). ' +
+      'A side is the median of its rounds; the ratio is the median of the per-round ratios.',
+    rows,
+    table,
+  };
+  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+  log(`wrote ${out}`);
+}
+
+if (process.argv.includes('--child')) {
+  // Fallback without esbuild (or with --tsx): the child runs the TypeScript under tsx.
+  const group = argValue('child') as Group;
+  const mod = (await import(`./${group}.js`)) as GroupModule;
+  await childMain(group, (config) => mod.run(config));
+} else {
+  await main();
+}

@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Awaitable, StorageAdapter } from '../storage/port.js';
+import { queryConformanceCases, type QueryConformanceCase } from './conformance/cases.js';
+import { runQueryCase, seedQueryDataset, type CaseOutcome } from './conformance/run-case.js';
+
+export { queryConformanceCases, caseSearchParams, type QueryConformanceCase, type CaseParams } from './conformance/cases.js';
+export { CONFORMANCE_TABLES, PLAYER, TEAM, type ConformanceTable } from './conformance/dataset.js';
+export { CONFORMANCE_SETTINGS, runQueryCase, seedQueryDataset, type CaseOutcome } from './conformance/run-case.js';
+
+function expected(c: QueryConformanceCase): CaseOutcome {
+  const out: CaseOutcome = {};
+  if (c.ids) out.ids = [...c.ids];
+  if (c.count !== undefined) out.count = c.count;
+  if (c.rows) out.rows = c.rows.map((r) => ({ ...r }));
+  if (c.fields) out.fields = [...c.fields];
+  return out;
+}
+
+/**
+ * Registers the query conformance suite (vitest `it` blocks) for an adapter: call it inside a
+ * `describe`. The factory's adapter is seeded once in a fresh namespace, then dropped and closed.
+ * Every adapter must return exactly the rows, order and values the reference evaluator returns.
+ *
+ * @example describe('sqlite', () => runQueryConformance(() => openSqlite(':memory:')))
+ */
+export function runQueryConformance(factory: () => Awaitable<StorageAdapter>, options: { namespace?: string } = {}): void {
+  const namespace = options.namespace ?? 'qconf';
+  describe('query conformance', () => {
+    let adapter: StorageAdapter;
+    beforeAll(async () => {
+      adapter = await factory();
+      await seedQueryDataset(adapter, namespace);
+    });
+    afterAll(async () => {
+      await adapter.dropNamespace(namespace);
+      await adapter.close();
+    });
+    for (const c of queryConformanceCases) {
+      it(c.name, async () => {
+        expect(await runQueryCase(adapter, namespace, c)).toEqual(expected(c));
+      });
+    }
+  });
+}

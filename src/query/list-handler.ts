@@ -1,0 +1,88 @@
+import { svcError } from '../core/errors.js';
+import { isValidTableName } from '../core/names.js';
+import type { StoredRecord, Value } from '../core/values.js';
+import { encodeRecord, encodeValue, type Json } from '../core/wire-values.js';
+import type { RouteContext, RouteResult } from '../http/types.js';
+import type { StorageAdapter, TableRef } from '../storage/port.js';
+import { expandIncludes, type IncludeDeps } from './include.js';
+import { parseInclude, parseListQuery, referencedClasses } from './parse.js';
+import type { TableSchema } from './plan.js';
+
+/** What the list route needs besides the request. */
+export interface ListDeps {
+  readonly storage: StorageAdapter;
+  /** The queried table (`GameScore`; `_User` for `GET /1/users`). */
+  readonly className: string;
+  /**
+   * Rewrites a record before it is encoded, for listed and included records alike (the users
+   * feature hides `password` and other users' session tokens here); `null` drops it.
+   */
+  readonly transformRecord?: (className: string, record: StoredRecord) => StoredRecord | null;
+}
+
+/** Fetches the schemas a query names (the table and its inner queries' tables). */
+async function loadSchemas(storage: StorageAdapter, namespace: string, names: readonly string[]): Promise<Map<string, TableSchema | null>> {
+  const schemas = new Map<string, TableSchema | null>();
+  for (const className of names) {
+    if (schemas.has(className) || !isValidTableName(className)) continue;
+    schemas.set(className, await storage.getSchema({ namespace, className }));
+  }
+  return schemas;
+}
+
+function encodeRow(row: Readonly<Record<string, Value>>, timeZone: string): { [key: string]: Json } {
+  const out: { [key: string]: Json } = {};
+  for (const [k, v] of Object.entries(row)) out[k] = encodeValue(v, timeZone);
+  return out;
+}
+
+/**
+ * `GET /1/classes/:table` (and `GET /1/users`): parses the query once, runs it on the storage
+ * adapter and encodes the reply:
+ * - find: `{"results": [...]}` plus `"count"` with `count=1`; `include` expands Pointers;
+ * - `count=1&limit=0`: `{"results": [], "count": n}`;
+ * - statistics: `{"results": [rows]}`.
+ * A table that does not exist yet lists nothing. Errors are SvcErrors (see `parseListQuery`).
+ */
+export async function handleList(ctx: RouteContext, deps: ListDeps): Promise<RouteResult> {
+  const { app } = ctx;
+  const { storage, className } = deps;
+  if (!isValidTableName(className)) throw svcError('invalidClassName', className);
+  const namespace = app.namespace;
+  const timeZone = app.settings.timeZone;
+  const schemas = await loadSchemas(storage, namespace, [className, ...referencedClasses(ctx.query.get('where'))]);
+  const query = parseListQuery(ctx.query, { className, schema: (name) => schemas.get(name) ?? null, settings: app.settings });
+  const table: TableRef = { namespace, className };
+  const exists = schemas.get(className) !== null;
+  if (query.kind === 'count') {
+    return { body: { results: [], count: exists ? await storage.count(table, query.where) : 0 } };
+  }
+  if (query.kind === 'aggregate') {
+    const rows = exists ? await storage.aggregate(table, query.plan) : [];
+    return { body: { results: rows.map((row) => encodeRow(row, timeZone)) } };
+  }
+  const records = exists ? await storage.find(table, query.plan) : [];
+  const results: Array<{ [key: string]: Json }> = [];
+  for (const record of records) {
+    const shown = deps.transformRecord ? deps.transformRecord(className, record) : record;
+    if (shown) results.push(encodeRecord(shown, timeZone));
+  }
+  if (query.include.length > 0) await expandIncludes(results, query.include, includeDeps(ctx, deps));
+  const body: { [key: string]: Json } = { results };
+  if (query.count) body.count = exists ? await storage.count(table, query.plan.where) : 0;
+  return { body };
+}
+
+function includeDeps(ctx: RouteContext, deps: ListDeps): IncludeDeps {
+  const base = { storage: deps.storage, namespace: ctx.app.namespace, timeZone: ctx.app.settings.timeZone };
+  return deps.transformRecord ? { ...base, transformRecord: deps.transformRecord } : base;
+}
+
+/**
+ * Applies `?include=` of a single-record read (`GET /1/classes/:table/:objectId`) to the encoded
+ * record, in place. A no-op without `include`.
+ */
+export async function expandRecordIncludes(ctx: RouteContext, deps: ListDeps, record: { [key: string]: Json }): Promise<void> {
+  const paths = parseInclude(ctx.query.get('include'));
+  if (paths.length > 0) await expandIncludes([record], paths, includeDeps(ctx, deps));
+}

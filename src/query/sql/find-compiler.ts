@@ -1,0 +1,71 @@
+import type { FindPlan, TableSchema, WhereNode } from '../plan.js';
+import { condSql } from './cond.js';
+import type { SqlDialect } from './dialect.js';
+import { join, param, raw, render, sql, type CompiledQuery, type Sql } from './fragment.js';
+import { geoLatColumn, geoLngColumn } from './layout.js';
+import { columnRef, newState, resolveSlot, tableRef, type CompileState, type SqlSchemaView, type TableScope } from './scope.js';
+import { compileWhere } from './where-compiler.js';
+
+/** Every physical column of a table, in layout order: objectId, createdAt, updatedAt, then columns. */
+export function physicalColumnNames(schema: TableSchema | null): string[] {
+  const names = ['objectId', 'createdAt', 'updatedAt'];
+  for (const [name, column] of Object.entries(schema?.columns ?? {})) {
+    if (column.type === 'Relation') continue;
+    if (column.type === 'GeoPoint') names.push(geoLatColumn(name), geoLngColumn(name));
+    else names.push(name);
+  }
+  return names;
+}
+
+function mainScope(className: string, state: CompileState): TableScope {
+  return { alias: 't0', className, schema: state.view.schema(className) };
+}
+
+function whereClause(where: WhereNode, scope: TableScope, state: CompileState): Sql {
+  return condSql(state.dialect, compileWhere(where, scope, state));
+}
+
+function orderClause(plan: FindPlan, scope: TableScope, state: CompileState): Sql {
+  const d = state.dialect;
+  const terms: Sql[] = [];
+  if (plan.order.length > 0) {
+    for (const term of plan.order) {
+      const slot = resolveSlot(term.field, scope, state);
+      if (slot.kind !== 'scalar') continue; // unknown columns hold no values: no effect on the order
+      terms.push(d.orderTerm(slot.type === 'String' ? d.binaryText(slot.expr) : slot.expr, term.descending));
+    }
+  } else if (plan.nearest) {
+    const slot = resolveSlot(plan.nearest.field, scope, state);
+    if (slot.kind === 'geo') terms.push(d.orderTerm(d.geoDistance(slot.lat, slot.lng, plan.nearest.point), false));
+  } else {
+    terms.push(d.orderTerm(columnRef(state, scope, 'createdAt'), false));
+  }
+  terms.push(d.orderTerm(d.binaryText(columnRef(state, scope, 'objectId')), false));
+  return join(terms, ', ');
+}
+
+/**
+ * `SELECT` of every physical column of `className` for a find plan: the where, the order (ties
+ * by objectId), LIMIT/OFFSET. Projection is left to the row decoder (`applyProjection`). The table
+ * must exist (adapters answer [] themselves when its schema is null); inner queries on missing
+ * tables compile to empty sets.
+ *
+ * @example compileFind('GameScore', plan, { namespace: 'app', schema }, sqliteDialect)
+ */
+export function compileFind(className: string, plan: FindPlan, view: SqlSchemaView, dialect: SqlDialect): CompiledQuery {
+  const state = newState(dialect, view);
+  const scope = mainScope(className, state);
+  const columns = join(physicalColumnNames(scope.schema).map((c) => columnRef(state, scope, c)), ', ');
+  const statement = sql`SELECT ${columns} FROM ${tableRef(state, className)} AS ${raw(scope.alias)} WHERE ${whereClause(plan.where, scope, state)} ORDER BY ${orderClause(plan, scope, state)} LIMIT ${param(plan.limit)} OFFSET ${param(plan.skip)}`;
+  return render(statement, dialect.placeholder);
+}
+
+/** `SELECT COUNT(*) AS "n"` of the records matching `where` (one row). */
+export function compileCount(className: string, where: WhereNode, view: SqlSchemaView, dialect: SqlDialect): CompiledQuery {
+  const state = newState(dialect, view);
+  const scope = mainScope(className, state);
+  const statement = sql`SELECT COUNT(*) AS ${raw(dialect.quoteIdent('n'))} FROM ${tableRef(state, className)} AS ${raw(scope.alias)} WHERE ${whereClause(where, scope, state)}`;
+  return render(statement, dialect.placeholder);
+}
+
+export { whereClause, mainScope };

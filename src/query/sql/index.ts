@@ -1,0 +1,13 @@
+/**
+ * The SQL side of the query engine: plans compile to one parameterised statement per dialect.
+ * Dialects differ only in small hooks (src/query/sql/dialect.ts); the compilers are shared.
+ */
+export type { SqlDialect, JsonNode, JsonKind } from './dialect.js';
+export type { CompiledQuery, Sql } from './fragment.js';
+export type { SqlSchemaView } from './scope.js';
+export type { CompiledAggregate } from './aggregate-compiler.js';
+export { sqliteDialect } from './sqlite-dialect.js';
+export { postgresDialect } from './postgres-dialect.js';
+export { compileFind, compileCount, physicalColumnNames } from './find-compiler.js';
+export { compileAggregate } from './aggregate-compiler.js';
+export { registerSqliteFunctions, type SqliteFunctionHost } from './sqlite-functions.js';

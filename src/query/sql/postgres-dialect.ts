@@ -1,0 +1,71 @@
+import type { GeoPointValue } from '../../core/values.js';
+import type { JsonKind, JsonNode, SqlDialect } from './dialect.js';
+import { param, raw, sql, type Sql } from './fragment.js';
+
+/** A jsonb expression. */
+interface PgJson extends JsonNode {
+  readonly dialect: 'postgres';
+  readonly expr: Sql;
+}
+
+function asNode(node: JsonNode): PgJson {
+  if (node.dialect !== 'postgres') throw new Error('[svcbase] [query] JSON node of another dialect');
+  return node as PgJson;
+}
+
+const TYPES: Readonly<Record<Exclude<JsonKind, 'nullish' | 'present'>, string>> = {
+  true: "= 'boolean' AND {e} = 'true'::jsonb",
+  false: "= 'boolean' AND {e} = 'false'::jsonb",
+  number: "= 'number'",
+  string: "= 'string'",
+  object: "= 'object'",
+  array: "= 'array'",
+};
+
+
+/**
+ * PostgreSQL (experimental, compiled but not yet run against a server): `$n` placeholders, jsonb
+ * operators over the JSON text columns, `COLLATE "C"` for code point order, `NULLS FIRST/LAST`,
+ * haversine in SQL, POSIX regular expressions. Known differences from the reference evaluator,
+ * to settle when the adapter lands: regex dialect (POSIX ARE vs the JavaScript subset), the last
+ * bits of float math in the distance, and File/GeoPoint equality inside JSON (jsonb compares
+ * whole objects).
+ */
+export const postgresDialect: SqlDialect = {
+  name: 'postgres',
+  quoteIdent: (name) => `"${name.replace(/"/g, '""')}"`,
+  placeholder: (index) => `$${index}`,
+  trueLiteral: 'TRUE',
+  falseLiteral: 'FALSE',
+  not: (p) => sql`NOT COALESCE(${p}, FALSE)`,
+  booleanParam: (value) => value,
+  binaryText: (expr) => sql`(${expr} COLLATE "C")`,
+
+  jsonRoot: (column) => ({ dialect: 'postgres', expr: sql`(${column})::jsonb` }) as PgJson,
+  jsonChild: (node, key) => ({ dialect: 'postgres', expr: sql`(${asNode(node).expr} -> ${param(key)})` }) as PgJson,
+  jsonIs(node, kind) {
+    const e = asNode(node).expr;
+    if (kind === 'nullish') return sql`(COALESCE(jsonb_typeof(${e}), 'null') = 'null')`;
+    if (kind === 'present') return sql`(COALESCE(jsonb_typeof(${e}), 'null') <> 'null')`;
+    const [head, tail] = TYPES[kind].split('{e}');
+    return tail === undefined ? sql`(jsonb_typeof(${e}) ${raw(head!)})` : sql`(jsonb_typeof(${e}) ${raw(head!)}${e}${raw(tail)})`;
+  },
+  jsonNumber: (node) => {
+    const e = asNode(node).expr;
+    return sql`(CASE WHEN jsonb_typeof(${e}) = 'number' THEN (${e} #>> '{}')::float8 END)`;
+  },
+  jsonText: (node) => sql`(${asNode(node).expr} #>> '{}')`,
+  jsonElements(node, alias) {
+    const e = asNode(node).expr;
+    const from = sql`jsonb_array_elements(CASE WHEN jsonb_typeof(${e}) = 'array' THEN ${e} ELSE '[]'::jsonb END) AS ${raw(alias)}(value)`;
+    return { from, element: { dialect: 'postgres', expr: raw(`${alias}.value`) } as PgJson };
+  },
+  jsonEquals: (node, json) => sql`(${asNode(node).expr} = ${param(json)}::jsonb)`,
+
+  regex: (text, pattern, flags) => sql`(${text} ${raw(flags.includes('i') ? '~*' : '~')} ${param(pattern)})`,
+  geoDistance: (lat: Sql, lng: Sql, point: GeoPointValue) =>
+    sql`(2 * asin(sqrt(least(1, power(sin(radians(${param(point.latitude)} - ${lat}) / 2), 2) + cos(radians(${lat})) * cos(radians(${param(point.latitude)})) * power(sin(radians(${param(point.longitude)} - ${lng}) / 2), 2)))))`,
+  dayOf: (epochMs, timeZone) => sql`to_char(to_timestamp(${epochMs} / 1000.0) AT TIME ZONE ${param(timeZone)}, 'YYYY-MM-DD')`,
+  sum: (expr) => sql`COALESCE(SUM(${expr}), 0)`,
+  orderTerm: (expr, descending) => sql`${expr} ${raw(descending ? 'DESC NULLS LAST' : 'ASC NULLS FIRST')}`,
+};

@@ -1,0 +1,13 @@
+/**
+ * SQLite on better-sqlite3, the embedded default: storage, a KvStore and a CounterStore. All three can
+ * share one database file; the storage adapter closes it, the stores leave it to their owner.
+ *
+ * @example
+ * const db = new Database('data/app.db');
+ * createService({ storage: sqliteStorage({ database: db }), kv: sqliteKvStore({ database: db }),
+ *   counters: sqliteCounterStore({ database: db }), applications: [...] });
+ */
+export { type SqliteStorageOptions, openSqlite, sqliteStorage } from './storage/sqlite/index.js';
+export type { SqliteDatabase, SqliteStatement, SqliteTransactionFn } from './storage/sqlite/index.js';
+export { type SqliteKvOptions, sqliteKvStore } from './kv/sqlite-kv.js';
+export { type SqliteCounterOptions, sqliteCounterStore } from './counters/sqlite-counter-store.js';

@@ -1,0 +1,15 @@
+/**
+ * For tests and adapter authors: the storage conformance kit (runs under vitest), a fake clock,
+ * seeded randomness, and in-memory transports that capture what the service sends.
+ *
+ * @example
+ * import { runStorageConformance } from 'svcbase/testing';
+ * runStorageConformance({ name: 'my adapter', create: () => myAdapter() });
+ */
+export * from './storage/conformance/index.js';
+export { FakeClock } from './core/clock.js';
+export { seededRandom } from './core/random.js';
+export { memorySmsTransport, type CapturedSms, type MemorySmsTransport } from './sms/memory-transport.js';
+export { memoryMailTransport, type MemoryMailTransport } from './mail/memory-transport.js';
+export { memoryKvStore } from './kv/memory-kv.js';
+export { memoryCounterStore } from './counters/memory-counter-store.js';
