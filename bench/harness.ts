@@ -5,7 +5,9 @@
  * Method (docs/performance.md): every comparison warms both sides up, then runs `rounds` rounds; each
  * round measures both sides back to back, alternating which goes first (ABBA), after a forced GC.
  * A side's figure is the median of its rounds; the ratio is the median of the per-round ratios, so
- * a burst of noise from a neighbour on this shared machine hits one pair, not one side.
+ * a burst of noise from a neighbour on this shared machine hits one pair, not one side. In-process
+ * rates are per second of this process's CPU time (time the scheduler gives to other processes
+ * does not count); the REST group, which spans processes, uses wall-clock time.
  */
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
@@ -84,17 +86,33 @@ function isPromise(v: unknown): v is Promise<unknown> {
   return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 }
 
+/** One timed run: calls per second of wall-clock time and per second of this process's CPU time. */
+export interface Rate {
+  readonly wall: number;
+  readonly cpu: number;
+}
+
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 /**
- * Runs `op` for about `budgetMs` (never more than `maxOps` calls) and returns calls per second.
- * Calls are made in chunks sized so the clock is read about once per millisecond.
+ * Runs `op` for about `budgetMs` of wall-clock time (never more than `maxOps` calls) and returns its
+ * rates. Calls are made in chunks sized so the clocks are read about once per millisecond.
+ *
+ * The CPU rate divides by the CPU time this process used (all its threads: GC and SQLite work
+ * included), so time the scheduler gives to other processes on a shared machine does not count;
+ * waits for I/O do not count either.
  */
-export async function opsPerSecond(op: Op, budgetMs: number, maxOps: number): Promise<number> {
+export async function measureRate(op: Op, budgetMs: number, maxOps: number): Promise<Rate> {
   const first = op();
   const isAsync = isPromise(first);
   if (isAsync) sink = await first;
   else sink = first;
   let done = 0;
   let chunk = 1;
+  const cpuStart = cpuMs();
   const start = performance.now();
   let elapsed = 0;
   while (elapsed < budgetMs && done < maxOps) {
@@ -109,7 +127,13 @@ export async function opsPerSecond(op: Op, budgetMs: number, maxOps: number): Pr
     if (took < 0.5 && chunk < 1 << 20) chunk *= 2;
     else if (took > 4 && chunk > 1) chunk = Math.max(1, chunk >> 1);
   }
-  return (done / elapsed) * 1000;
+  const cpu = Math.max(cpuMs() - cpuStart, 0.001);
+  return { wall: (done / elapsed) * 1000, cpu: (done / cpu) * 1000 };
+}
+
+/** Calls per second of wall-clock time (see {@link measureRate}). */
+export async function opsPerSecond(op: Op, budgetMs: number, maxOps: number): Promise<number> {
+  return (await measureRate(op, budgetMs, maxOps)).wall;
 }
 
 export function median(values: readonly number[]): number {
@@ -130,44 +154,73 @@ export interface Comparison {
   readonly ratio: number;
   readonly oursRounds: readonly number[];
   readonly referenceRounds: readonly number[];
+  /** The same rounds by wall-clock time (informational). */
+  readonly oursWall: number;
+  readonly referenceWall: number;
+  readonly wallRatio: number;
 }
+
+/** Which clock a comparison divides by: this process's CPU time (default) or wall-clock time. */
+export type RateClock = 'cpu' | 'wall';
 
 /**
  * Measures two sides in interleaved paired rounds after a warm-up of each. Sides run alternately
- * first (ABBA) to cancel drift; a full GC precedes every timed run.
+ * first (ABBA) to cancel drift; a full GC precedes every timed run. Rates are per CPU second of
+ * this process unless `clock: 'wall'`.
  */
-export async function compare(config: BenchConfig, ours: Op, reference: Op, options: { roundMs?: number; rounds?: number } = {}): Promise<Comparison> {
+export async function compare(
+  config: BenchConfig,
+  ours: Op,
+  reference: Op,
+  options: { roundMs?: number; rounds?: number; clock?: RateClock } = {},
+): Promise<Comparison> {
   const roundMs = options.roundMs ?? config.roundMs;
   const rounds = options.rounds ?? config.rounds;
-  await opsPerSecond(ours, config.warmupMs, config.maxOps);
-  await opsPerSecond(reference, config.warmupMs, config.maxOps);
-  const oursRounds: number[] = [];
-  const referenceRounds: number[] = [];
-  const ratios: number[] = [];
+  const clock = options.clock ?? 'cpu';
+  await measureRate(ours, config.warmupMs, config.maxOps);
+  await measureRate(reference, config.warmupMs, config.maxOps);
+  const oursRates: Rate[] = [];
+  const referenceRates: Rate[] = [];
   for (let round = 0; round < rounds; round++) {
-    const pair: Array<[Op, number[]]> = [
-      [ours, oursRounds],
-      [reference, referenceRounds],
+    const pair: Array<[Op, Rate[]]> = [
+      [ours, oursRates],
+      [reference, referenceRates],
     ];
     if (round % 2 === 1) pair.reverse();
     for (const [op, into] of pair) {
       collectGarbage();
-      into.push(await opsPerSecond(op, roundMs, config.maxOps));
+      into.push(await measureRate(op, roundMs, config.maxOps));
     }
-    ratios.push(oursRounds[round]! / referenceRounds[round]!);
   }
-  return { ours: median(oursRounds), reference: median(referenceRounds), ratio: median(ratios), oursRounds, referenceRounds };
+  const pick = (rates: readonly Rate[], c: RateClock) => rates.map((r) => r[c]);
+  const ratioOf = (c: RateClock) => median(oursRates.map((r, i) => r[c] / referenceRates[i]![c]));
+  return {
+    ours: median(pick(oursRates, clock)),
+    reference: median(pick(referenceRates, clock)),
+    ratio: ratioOf(clock),
+    oursRounds: pick(oursRates, clock),
+    referenceRounds: pick(referenceRates, clock),
+    oursWall: median(pick(oursRates, 'wall')),
+    referenceWall: median(pick(referenceRates, 'wall')),
+    wallRatio: ratioOf('wall'),
+  };
 }
 
-/** Measures one side alone (growth, informational rows): median of `rounds` timed runs. */
-export async function measureAlone(config: BenchConfig, op: Op, options: { roundMs?: number; rounds?: number } = {}): Promise<{ ops: number; rounds: number[] }> {
-  const rounds: number[] = [];
-  await opsPerSecond(op, config.warmupMs, config.maxOps);
-  for (let i = 0; i < (options.rounds ?? config.rounds); i++) {
-    collectGarbage();
-    rounds.push(await opsPerSecond(op, options.roundMs ?? config.roundMs, config.maxOps));
+/**
+ * Measures several sides in interleaved rounds (the order rotates every round), e.g. one workload
+ * on tables of several sizes. Returns each side's per-round rates by `clock`.
+ */
+export async function interleave(config: BenchConfig, ops: readonly Op[], clock: RateClock = 'cpu'): Promise<number[][]> {
+  for (const op of ops) await measureRate(op, config.warmupMs, config.maxOps);
+  const rounds: number[][] = ops.map(() => []);
+  for (let round = 0; round < config.rounds; round++) {
+    for (let k = 0; k < ops.length; k++) {
+      const i = (k + round) % ops.length;
+      collectGarbage();
+      rounds[i]!.push((await measureRate(ops[i]!, config.roundMs, config.maxOps))[clock]);
+    }
   }
-  return { ops: median(rounds), rounds };
+  return rounds;
 }
 
 /** A comparison row with its pass/fail against a minimal ratio (null target = informational). */
@@ -194,6 +247,7 @@ export function comparisonRow(
       referenceSpread: round3(spread(result.referenceRounds)),
       oursRounds: result.oursRounds.map(Math.round),
       referenceRounds: result.referenceRounds.map(Math.round),
+      wallClock: { ours: Math.round(result.oursWall), reference: Math.round(result.referenceWall), ratio: round3(result.wallRatio) },
       ...extra.detail,
     },
     ...(extra.note ? { note: extra.note } : {}),

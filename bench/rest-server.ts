@@ -16,7 +16,7 @@ import { createService } from '../src/service.js';
 import type { SvcRequest } from '../src/http/types.js';
 import type { StorageAdapter } from '../src/storage/port.js';
 import { CLASS_NAME, categoryCount, makeRecords } from './data.js';
-import { median, opsPerSecond } from './harness.js';
+import { measureRate, median } from './harness.js';
 import { openMemoryStorage, openSqliteFixture, seedTable } from './stores.js';
 
 const REST_APP: ApplicationConfig = {
@@ -41,7 +41,7 @@ export interface HttpWorkload {
   readonly status: number;
   /** Why the workload cannot run yet (route not mounted, ...). */
   readonly unavailable?: string;
-  /** Microseconds per request of `service.handle()` alone (no socket, no node:http): svcbase's own share. */
+  /** CPU microseconds per request of `service.handle()` alone (no socket, no node:http): svcbase's own share. */
   readonly handleUs?: number;
 }
 
@@ -78,7 +78,7 @@ async function openStorage(): Promise<{ storage: StorageAdapter; name: string; c
   }
 }
 
-/** Median cost of `service.handle()` for a workload's requests, in microseconds. */
+/** Median CPU cost of `service.handle()` for a workload's requests, in microseconds. */
 async function handlerCost(handle: (request: SvcRequest) => Promise<unknown>, workload: HttpWorkload, port: number): Promise<number> {
   const body = workload.body ? Buffer.from(workload.body) : null;
   const headers = { ...REST_HEADERS, host: `127.0.0.1:${port}`, ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}) };
@@ -97,7 +97,7 @@ async function handlerCost(handle: (request: SvcRequest) => Promise<unknown>, wo
   let next = 0;
   const op = () => handle(requests[next++ % requests.length]!);
   const rounds: number[] = [];
-  for (let i = 0; i < 3; i++) rounds.push(await opsPerSecond(op, 200, 1_000_000));
+  for (let i = 0; i < 3; i++) rounds.push((await measureRate(op, 200, 1_000_000)).cpu);
   return Math.round((1e6 / median(rounds)) * 10) / 10;
 }
 

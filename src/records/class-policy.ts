@@ -16,6 +16,17 @@ export interface ClassPolicyContext {
   readonly inBatch: boolean;
 }
 
+/** What a write hook (create, update, delete) sees: the request plus deferred effects. */
+export interface ClassWriteContext extends ClassPolicyContext {
+  /** Runs `effect` once the write has succeeded (mails, session revocations), with the record's id. */
+  afterWrite(effect: (objectId: string) => Awaitable<void>): void;
+  /**
+   * Lets the policy translate a failed write, e.g. a unique-index race (401) into 202/203/209:
+   * `translate` throws the replacement, or returns to keep the original error.
+   */
+  onWriteError(translate: (error: unknown) => Awaitable<void>): void;
+}
+
 /**
  * Rules of one table for `/1/classes/:table` and batch items. A feature that owns a system table
  * (the users feature owns `_User`) registers one; hooks throw a SvcError to refuse.
@@ -24,7 +35,7 @@ export interface ClassPolicy {
   /** Whether batch items may touch the table. `_User` is refused in batches whatever this says. */
   readonly allowBatch: boolean;
   /** Before a create; may return a replacement body (e.g. with a hashed password). */
-  beforeCreate?(ctx: ClassPolicyContext, body: JsonObject): Awaitable<JsonObject | void>;
+  beforeCreate?(ctx: ClassWriteContext, body: JsonObject): Awaitable<JsonObject | void>;
   /** Before a read of one record. */
   beforeRead?(ctx: ClassPolicyContext, objectId: string): Awaitable<void>;
   /**
@@ -33,9 +44,9 @@ export interface ClassPolicy {
    */
   beforeList?(ctx: ClassPolicyContext): Awaitable<void>;
   /** Before an update; may return a replacement body. */
-  beforeUpdate?(ctx: ClassPolicyContext, objectId: string, body: JsonObject): Awaitable<JsonObject | void>;
+  beforeUpdate?(ctx: ClassWriteContext, objectId: string, body: JsonObject): Awaitable<JsonObject | void>;
   /** Before a delete. */
-  beforeDelete?(ctx: ClassPolicyContext, objectId: string): Awaitable<void>;
+  beforeDelete?(ctx: ClassWriteContext, objectId: string): Awaitable<void>;
   /** Shapes a record on its way out (drop secret columns): single reads, lists and `include`d objects. */
   filterOutput?(ctx: ClassPolicyContext, record: StoredRecord): StoredRecord;
 }

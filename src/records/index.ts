@@ -3,6 +3,7 @@ export { type RecordsFeature, type RecordsOptions, createRecordsFeature } from '
 export {
   type ClassPolicy,
   type ClassPolicyContext,
+  type ClassWriteContext,
   ClassPolicyRegistry,
   OPEN_POLICY,
   SYSTEM_POLICY,

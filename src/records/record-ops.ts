@@ -10,8 +10,8 @@ import { applyOps } from '../operators/apply.js';
 import { parseWrite } from '../operators/parse-write.js';
 import { parseInclude } from '../query/parse.js';
 import { commaList, parseKeys } from '../query/parse/options.js';
-import type { FieldOp, StorageAdapter, TableRef } from '../storage/port.js';
-import type { ClassPolicy, ClassPolicyContext, ClassPolicyRegistry, JsonObject } from './class-policy.js';
+import type { Awaitable, FieldOp, StorageAdapter, TableRef } from '../storage/port.js';
+import type { ClassPolicy, ClassPolicyRegistry, ClassWriteContext, JsonObject } from './class-policy.js';
 import { isPlausibleObjectId, newObjectId } from './object-id.js';
 
 /** What the record operations need; `storage` is a transaction's adapter inside a transactional batch. */
@@ -26,18 +26,40 @@ export interface RecordDeps {
 interface Target {
   readonly ref: TableRef;
   readonly policy: ClassPolicy;
-  readonly policyContext: ClassPolicyContext;
+  readonly policyContext: ClassWriteContext;
   readonly timeZone: string;
+  /** Runs the write, then the policy's deferred effects; a failure first goes through its translators. */
+  commit<T>(objectId: string, write: () => Promise<T>): Promise<T>;
 }
 
 function target(deps: RecordDeps, request: RouteContext, className: string): Target {
   assertTableName(className);
   const policy = deps.policies.resolve(className);
+  const effects: Array<(objectId: string) => Awaitable<void>> = [];
+  const translators: Array<(error: unknown) => Awaitable<void>> = [];
   return {
     ref: { namespace: request.app.namespace, className },
     policy,
-    policyContext: { request, className, storage: deps.storage, inBatch: deps.inBatch },
+    policyContext: {
+      request,
+      className,
+      storage: deps.storage,
+      inBatch: deps.inBatch,
+      afterWrite: (effect) => void effects.push(effect),
+      onWriteError: (translate) => void translators.push(translate),
+    },
     timeZone: request.app.settings.timeZone,
+    async commit(objectId, write) {
+      let result: Awaited<ReturnType<typeof write>>;
+      try {
+        result = await write();
+      } catch (error) {
+        for (const translate of translators) await translate(error);
+        throw error;
+      }
+      for (const effect of effects) await effect(objectId);
+      return result;
+    },
   };
 }
 
@@ -65,8 +87,10 @@ export async function createRecord(deps: RecordDeps, request: RouteContext, clas
     await storage.insert(t.ref, record);
     if (relationOps.length > 0) await storage.update(t.ref, objectId, relationOps, now);
   };
-  if (relationOps.length > 0 && deps.storage.capabilities.transactions) await deps.storage.transaction(write);
-  else await write(deps.storage);
+  await t.commit(objectId, async () => {
+    if (relationOps.length > 0 && deps.storage.capabilities.transactions) await deps.storage.transaction(write);
+    else await write(deps.storage);
+  });
   return {
     status: 201,
     headers: { location: `${request.baseUrl}/1/classes/${className}/${objectId}` },
@@ -106,8 +130,10 @@ export async function updateRecord(
   const plan = parseWrite(body, { schema, timeZone: t.timeZone });
   const nowMs = deps.clock.now();
   if (Object.keys(plan.columns).length > 0) await deps.storage.ensureColumns(t.ref, plan.columns);
-  const updated = await deps.storage.update(t.ref, objectId, plan.ops, dateValue(nowMs));
-  if (!updated) throw svcError('objectNotFound', objectId);
+  await t.commit(objectId, async () => {
+    const updated = await deps.storage.update(t.ref, objectId, plan.ops, dateValue(nowMs));
+    if (!updated) throw svcError('objectNotFound', objectId);
+  });
   return { body: { updatedAt: formatDateTime(nowMs, t.timeZone) } };
 }
 
@@ -116,6 +142,8 @@ export async function deleteRecord(deps: RecordDeps, request: RouteContext, clas
   const t = target(deps, request, className);
   assertObjectId(objectId);
   await t.policy.beforeDelete?.(t.policyContext, objectId);
-  if (!(await deps.storage.delete(t.ref, objectId))) throw svcError('objectNotFound', objectId);
+  await t.commit(objectId, async () => {
+    if (!(await deps.storage.delete(t.ref, objectId))) throw svcError('objectNotFound', objectId);
+  });
   return { body: { msg: 'ok' } };
 }

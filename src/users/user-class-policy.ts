@@ -1,6 +1,6 @@
-import { svcError } from '../core/errors.js';
+import { isSvcError, svcError } from '../core/errors.js';
 import type { StoredRecord } from '../core/values.js';
-import type { ClassPolicy, ClassPolicyContext, JsonObject } from '../records/class-policy.js';
+import type { ClassPolicy, ClassPolicyContext, ClassWriteContext, JsonObject } from '../records/class-policy.js';
 import { requireSelfOrMaster } from './access.js';
 import type { UsersDeps } from './deps.js';
 import { mailVerifyAfterWrite } from './email-verification.js';
@@ -17,11 +17,11 @@ import { prepareUserWrite } from './user-write.js';
  * Lists of `_User`, and other tables' lists whose inner queries read `_User`, refuse queries that
  * name `password` (102).
  *
- * The hooks run before the write, so the side effects of a write through this path (revoking
- * sessions after a password change or delete, mailing a verification link) happen just before it.
+ * Side effects (revoking sessions after a password change or delete, mailing a verification link)
+ * run after the write succeeded; a unique-index race lost in storage (401) becomes 202/203/209.
  */
 export function userClassPolicy(deps: UsersDeps): ClassPolicy {
-  const prepare = async (ctx: ClassPolicyContext, body: JsonObject, objectId?: string) => {
+  const prepare = async (ctx: ClassWriteContext, body: JsonObject, objectId?: string) => {
     const app = ctx.request.app;
     await deps.ready(app);
     const current = objectId === undefined ? null : await deps.users.get(app, objectId);
@@ -35,6 +35,10 @@ export function userClassPolicy(deps: UsersDeps): ClassPolicy {
       phoneValidator: deps.phoneValidator,
     });
     await deps.users.assertAvailable(app, prepared.unique, objectId);
+    // A racing writer may take the value between this check and the write: name the field then too.
+    ctx.onWriteError(async (error) => {
+      if (isSvcError(error) && error.errorName === 'uniqueViolation') await deps.users.assertAvailable(app, prepared.unique, objectId);
+    });
     return prepared;
   };
   const username = (value: unknown, fallback: string) => (typeof value === 'string' ? value : fallback);
@@ -44,10 +48,11 @@ export function userClassPolicy(deps: UsersDeps): ClassPolicy {
     beforeList: (ctx) => assertNoSecretColumns(ctx.request.query),
     async beforeCreate(ctx, body) {
       const prepared = await prepare(ctx, body);
-      if (prepared.mailVerifyTo) {
-        // No objectId yet: the link is bound to the address and finds its user by email.
-        const to = { objectId: '', username: username(prepared.body.username, prepared.mailVerifyTo), email: prepared.mailVerifyTo };
-        await mailVerifyAfterWrite(deps, ctx.request.app, ctx.request.baseUrl, to);
+      const email = prepared.mailVerifyTo;
+      if (email) {
+        ctx.afterWrite((objectId) =>
+          mailVerifyAfterWrite(deps, ctx.request.app, ctx.request.baseUrl, { objectId, username: username(prepared.body.username, email), email }),
+        );
       }
       return prepared.body;
     },
@@ -56,18 +61,22 @@ export function userClassPolicy(deps: UsersDeps): ClassPolicy {
       const prepared = await prepare(ctx, body, objectId);
       const app = ctx.request.app;
       if (prepared.passwordChanged) {
-        await deps.sessions.revokeAll(app, objectId, session?.objectId === objectId ? session.sessionId : undefined);
+        const keep = session?.objectId === objectId ? session.sessionId : undefined;
+        ctx.afterWrite(async () => void (await deps.sessions.revokeAll(app, objectId, keep)));
       }
-      if (prepared.mailVerifyTo) {
-        const current = await deps.users.get(app, objectId);
-        const to = { objectId, username: username(prepared.body.username ?? current?.username, prepared.mailVerifyTo), email: prepared.mailVerifyTo };
-        await mailVerifyAfterWrite(deps, app, ctx.request.baseUrl, to);
+      const email = prepared.mailVerifyTo;
+      if (email) {
+        ctx.afterWrite(async () => {
+          const current = await deps.users.get(app, objectId);
+          const to = { objectId, username: username(prepared.body.username ?? current?.username, email), email };
+          await mailVerifyAfterWrite(deps, app, ctx.request.baseUrl, to);
+        });
       }
       return prepared.body;
     },
     async beforeDelete(ctx, objectId) {
       await requireSelfOrMaster(ctx.request, objectId);
-      await deps.sessions.revokeAll(ctx.request.app, objectId);
+      ctx.afterWrite(async () => void (await deps.sessions.revokeAll(ctx.request.app, objectId)));
     },
     filterOutput: (_ctx, record) => withoutPassword(record),
   };

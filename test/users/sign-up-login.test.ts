@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/core/secrets.js';
+import { memoryStorage } from '../../src/memory.js';
 import { type UsersServer, startUsersServer } from './users-server.js';
 
 let s: UsersServer;
@@ -49,6 +50,32 @@ describe('sign-up (POST /1/users)', () => {
     expect(results.filter((r) => r.status !== 201).map((r) => r.body.code)).toEqual(Array(7).fill(202));
     const list = await s.request('GET', '/1/users', { auth: 'master' });
     expect(list.body.results.filter((u: { username: string }) => u.username === 'race')).toHaveLength(1);
+  });
+
+  // Regression: a race lost in storage on /1/classes/_User used to surface as the index's 401.
+  // Inserts yield to the event loop first, as a network database would, so every racer passes the
+  // availability check before any insert lands.
+  it('concurrent creates through /1/classes/_User: one 201, the others 202 (not the storage 401)', async () => {
+    const inner = memoryStorage();
+    const slow = new Proxy(inner, {
+      get: (target, key) =>
+        key === 'insert'
+          ? async (...args: Parameters<typeof inner.insert>) => {
+              await new Promise((resolve) => setImmediate(resolve));
+              return target.insert(...args);
+            }
+          : Reflect.get(target, key),
+    });
+    const racing = await startUsersServer({ storage: slow });
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => racing.request('POST', '/1/classes/_User', { body: { username: 'race2', password: `pw${i}` } })),
+      );
+      expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+      expect(results.filter((r) => r.status !== 201).map((r) => r.body.code)).toEqual(Array(7).fill(202));
+    } finally {
+      await racing.close();
+    }
   });
 
   it('refuses authData sign-up and client-set verification flags', async () => {
