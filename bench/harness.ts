@@ -2,8 +2,8 @@
  * The shared benchmark harness: timing loops bounded in count and time, interleaved paired rounds
  * with medians, result rows, the machine description and the printed table.
  *
- * Method (docs/performance.md): every comparison warms both sides up, then runs `rounds` rounds; each
- * round measures both sides back to back, alternating which goes first (ABBA), after a forced GC.
+ * Method (docs/performance.md): every comparison forces one full GC, warms both sides up, then runs
+ * `rounds` rounds; each round measures both sides back to back, alternating which goes first (ABBA).
  * A side's figure is the median of its rounds; the ratio is the median of the per-round ratios, so
  * a burst of noise from a neighbour on this shared machine hits one pair, not one side. In-process
  * rates are per second of this process's CPU time (time the scheduler gives to other processes
@@ -33,7 +33,7 @@ export interface BenchConfig {
 
 export function benchConfig(quick: boolean, log: (line: string) => void = () => {}): BenchConfig {
   return quick
-    ? { quick, rounds: 3, roundMs: 40, warmupMs: 20, maxOps: 5_000_000, log }
+    ? { quick, rounds: 3, roundMs: 40, warmupMs: 100, maxOps: 5_000_000, log }
     : { quick, rounds: 11, roundMs: 200, warmupMs: 300, maxOps: 50_000_000, log };
 }
 
@@ -165,8 +165,7 @@ export type RateClock = 'cpu' | 'wall';
 
 /**
  * Measures two sides in interleaved paired rounds after a warm-up of each. Sides run alternately
- * first (ABBA) to cancel drift; a full GC precedes every timed run. Rates are per CPU second of
- * this process unless `clock: 'wall'`.
+ * first (ABBA) to cancel drift. Rates are per CPU second of this process unless `clock: 'wall'`.
  */
 export async function compare(
   config: BenchConfig,
@@ -177,6 +176,10 @@ export async function compare(
   const roundMs = options.roundMs ?? config.roundMs;
   const rounds = options.rounds ?? config.rounds;
   const clock = options.clock ?? 'cpu';
+  // One full GC before the warm-up, none between rounds: a forced full GC shrinks V8's young
+  // generation, and the next ~100 ms of an allocating side then pay for extra scavenges (measured:
+  // the storage adapter's count ran 2x slower right after gc(), raw SQLite not at all).
+  collectGarbage();
   await measureRate(ours, config.warmupMs, config.maxOps);
   await measureRate(reference, config.warmupMs, config.maxOps);
   const oursRates: Rate[] = [];
@@ -187,10 +190,7 @@ export async function compare(
       [reference, referenceRates],
     ];
     if (round % 2 === 1) pair.reverse();
-    for (const [op, into] of pair) {
-      collectGarbage();
-      into.push(await measureRate(op, roundMs, config.maxOps));
-    }
+    for (const [op, into] of pair) into.push(await measureRate(op, roundMs, config.maxOps));
   }
   const pick = (rates: readonly Rate[], c: RateClock) => rates.map((r) => r[c]);
   const ratioOf = (c: RateClock) => median(oursRates.map((r, i) => r[c] / referenceRates[i]![c]));
@@ -211,12 +211,12 @@ export async function compare(
  * on tables of several sizes. Returns each side's per-round rates by `clock`.
  */
 export async function interleave(config: BenchConfig, ops: readonly Op[], clock: RateClock = 'cpu'): Promise<number[][]> {
+  collectGarbage();
   for (const op of ops) await measureRate(op, config.warmupMs, config.maxOps);
   const rounds: number[][] = ops.map(() => []);
   for (let round = 0; round < config.rounds; round++) {
     for (let k = 0; k < ops.length; k++) {
       const i = (k + round) % ops.length;
-      collectGarbage();
       rounds[i]!.push((await measureRate(ops[i]!, config.roundMs, config.maxOps))[clock]);
     }
   }

@@ -10,8 +10,9 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { type BenchConfig, type ResultRow, collectGarbage, median, round3, skippedRow, spread } from './harness.js';
-import type { HttpWorkload, ServerReady } from './rest-server.js';
+import { type BenchConfig, type ResultRow, median, round3, skippedRow, spread } from './harness.js';
+import type { HttpWorkload } from './rest-app.js';
+import type { ServerReady } from './rest-server.js';
 
 const CONNECTIONS = 10;
 
@@ -85,10 +86,7 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
           [ready.barePort, bare],
         ];
         if (round % 2 === 1) pair.reverse();
-        for (const [port, into] of pair) {
-          collectGarbage();
-          into.push(await shoot(port, workload, ready.headers, seconds));
-        }
+        for (const [port, into] of pair) into.push(await shoot(port, workload, ready.headers, seconds));
         ratios.push(ours[round]!.rps / bare[round]!.rps);
       }
       const ratio = median(ratios);

@@ -104,8 +104,9 @@ async function main(): Promise<void> {
     groupSeconds: durations,
     machine: { ...machine, loadAverageAtEnd: loadavg().map((n) => Math.round(n * 100) / 100) },
     method:
-      'Each comparison warms both sides up, then runs paired rounds (both sides back to back, alternating which goes first, a full GC before each). ' +
-      'A side is the median of its rounds; the ratio is the median of the per-round ratios.',
+      'Each comparison forces one full GC, warms both sides up, then runs paired rounds (both sides back to back, alternating which goes first). ' +
+      'A side is the median of its rounds; the ratio is the median of the per-round ratios. In-process rates are per CPU second of the ' +
+      'benchmark process (reads, evaluator, limiter, captcha, growth); writes and REST use wall-clock time.',
     rows,
     table,
   };

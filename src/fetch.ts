@@ -29,8 +29,8 @@ export function toFetchHandler(service: Service, options: FetchHandlerOptions = 
     }
     const declared = Number(request.headers.get('content-length') ?? NaN);
     if (declared > bodyLimit) return jsonError(svcError('bodyTooLarge', bodyLimit));
-    const buffer = request.body ? new Uint8Array(await request.arrayBuffer()) : null;
-    if (buffer && buffer.length > bodyLimit) return jsonError(svcError('bodyTooLarge', bodyLimit));
+    const buffer = request.body ? await readLimited(request.body, bodyLimit) : null;
+    if (buffer === 'too-large') return jsonError(svcError('bodyTooLarge', bodyLimit));
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => {
       headers[name] = value;
@@ -54,4 +54,28 @@ function jsonError(error: ReturnType<typeof svcError>): Response {
     status: error.status,
     headers: { 'content-type': 'application/json; charset=utf-8' },
   });
+}
+
+/** Reads a body stream, giving up (and cancelling the stream) as soon as it passes `limit` bytes. */
+async function readLimited(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array | 'too-large'> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel();
+      return 'too-large';
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
 }

@@ -11,3 +11,5 @@ export { type SqliteStorageOptions, openSqlite, sqliteStorage } from './storage/
 export type { SqliteDatabase, SqliteStatement, SqliteTransactionFn } from './storage/sqlite/index.js';
 export { type SqliteKvOptions, sqliteKvStore } from './kv/sqlite-kv.js';
 export { type SqliteCounterOptions, sqliteCounterStore } from './counters/sqlite-counter-store.js';
+/** The gate of a shared better-sqlite3 connection; route your own statements on it through `run`. */
+export { connectionGate } from './core/connection-gate.js';

@@ -142,7 +142,11 @@ export interface ApplicationConfig {
   secretKey?: string;
   /** The "API safe code" mixed into request signatures; never sent on the wire. */
   securityCode?: string;
-  /** Storage namespace (letters, digits, `_`); defaults to the applicationId with other characters as `_`. */
+  /**
+   * Storage namespace: letters and digits in runs joined by single `_` (no `__`, no leading or trailing
+   * `_`, so the first `__` of a physical table name always ends the namespace). Defaults to the
+   * applicationId with every other run of characters turned into one `_`.
+   */
   namespace?: string;
   settings?: DeepPartial<AppSettings>;
 }
@@ -220,7 +224,7 @@ export const DEFAULT_SETTINGS: AppSettings = {
   },
 };
 
-const NAMESPACE = /^[A-Za-z0-9_]{1,40}$/;
+const NAMESPACE = /^(?=.{1,40}$)[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*$/;
 
 /** Fills defaults and checks a config; throws a `[svcbase]` error on a mistake. */
 export function resolveApplication(config: ApplicationConfig): Application {
@@ -229,7 +233,12 @@ export function resolveApplication(config: ApplicationConfig): Application {
       throw configError('app', `application needs a non-empty ${key}`);
     }
   }
-  const namespace = config.namespace ?? config.applicationId.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 40);
+  const namespace =
+    config.namespace ??
+    config.applicationId
+      .replace(/[^A-Za-z0-9]+/g, '_')
+      .slice(0, 40)
+      .replace(/^_+|_+$/g, '');
   if (!NAMESPACE.test(namespace)) throw configError('app', `invalid namespace '${namespace}'`);
   const settings = mergeDeep(DEFAULT_SETTINGS, config.settings ?? {}) as AppSettings;
   assertTimeZone(settings.timeZone);

@@ -1,3 +1,4 @@
+import { connectionGate } from '../core/connection-gate.js';
 import { type SqliteDatabaseLike, immediateTransaction, sqliteIdentifier } from '../kv/sqlite-kv.js';
 import type { CounterStore } from './port.js';
 import { decideSlidingWindows, windowsHorizon } from './sliding-window.js';
@@ -36,22 +37,24 @@ export function sqliteCounterStore(options: SqliteCounterOptions): CounterStore 
   let writes = 0;
   let longest = 0;
 
+  // Statements wait while a storage transaction is open on a shared connection (else they would join it).
+  const gate = connectionGate(db);
   return {
     consume(key, windows, now) {
       const horizon = windowsHorizon(windows);
       longest = Math.max(longest, horizon);
-      const result = immediateTransaction(db, () => {
-        prune.run(key, now - horizon);
-        const hits = (read.all(key) as Array<{ at: number }>).map((row) => row.at);
-        const decision = decideSlidingWindows(hits, windows, now);
-        if (decision.allowed) insert.run(key, now);
-        return decision;
+      return gate.run(() => {
+        const result = immediateTransaction(db, () => {
+          prune.run(key, now - horizon);
+          const hits = (read.all(key) as Array<{ at: number }>).map((row) => row.at);
+          const decision = decideSlidingWindows(hits, windows, now);
+          if (decision.allowed) insert.run(key, now);
+          return decision;
+        });
+        if (result.allowed && ++writes % sweepEvery === 0) sweep.run(now - longest);
+        return result;
       });
-      if (result.allowed && ++writes % sweepEvery === 0) sweep.run(now - longest);
-      return result;
     },
-    reset(key) {
-      reset.run(key);
-    },
+    reset: (key) => gate.run(() => void reset.run(key)),
   };
 }

@@ -1,4 +1,5 @@
 import { configError } from '../core/errors.js';
+import { connectionGate } from '../core/connection-gate.js';
 import type { KvStore } from './port.js';
 
 /** The few better-sqlite3 `Statement` methods svcbase calls (typed by shape: no import of the driver). */
@@ -91,32 +92,38 @@ export function sqliteKvStore(options: SqliteKvOptions): KvStore {
   };
   const valueOf = (row: unknown): string | null => (row ? (row as { value: string }).value : null);
 
+  // Statements wait while a storage transaction is open on a shared connection (else they would join it).
+  const gate = connectionGate(db);
   return {
-    put(key, value, expiresAt) {
-      put.run(key, value, expiresAt);
-      noteWrite(lastNow);
-    },
-    putIfAbsent(key, value, expiresAt, now) {
-      const stored = putIfAbsent.run(key, value, expiresAt, now).changes;
-      noteWrite(now);
-      return stored > 0;
-    },
-    get(key, now) {
-      if (now > lastNow) lastNow = now;
-      return valueOf(get.get(key, now));
-    },
-    take(key, now) {
-      if (now > lastNow) lastNow = now;
-      return valueOf(take.get(key, now));
-    },
-    delete(key) {
-      del.run(key);
-    },
+    put: (key, value, expiresAt) =>
+      gate.run(() => {
+        put.run(key, value, expiresAt);
+        noteWrite(lastNow);
+      }),
+    putIfAbsent: (key, value, expiresAt, now) =>
+      gate.run(() => {
+        const stored = putIfAbsent.run(key, value, expiresAt, now).changes;
+        noteWrite(now);
+        return stored > 0;
+      }),
+    get: (key, now) =>
+      gate.run(() => {
+        if (now > lastNow) lastNow = now;
+        return valueOf(get.get(key, now));
+      }),
+    take: (key, now) =>
+      gate.run(() => {
+        if (now > lastNow) lastNow = now;
+        return valueOf(take.get(key, now));
+      }),
+    delete: (key) => gate.run(() => void del.run(key)),
     increment(key, by, expiresAt, now) {
       if (!Number.isSafeInteger(by)) throw configError('sqlite-kv', `increment needs an integer, got ${by}`);
-      const row = increment.get(key, by, expiresAt, now, by, now) as { value: string };
-      noteWrite(now);
-      return Number(row.value);
+      return gate.run(() => {
+        const row = increment.get(key, by, expiresAt, now, by, now) as { value: string };
+        noteWrite(now);
+        return Number(row.value);
+      });
     },
   };
 }

@@ -33,7 +33,7 @@ const pattern: fc.Arbitrary<string> = fc.letrec<{ re: string; atom: string }>((t
 /** Whether V8 (the reference) can afford the pattern on a text of length n: it backtracks too. */
 function affordable(p: string, n: number): boolean {
   const b = pathBound(parseRegex(p, false));
-  if (b.c === Infinity) return n <= 5;
+  if (b.c === Infinity) return n <= 3;
   return Math.pow(n + 1, b.deg + 1) * b.c <= 1e7;
 }
 
@@ -47,7 +47,7 @@ describe('regex subset: the linear-time NFA agrees with V8', () => {
         const native = new RegExp(p, f);
         const nfa = compileNfa(parseRegex(p, f.includes('s')), { ignoreCase: f.includes('i'), multiline: f.includes('m') });
         for (const full of texts) {
-          const t = affordable(p, full.length) ? full : full.slice(0, 5);
+          const t = affordable(p, full.length) ? full : full.slice(0, 3);
           expect([p, f, t, nfa.test(t)]).toEqual([p, f, t, native.test(t)]);
         }
       }),

@@ -3,7 +3,7 @@ import type { CompareOp } from '../plan.js';
 import { and, or, type Cond } from './cond.js';
 import type { JsonNode } from './dialect.js';
 import { param, raw, sql } from './fragment.js';
-import type { CompileState } from './scope.js';
+import type { CompileState, JsonShape } from './scope.js';
 
 /**
  * Predicates over one JSON value (a node), mirroring `equalsOne`/`compareSameType` of the
@@ -79,11 +79,14 @@ export function jsonOrderOne(state: CompileState, node: JsonNode, op: Exclude<Co
 }
 
 /**
- * The array rule over a node: `test` holds for the value itself, or the value is an array with an
- * element for which it holds.
+ * The array rule over a JSON slot: `test` holds for the value itself, or the value is an array
+ * with an element for which it holds. Known shapes prune what cannot hold: an Object column has
+ * no elements, and on an Array column `self` is false unless the test can hold for an array.
  */
-export function anyJson(state: CompileState, node: JsonNode, test: (n: JsonNode) => Cond): Cond {
-  const self = test(node);
+export function anyJson(state: CompileState, slot: { node: JsonNode; shape: JsonShape }, test: (n: JsonNode) => Cond, selfOnArray = false): Cond {
+  const { node, shape } = slot;
+  const self = shape === 'array' && !selfOnArray ? false : test(node);
+  if (shape === 'object') return self;
   const alias = state.alias('j');
   const { from, element } = state.dialect.jsonElements(node, alias);
   const inner = test(element);
@@ -93,11 +96,13 @@ export function anyJson(state: CompileState, node: JsonNode, test: (n: JsonNode)
 }
 
 /** Every listed value has an equal element (`$all`); never for an empty list or a non-array. */
-export function jsonContainsAll(state: CompileState, node: JsonNode, values: readonly Value[]): Cond {
-  if (values.length === 0) return false;
+export function jsonContainsAll(state: CompileState, slot: { node: JsonNode; shape: JsonShape }, values: readonly Value[]): Cond {
+  if (values.length === 0 || slot.shape === 'object') return false;
   const d = state.dialect;
+  const node = slot.node;
   return and([
-    d.jsonIs(node, 'array'),
+    // An Array column is an array or NULL (no elements): no type guard needed.
+    slot.shape === 'array' ? true : d.jsonIs(node, 'array'),
     ...values.map((v) => {
       const { from, element } = d.jsonElements(node, state.alias('j'));
       const test = jsonEqualsOne(state, element, v);

@@ -37,9 +37,14 @@ export type Slot =
   | { readonly kind: 'none' }
   | { readonly kind: 'scalar'; readonly type: 'String' | 'Number' | 'Boolean' | 'Date' | 'Pointer'; readonly expr: Sql; readonly targetClass?: string }
   | { readonly kind: 'geo'; readonly lat: Sql; readonly lng: Sql }
-  /** Array/Object/File columns and paths into Object columns. */
-  | { readonly kind: 'json'; readonly node: JsonNode }
+  /**
+   * Array/Object/File columns and paths into Object columns. `shape` is what the value can be:
+   * an Array column holds arrays, Object and File columns objects, a path anything.
+   */
+  | { readonly kind: 'json'; readonly node: JsonNode; readonly shape: JsonShape }
   | { readonly kind: 'relation'; readonly column: string; readonly targetClass: string | undefined };
+
+export type JsonShape = 'array' | 'object' | 'any';
 
 const SYSTEM = { objectId: 'String', createdAt: 'Date', updatedAt: 'Date' } as const;
 
@@ -76,7 +81,7 @@ export function resolveSlot(field: FieldRef, scope: TableScope, state: CompileSt
     if (entry.type !== 'Object') return { kind: 'none' };
     let node = state.dialect.jsonRoot(columnRef(state, scope, column));
     for (const key of path) node = state.dialect.jsonChild(node, key);
-    return { kind: 'json', node };
+    return { kind: 'json', node, shape: 'any' };
   }
   switch (entry.type) {
     case 'String':
@@ -92,7 +97,7 @@ export function resolveSlot(field: FieldRef, scope: TableScope, state: CompileSt
     case 'Array':
     case 'Object':
     case 'File':
-      return { kind: 'json', node: state.dialect.jsonRoot(columnRef(state, scope, column)) };
+      return { kind: 'json', node: state.dialect.jsonRoot(columnRef(state, scope, column)), shape: entry.type === 'Array' ? 'array' : 'object' };
     case 'Relation':
       return { kind: 'relation', column, targetClass: entry.targetClass };
   }

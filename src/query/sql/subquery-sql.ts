@@ -39,7 +39,7 @@ export function compileInQuerySql(node: Extract<WhereNode, { kind: 'in_query' }>
     else if (slot.kind === 'scalar') c = slot.type === 'Pointer' && slot.targetClass === table ? sql`${slot.expr} IN (${inner})` : false;
     else if (slot.kind === 'json') {
       const d = state.dialect;
-      c = anyJson(state, slot.node, (n) =>
+      c = anyJson(state, slot, (n) =>
         and([
           isTagged(state, n, 'Pointer'),
           sql`${d.jsonText(d.jsonChild(n, 'className'))} = ${param(table)}`,
@@ -78,7 +78,7 @@ function matchesDynamic(slot: Slot, keyType: string, keyTarget: string | undefin
     return sql`${slot.expr} = ${v}`;
   }
   if (slot.kind !== 'json') return false;
-  return anyJson(state, slot.node, (n) => {
+  return anyJson(state, slot, (n) => {
     switch (keyType) {
       case 'String':
         return and([d.jsonIs(n, 'string'), sql`${d.jsonText(n)} = ${v}`]);

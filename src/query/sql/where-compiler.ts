@@ -31,14 +31,14 @@ const HANDLERS: Handlers = {
   exists: (node, scope, state) => existsCond(resolveSlot(node.field, scope, state), node.exists, state),
   contains_all: (node, scope, state) => {
     const slot = resolveSlot(node.field, scope, state);
-    return slot.kind === 'json' ? jsonContainsAll(state, slot.node, node.values) : false;
+    return slot.kind === 'json' ? jsonContainsAll(state, slot, node.values) : false;
   },
   regex: (node, scope, state) => {
     const slot = resolveSlot(node.field, scope, state);
     const d = state.dialect;
     if (slot.kind === 'scalar') return slot.type === 'String' ? d.regex(slot.expr, node.pattern, node.flags) : false;
     if (slot.kind !== 'json') return false;
-    return anyJson(state, slot.node, (n) => and([d.jsonIs(n, 'string'), d.regex(d.jsonText(n), node.pattern, node.flags)]));
+    return anyJson(state, slot, (n) => and([d.jsonIs(n, 'string'), d.regex(d.jsonText(n), node.pattern, node.flags)]));
   },
   in_query: (node, scope, state) => compileInQuerySql(node, resolveSlot(node.field, scope, state), scope, state),
   select: (node, scope, state) => compileSelectSql(node, resolveSlot(node.field, scope, state), state),
@@ -87,7 +87,7 @@ export function equals(slot: Slot, value: Value, scope: TableScope, state: Compi
       if (!isTyped(value, 'GeoPoint')) return false;
       return sql`(${slot.lat} = ${param((value as GeoPointValue).latitude)} AND ${slot.lng} = ${param((value as GeoPointValue).longitude)})`;
     case 'json':
-      return anyJson(state, slot.node, (n) => jsonEqualsOne(state, n, value));
+      return anyJson(state, slot, (n) => jsonEqualsOne(state, n, value), value === null || Array.isArray(value));
     case 'relation':
       if (!isTyped(value, 'Pointer') || (value as PointerValue).className !== slot.targetClass) return false;
       return relationContains(slot.column, scope, state, param((value as PointerValue).objectId));
@@ -97,7 +97,7 @@ export function equals(slot: Slot, value: Value, scope: TableScope, state: Compi
 const SQL_OPS: Readonly<Record<Exclude<CompareOp, 'eq' | 'ne'>, string>> = { lt: '<', lte: '<=', gt: '>', gte: '>=' };
 
 function ordered(slot: Slot, op: Exclude<CompareOp, 'eq' | 'ne'>, value: Value, state: CompileState): Cond {
-  if (slot.kind === 'json') return anyJson(state, slot.node, (n) => jsonOrderOne(state, n, op, value));
+  if (slot.kind === 'json') return anyJson(state, slot, (n) => jsonOrderOne(state, n, op, value));
   if (slot.kind !== 'scalar' || slot.type === 'Boolean' || slot.type === 'Pointer') return false;
   const p = scalarParam(slot, value, state);
   if (p === null) return false;
@@ -108,7 +108,10 @@ function ordered(slot: Slot, op: Exclude<CompareOp, 'eq' | 'ne'>, value: Value, 
 function inList(slot: Slot, values: readonly Value[], state: CompileState): Cond {
   const hasNull = values.includes(null);
   if (slot.kind === 'none') return hasNull;
-  if (slot.kind === 'json') return anyJson(state, slot.node, (n) => or(values.map((v) => jsonEqualsOne(state, n, v))));
+  if (slot.kind === 'json') {
+    const selfOnArray = values.some((v) => v === null || Array.isArray(v));
+    return anyJson(state, slot, (n) => or(values.map((v) => jsonEqualsOne(state, n, v))), selfOnArray);
+  }
   if (slot.kind === 'scalar') {
     const params = values.filter((v) => v !== null).map((v) => scalarParam(slot, v, state)).filter((p): p is SqlParam => p !== null);
     const list = params.length === 0 ? false : sql`${slot.expr} IN (${params.reduce<Sql>((acc, p, i) => (i === 0 ? sql`${p}` : sql`${acc}, ${p}`), raw(''))})`;

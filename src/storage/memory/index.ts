@@ -1,2 +1,2 @@
 export { type MemoryStorageOptions, memoryStorage } from './memory-adapter.js';
-export { ExclusiveGate } from './exclusive-gate.js';
+export { ExclusiveGate } from '../../core/exclusive-gate.js';

@@ -1,5 +1,5 @@
 import type { StorageAdapter, StorageCapabilities } from '../port.js';
-import { ExclusiveGate } from './exclusive-gate.js';
+import { ExclusiveGate } from '../../core/exclusive-gate.js';
 import { type MemoryState, restoreState, snapshotState } from './memory-state.js';
 import { MemoryStore } from './memory-store.js';
 

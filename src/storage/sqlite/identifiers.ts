@@ -8,6 +8,14 @@ const PHYSICAL = /^[A-Za-z0-9_$]{1,200}$/;
  * the second lock: anything outside `[A-Za-z0-9_$]` is a programming error and never reaches SQL.
  */
 export function quoteIdent(name: string): string {
+  const cached = quoted.get(name);
+  if (cached !== undefined) return cached;
   if (!PHYSICAL.test(name)) throw configError('sqlite', `refusing identifier ${JSON.stringify(name)}`);
-  return `"${name}"`;
+  const out = `"${name}"`;
+  if (quoted.size > 10_000) quoted.clear();
+  quoted.set(name, out);
+  return out;
 }
+
+/** Validated names (only valid ones are cached). */
+const quoted = new Map<string, string>();

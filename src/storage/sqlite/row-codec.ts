@@ -1,8 +1,9 @@
 import { configError } from '../../core/errors.js';
 import type { DateValue, GeoPointValue, PointerValue, StoredRecord, Value } from '../../core/values.js';
-import { dateMs, dateValue } from '../../core/values.js';
+import { dateMs } from '../../core/values.js';
 import type { ColumnSchema, TableSchema } from '../../query/plan.js';
 import { geoLatColumn, geoLngColumn } from '../../query/sql/layout.js';
+import { isoOfMs } from './iso-time.js';
 
 /**
  * Values <-> physical columns, exactly as src/query/sql/layout.ts lays them out: String TEXT, Number
@@ -61,44 +62,83 @@ export function encodeRecord(schema: TableSchema, record: StoredRecord): ColumnP
   return out;
 }
 
+type Row = Readonly<Record<string, unknown>>;
+type ColumnDecoder = (row: Row, out: Record<string, Value>) => void;
+
+/** Decoders compiled once per (frozen) schema object: rows are decoded without re-reading the schema. */
+const decoders = new WeakMap<TableSchema, ColumnDecoder[]>();
+
 /** A physical row back to a record; NULL columns are left out (null and missing are the same). */
-export function decodeRow(schema: TableSchema, row: Readonly<Record<string, unknown>>): StoredRecord {
+export function decodeRow(schema: TableSchema, row: Row): StoredRecord {
+  let columns = decoders.get(schema);
+  if (!columns) decoders.set(schema, (columns = compileDecoders(schema)));
+  const createdMs = row.createdAt as number;
+  const updatedMs = row.updatedAt as number;
+  const createdIso = isoOfMs(createdMs);
   const out: Record<string, Value> = {
     objectId: row.objectId as string,
-    createdAt: dateValue(row.createdAt as number),
-    updatedAt: dateValue(row.updatedAt as number),
+    createdAt: { __type: 'Date', iso: createdIso },
+    updatedAt: { __type: 'Date', iso: updatedMs === createdMs ? createdIso : isoOfMs(updatedMs) },
   };
-  for (const [name, column] of Object.entries(schema.columns)) {
-    const value = decodeColumn(name, column, row);
-    if (value !== null) out[name] = value;
-  }
+  for (const decode of columns) decode(row, out);
   return out as StoredRecord;
 }
 
-function decodeColumn(name: string, column: ColumnSchema, row: Readonly<Record<string, unknown>>): Value {
-  if (column.type === 'Relation') return null;
-  if (column.type === 'GeoPoint') {
-    const latitude = row[geoLatColumn(name)];
-    const longitude = row[geoLngColumn(name)];
-    if (typeof latitude !== 'number' || typeof longitude !== 'number') return null;
-    return { __type: 'GeoPoint', latitude, longitude };
+function compileDecoders(schema: TableSchema): ColumnDecoder[] {
+  const out: ColumnDecoder[] = [];
+  for (const [name, column] of Object.entries(schema.columns)) {
+    const decoder = columnDecoder(name, column);
+    if (decoder) out.push(decoder);
   }
-  const raw = row[name];
-  if (raw === null || raw === undefined) return null;
+  return out;
+}
+
+function columnDecoder(name: string, column: ColumnSchema): ColumnDecoder | null {
   switch (column.type) {
+    case 'Relation':
+      return null;
+    case 'GeoPoint': {
+      const lat = geoLatColumn(name);
+      const lng = geoLngColumn(name);
+      return (row, out) => {
+        const latitude = row[lat];
+        const longitude = row[lng];
+        if (typeof latitude === 'number' && typeof longitude === 'number') out[name] = { __type: 'GeoPoint', latitude, longitude };
+      };
+    }
     case 'String':
-      return String(raw);
+      return (row, out) => {
+        const raw = row[name];
+        if (raw !== null && raw !== undefined) out[name] = String(raw);
+      };
     case 'Number':
-      return Number(raw);
+      return (row, out) => {
+        const raw = row[name];
+        if (raw !== null && raw !== undefined) out[name] = Number(raw);
+      };
     case 'Boolean':
-      return raw === 1 || raw === 1n || raw === true;
+      return (row, out) => {
+        const raw = row[name];
+        if (raw !== null && raw !== undefined) out[name] = raw === 1 || raw === 1n || raw === true;
+      };
     case 'Date':
-      return dateValue(Number(raw));
-    case 'Pointer':
-      return { __type: 'Pointer', className: column.targetClass ?? '', objectId: String(raw) };
+      return (row, out) => {
+        const raw = row[name];
+        if (raw !== null && raw !== undefined) out[name] = { __type: 'Date', iso: isoOfMs(Number(raw)) };
+      };
+    case 'Pointer': {
+      const className = column.targetClass ?? '';
+      return (row, out) => {
+        const raw = row[name];
+        if (raw !== null && raw !== undefined) out[name] = { __type: 'Pointer', className, objectId: String(raw) };
+      };
+    }
     case 'File':
     case 'Array':
     case 'Object':
-      return JSON.parse(String(raw)) as Value;
+      return (row, out) => {
+        const raw = row[name];
+        if (raw !== null && raw !== undefined) out[name] = JSON.parse(String(raw)) as Value;
+      };
   }
 }

@@ -1,6 +1,6 @@
 import { registerSqliteFunctions } from '../../query/sql/index.js';
 import type { StorageAdapter, StorageCapabilities } from '../port.js';
-import { connectionGate } from './connection-gate.js';
+import { connectionGate } from '../../core/connection-gate.js';
 import type { SqliteDatabase } from './database-shape.js';
 import { SqliteCore } from './sqlite-core.js';
 

@@ -17,6 +17,15 @@ import { StatementCache } from './statement-cache.js';
 
 type Row = Record<string, unknown>;
 
+/** What the core caches per table: its schema (null: missing) and its hot SQL texts. */
+interface TableEntry {
+  schema: TableSchema | null;
+  /** The quoted physical table name. */
+  readonly table: string;
+  readonly selectById: string;
+  readonly deleteById: string;
+}
+
 /**
  * The synchronous core of the SQLite adapter: each method is one statement or one IMMEDIATE
  * transaction, so it is atomic. Schemas are cached in memory; the cache is dropped whenever a
@@ -25,7 +34,8 @@ type Row = Record<string, unknown>;
 export class SqliteCore {
   readonly statements: StatementCache;
   private readonly store: SchemaStore;
-  private readonly schemas = new Map<string, TableSchema | null>();
+  /** namespace -> className -> entry. */
+  private readonly entries = new Map<string, Map<string, TableEntry>>();
 
   constructor(readonly db: SqliteDatabase) {
     this.statements = new StatementCache(db);
@@ -34,13 +44,7 @@ export class SqliteCore {
   }
 
   getSchema(ref: TableRef): TableSchema | null {
-    const key = cacheKey(ref);
-    const cached = this.schemas.get(key);
-    if (cached !== undefined) return cached;
-    const loaded = this.store.load(ref);
-    const schema = loaded ? freezeSchema(loaded) : null;
-    this.schemas.set(key, schema);
-    return schema;
+    return this.entry(ref).schema;
   }
 
   ensureColumns(ref: TableRef, wanted: Readonly<Record<string, ColumnSchema>>): TableSchema {
@@ -76,15 +80,16 @@ export class SqliteCore {
     if (!schema) throw configError('sqlite', `table ${ref.className} does not exist: call ensureColumns first`);
     const columns = encodeRecord(schema, record);
     const sql =
-      `INSERT INTO ${this.table(ref)} (${columns.map(([name]) => quoteIdent(name)).join(', ')}) ` +
+      `INSERT INTO ${this.entry(ref).table} (${columns.map(([name]) => quoteIdent(name)).join(', ')}) ` +
       `VALUES (${columns.map(() => '?').join(', ')})`;
     withSqliteErrors(() => this.statements.get(sql).run(...columns.map(([, param]) => param)));
   }
 
   get(ref: TableRef, objectId: string, projection?: Projection): StoredRecord | null {
-    const schema = this.getSchema(ref);
+    const entry = this.entry(ref);
+    const schema = entry.schema;
     if (!schema) return null;
-    const row = this.statements.get(`SELECT * FROM ${this.table(ref)} WHERE "objectId" = ?`).get(objectId) as Row | undefined;
+    const row = this.statements.get(entry.selectById).get(objectId) as Row | undefined;
     return row ? projectRecord(decodeRow(schema, row), projection) : null;
   }
 
@@ -99,7 +104,7 @@ export class SqliteCore {
     if (!schema) return false;
     const relations = Object.entries(schema.columns).filter(([, c]) => c.type === 'Relation').map(([name]) => name);
     const remove = () => {
-      const { changes } = this.statements.get(`DELETE FROM ${this.table(ref)} WHERE "objectId" = ?`).run(objectId);
+      const { changes } = this.statements.get(this.entry(ref).deleteById).run(objectId);
       if (changes === 0) return false;
       for (const column of relations) {
         this.statements.get(`DELETE FROM ${quoteIdent(relationTableName(ref.namespace, ref.className, column))} WHERE owningId = ?`).run(objectId);
@@ -137,13 +142,13 @@ export class SqliteCore {
 
   /** Forgets cached schemas and statements (after a rollback or a dropped table). */
   invalidate(): void {
-    this.schemas.clear();
+    this.entries.clear();
     this.statements.clear();
   }
 
   private remember(ref: TableRef, schema: TableSchema): TableSchema {
     const frozen = freezeSchema(schema);
-    this.schemas.set(cacheKey(ref), frozen);
+    this.entry(ref).schema = frozen;
     return frozen;
   }
 
@@ -151,13 +156,23 @@ export class SqliteCore {
     return { namespace, schema: (className) => this.getSchema({ namespace, className }) };
   }
 
-  private table(ref: TableRef): string {
-    return quoteIdent(physicalTableName(ref.namespace, ref.className));
+  private entry(ref: TableRef): TableEntry {
+    let tables = this.entries.get(ref.namespace);
+    if (!tables) this.entries.set(ref.namespace, (tables = new Map()));
+    let entry = tables.get(ref.className);
+    if (!entry) {
+      const loaded = this.store.load(ref);
+      const table = quoteIdent(physicalTableName(ref.namespace, ref.className));
+      entry = {
+        schema: loaded ? freezeSchema(loaded) : null,
+        table,
+        selectById: `SELECT * FROM ${table} WHERE "objectId" = ?`,
+        deleteById: `DELETE FROM ${table} WHERE "objectId" = ?`,
+      };
+      tables.set(ref.className, entry);
+    }
+    return entry;
   }
-}
-
-function cacheKey(ref: TableRef): string {
-  return `${ref.namespace}\u0000${ref.className}`;
 }
 
 function freezeSchema(schema: TableSchema): TableSchema {

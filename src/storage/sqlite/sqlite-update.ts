@@ -33,10 +33,17 @@ export function updateRow(deps: UpdateDeps, ref: TableRef, schema: TableSchema, 
       throw configError('sqlite', `column '${op.column}' is not in the schema of ${ref.className}: call ensureColumns first`);
     }
   }
-  const valueOps = ops.filter((op): op is ValueOp => op.kind !== 'add_relation' && op.kind !== 'remove_relation');
-  const relationOps = ops.filter((op): op is RelationOp => op.kind === 'add_relation' || op.kind === 'remove_relation');
-  const columns = valueOps.map((op) => op.column);
-  const direct = !needsReadModifyWrite(valueOps) && new Set(columns).size === columns.length;
+  const valueOps: ValueOp[] = [];
+  const relationOps: RelationOp[] = [];
+  const columns = new Set<string>();
+  for (const op of ops) {
+    if (op.kind === 'add_relation' || op.kind === 'remove_relation') relationOps.push(op);
+    else {
+      valueOps.push(op);
+      columns.add(op.column);
+    }
+  }
+  const direct = !needsReadModifyWrite(valueOps) && columns.size === valueOps.length;
   const table = quoteIdent(physicalTableName(ref.namespace, ref.className));
 
   const write = (): StoredRecord | null => {

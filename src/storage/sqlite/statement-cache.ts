@@ -1,8 +1,8 @@
 import type { SqliteDatabase, SqliteStatement } from './database-shape.js';
 
 /**
- * Prepared statements by SQL text, least recently used evicted beyond `max`. SQL texts are built from
- * quoted identifiers and placeholders only, so the number of distinct texts stays small.
+ * Prepared statements by SQL text, oldest evicted beyond `max`. SQL texts are built from quoted
+ * identifiers and placeholders only, so the number of distinct texts stays small.
  */
 export class StatementCache {
   private readonly statements = new Map<string, SqliteStatement>();
@@ -13,15 +13,13 @@ export class StatementCache {
   ) {}
 
   get(sql: string): SqliteStatement {
-    let statement = this.statements.get(sql);
-    if (statement) {
-      this.statements.delete(sql);
-    } else {
-      statement = this.db.prepare(sql);
-      if (this.statements.size >= this.max) {
-        const oldest = this.statements.keys().next();
-        if (!oldest.done) this.statements.delete(oldest.value);
-      }
+    const cached = this.statements.get(sql);
+    if (cached) return cached;
+    const statement = this.db.prepare(sql);
+    if (this.statements.size >= this.max) {
+      // Oldest first: a hot statement evicted here is simply prepared again on its next use.
+      const oldest = this.statements.keys().next();
+      if (!oldest.done) this.statements.delete(oldest.value);
     }
     this.statements.set(sql, statement);
     return statement;

@@ -42,7 +42,11 @@ export class Fixture {
     return {
       className,
       records: (c) => this.tables.get(c)?.records ?? [],
-      relationMembers: (c, id, column) => new Set(this.tables.get(c)?.relations?.[column]?.[id] ?? []),
+      relationMembers: (c, id, column) => {
+        const byOwner = this.tables.get(c)?.relations;
+        const owners = byOwner && Object.hasOwn(byOwner, column) ? byOwner[column]! : {};
+        return new Set(Object.hasOwn(owners, id) ? owners[id] : []);
+      },
       schema: (c) => this.schema(c),
     };
   }

@@ -44,6 +44,18 @@ export function compileCompare(node: CompareNode, ctx: EvalContext): Predicate {
   const column = node.field.path.length === 0 ? schemaColumn(ctx.schema, node.field.column) : undefined;
   if (column?.type === 'Relation') return relationCompare(node, ctx, column.targetClass);
   const get = compileGetter(node.field);
+  const value = node.value;
+  if (node.field.path.length === 0 && value !== null && typeof value !== 'object') {
+    // Hot path: a top-level column against a string, number or boolean, inlined (no getter call).
+    const column = node.field.column;
+    const negate = node.op === 'ne';
+    if (node.op === 'eq' || negate) {
+      return (r) => {
+        const v = (r as Readonly<Record<string, Value>>)[column];
+        return (v === value || (Array.isArray(v) && v.includes(value))) !== negate;
+      };
+    }
+  }
   if (node.op === 'eq' || node.op === 'ne') {
     const test = equalsTest(node.value);
     return node.op === 'eq' ? (r) => test(get(r)) : (r) => !test(get(r));

@@ -1,5 +1,5 @@
-import { ExclusiveGate } from '../memory/exclusive-gate.js';
-import type { SqliteDatabase } from './database-shape.js';
+import { ExclusiveGate } from './exclusive-gate.js';
+
 
 const gates = new WeakMap<object, ExclusiveGate>();
 
@@ -10,7 +10,7 @@ const gates = new WeakMap<object, ExclusiveGate>();
  * should run its operations through `connectionGate(db).run(() => ...)`: they then wait for the
  * transaction instead. Outside a transaction `run` calls the function synchronously.
  */
-export function connectionGate(db: SqliteDatabase | object): ExclusiveGate {
+export function connectionGate(db: object): ExclusiveGate {
   let gate = gates.get(db);
   if (!gate) gates.set(db, (gate = new ExclusiveGate()));
   return gate;
