@@ -7,7 +7,8 @@ import svgCaptcha from 'svg-captcha';
 import { generateCaptchaText } from '../src/captcha/alphabet.js';
 import { createCanvasRenderer } from '../src/captcha/canvas-renderer.js';
 import { cryptoRandom } from '../src/core/random.js';
-import { type BenchConfig, type ResultRow, compare, comparisonRow } from './harness.js';
+import { type BenchConfig, compare } from './harness.js';
+import { type ResultRow, comparisonRow } from './report.js';
 
 const WIDTH = 85;
 const HEIGHT = 30;

@@ -2,7 +2,8 @@
  * The body of a benchmark child process: runs one group and sends its rows to the parent
  * (bench/run.ts) over IPC. Bundled per group by bench/build.ts.
  */
-import { type BenchConfig, type Group, type ResultRow, benchConfig, skippedRow } from './harness.js';
+import { type BenchConfig, benchConfig } from './harness.js';
+import { type Group, type ResultRow, skippedRow } from './report.js';
 
 export interface ChildMessage {
   readonly rows: ResultRow[];

@@ -16,7 +16,8 @@ import { type EvalEnv, runFind } from '../src/query/evaluate/index.js';
 import { parseListQuery } from '../src/query/parse.js';
 import type { FindPlan, TableSchema } from '../src/query/plan.js';
 import { BENCH_COLUMNS, CLASS_NAME, makeRecords } from './data.js';
-import { type BenchConfig, type ResultRow, compare, comparisonRow } from './harness.js';
+import { type BenchConfig, compare } from './harness.js';
+import { type ResultRow, comparisonRow } from './report.js';
 
 type Condition = Record<string, unknown>;
 

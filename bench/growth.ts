@@ -10,7 +10,8 @@
  * (median of per-round ratios); target: at least 0.5.
  */
 import { NAMESPACE, generateRecords } from './data.js';
-import { type BenchConfig, type Op, type ResultRow, interleave, median, round3 } from './harness.js';
+import { type BenchConfig, type Op, interleave, median, round3 } from './harness.js';
+import type { ResultRow } from './report.js';
 import { type StorageWorkload, storageWorkloads } from './storage-workloads.js';
 import { type SqliteFixture, benchRef, openSqliteFixture, seedTable } from './stores.js';
 

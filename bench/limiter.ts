@@ -14,7 +14,8 @@ import { FakeClock } from '../src/core/clock.js';
 import { memoryCounterStore } from '../src/counters/memory-counter-store.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS, createRateLimiter } from '../src/counters/rate-limiter.js';
 import type { RateWindow } from '../src/counters/port.js';
-import { type BenchConfig, type ResultRow, compare, comparisonRow, prng } from './harness.js';
+import { type BenchConfig, compare, prng } from './harness.js';
+import { type ResultRow, comparisonRow } from './report.js';
 
 const WINDOWS: readonly RateWindow[] = [
   { limit: 1, windowMs: MINUTE_MS },

@@ -10,7 +10,8 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { type BenchConfig, type ResultRow, median, round3, skippedRow, spread } from './harness.js';
+import { type BenchConfig, median, round3, spread } from './harness.js';
+import { type ResultRow, skippedRow } from './report.js';
 import type { HttpWorkload } from './rest-app.js';
 import type { ServerReady } from './rest-server.js';
 
@@ -64,8 +65,8 @@ function startServer(records: number): Promise<{ child: ChildProcess; ready: Ser
 
 export async function run(config: BenchConfig): Promise<ResultRow[]> {
   const records = config.quick ? 2_000 : 10_000;
-  const seconds = config.quick ? 0.4 : 2;
-  const rounds = config.quick ? 2 : 7;
+  const seconds = config.quick ? 0.4 : 1.5;
+  const rounds = config.quick ? 2 : 9;
   const { child, ready } = await startServer(records);
   const rows: ResultRow[] = [];
   try {

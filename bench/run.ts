@@ -1,7 +1,8 @@
 /**
  * `npm run bench` runs every benchmark group, prints one table and writes bench/results.json.
- * `npm run bench -- --quick` is a seconds-long smoke run (written to bench/results.quick.json, so it
- * never replaces the full figures). `--only=storage,rest` runs some groups.
+ * `npm run bench -- --quick` is a smoke run of under a minute (written to bench/results.quick.json,
+ * so it never replaces the full figures). `--only=storage,rest` runs some groups (written to
+ * bench/results.partial.json).
  *
  * Each group runs in its own child process (a fresh heap and JIT state, so one group's garbage or
  * deoptimisations do not bleed into the next), compiled the way the package ships (bench/build.ts:
@@ -16,7 +17,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundle, loadEsbuild } from './build.js';
 import { type ChildMessage, childMain } from './child.js';
-import { type BenchConfig, type Group, type ResultRow, formatTable, machineInfo, skippedRow } from './harness.js';
+import type { BenchConfig } from './harness.js';
+import { type Group, type ResultRow, formatTable, machineInfo, skippedRow } from './report.js';
 
 const GROUPS: readonly Group[] = ['storage', 'evaluator', 'rest', 'limiter', 'captcha', 'growth'];
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -96,9 +98,11 @@ async function main(): Promise<void> {
     `${rows.filter((r) => r.pass === true).length} pass, ${failed.length} below target, ` +
       `${rows.filter((r) => r.pass === null).length} informational/skipped\n`,
   );
-  const out = join(HERE, quick ? 'results.quick.json' : 'results.json');
+  // Only a full run of every group replaces results.json (the figures docs/performance.md quotes).
+  const out = join(HERE, quick ? 'results.quick.json' : only ? 'results.partial.json' : 'results.json');
   const report = {
     mode: quick ? 'quick' : 'full',
+    groups,
     startedAt: startedAt.toISOString(),
     durationSeconds: Math.round((Date.now() - startedAt.getTime()) / 1000),
     groupSeconds: durations,

@@ -9,14 +9,14 @@
 import type Database from 'better-sqlite3';
 import { DEFAULT_SETTINGS } from '../src/app/application.js';
 import type { StoredRecord } from '../src/core/values.js';
-import { dateValue } from '../src/core/values.js';
 import { type ListQuery, parseListQuery } from '../src/query/parse.js';
 import type { AggregatePlan, FindPlan, TableSchema, WhereNode } from '../src/query/plan.js';
 import { compileAggregate, compileCount, compileFind, sqliteDialect } from '../src/query/sql/index.js';
 import { physicalTableName } from '../src/query/sql/layout.js';
-import type { FieldOp, StorageAdapter, TableRef } from '../src/storage/port.js';
-import { BENCH_COLUMNS, START_MS, categoryCount, objectIdOf, scoreRange } from './data.js';
+import type { StorageAdapter, TableRef } from '../src/storage/port.js';
+import { categoryCount, objectIdOf, scoreRange } from './data.js';
 import { type Op, prng } from './harness.js';
+import { writeWorkloads } from './storage-writes.js';
 
 export interface StorageWorkload {
   readonly name: string;
@@ -69,9 +69,6 @@ function queryPlan(db: Database.Database, sql: string, params: readonly unknown[
   const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>;
   return rows.map((r) => r.detail).join('; ');
 }
-
-/** Synchronous results pass through; a promise (the adapter inside a transaction) is returned as is. */
-type Sync<T> = T | Promise<T>;
 
 /**
  * Builds the read workloads over `ref` (a seeded Bench table of `size` records) and, when
@@ -175,81 +172,8 @@ export function storageWorkloads(options: {
       explain: () => ({ ours: compileAggregate(ref.className, groupPlans[0]!, view, sqliteDialect).query, raw: { sql: rawGroup.source, parameters: range0 } }),
     },
   ];
-  if (options.writeRef) workloads.push(...writeWorkloads(storage, db, ref, options.writeRef, ids));
+  if (options.writeRef) workloads.push(...writeWorkloads({ storage, db, ref, writeRef: options.writeRef, ids }));
   return workloads;
-}
-
-function writeWorkloads(storage: StorageAdapter, db: Database.Database, ref: TableRef, writeRef: TableRef, ids: readonly string[]): StorageWorkload[] {
-  const table = `"${physicalTableName(ref.namespace, ref.className)}"`;
-  const writeTable = `"${physicalTableName(writeRef.namespace, writeRef.className)}"`;
-  let clock = START_MS + 10 ** 9;
-  let u = 0;
-  const rawIncrement = db.prepare(`UPDATE ${table} SET score = COALESCE(score, 0) + ?, updatedAt = ? WHERE objectId = ? RETURNING *`);
-
-  // Inserts: both sides share one id counter so ids never collide.
-  let next = 50_000_000;
-  const template = {
-    name: 'inserted',
-    category: 'c1',
-    score: 4242,
-    level: 3,
-    active: true,
-    tags: ['t1', 't2'],
-    address: { city: 'city1', zip: '10001' },
-  };
-  const columns = ['objectId', 'createdAt', 'updatedAt', ...Object.keys(template)];
-  for (const column of Object.keys(template)) if (!BENCH_COLUMNS[column]) throw new Error(`[bench] unknown column ${column}`);
-  const rawInsert = db.prepare(`INSERT INTO ${writeTable} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
-  const rawBatch = db.transaction((from: number, at: number) => {
-    for (let k = 0; k < 50; k++) {
-      rawInsert.run(
-        objectIdOf(from + k),
-        at,
-        at,
-        template.name,
-        template.category,
-        template.score,
-        template.level,
-        template.active ? 1 : 0,
-        JSON.stringify(template.tags),
-        JSON.stringify(template.address),
-      );
-    }
-  });
-  const oursBatch = (from: number, at: number): Promise<void> =>
-    storage.transaction(async (tx) => {
-      const created = dateValue(at);
-      for (let k = 0; k < 50; k++) {
-        const record = { ...template, objectId: objectIdOf(from + k), createdAt: created, updatedAt: created } as StoredRecord;
-        const done: Sync<void> = tx.insert(writeRef, record);
-        if (done instanceof Promise) await done;
-      }
-    });
-
-  const increment = (): FieldOp[] => [{ kind: 'increment', column: 'score', path: [], amount: 1 }];
-  const op = increment();
-  return [
-    {
-      name: 'Increment one record',
-      kind: 'write',
-      ours: () => storage.update(ref, ids[u++ & 4095]!, op, dateValue(++clock)),
-      raw: () => rawIncrement.get(1, ++clock, ids[u++ & 4095]!),
-    },
-    {
-      name: 'batch of 50 inserts, one transaction',
-      kind: 'write',
-      ours: () => {
-        const from = next;
-        next += 50;
-        return oursBatch(from, ++clock);
-      },
-      raw: () => {
-        const from = next;
-        next += 50;
-        rawBatch(from, ++clock);
-      },
-    },
-  ];
 }
 
 /** Both statements of a workload with SQLite's query plan for each (results.json). */

@@ -5,7 +5,8 @@
  */
 import type { TableRef } from '../src/storage/port.js';
 import { BENCH_COLUMNS, BENCH_INDEXES, NAMESPACE, generateRecords } from './data.js';
-import { type BenchConfig, type ResultRow, compare, comparisonRow } from './harness.js';
+import { type BenchConfig, compare } from './harness.js';
+import { type ResultRow, comparisonRow } from './report.js';
 import { describeSql, storageWorkloads } from './storage-workloads.js';
 import { benchRef, openSqliteFixture, seedTable } from './stores.js';
 

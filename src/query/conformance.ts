@@ -1,20 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Awaitable, StorageAdapter } from '../storage/port.js';
-import { queryConformanceCases, type QueryConformanceCase } from './conformance/cases.js';
-import { runQueryCase, seedQueryDataset, type CaseOutcome } from './conformance/run-case.js';
+import { queryConformanceCases } from './conformance/cases.js';
+import { expectedOutcome, runQueryCase, seedQueryDataset } from './conformance/run-case.js';
 
 export { queryConformanceCases, caseSearchParams, type QueryConformanceCase, type CaseParams } from './conformance/cases.js';
 export { CONFORMANCE_TABLES, PLAYER, TEAM, type ConformanceTable } from './conformance/dataset.js';
-export { CONFORMANCE_SETTINGS, runQueryCase, seedQueryDataset, type CaseOutcome } from './conformance/run-case.js';
-
-function expected(c: QueryConformanceCase): CaseOutcome {
-  const out: CaseOutcome = {};
-  if (c.ids) out.ids = [...c.ids];
-  if (c.count !== undefined) out.count = c.count;
-  if (c.rows) out.rows = c.rows.map((r) => ({ ...r }));
-  if (c.fields) out.fields = [...c.fields];
-  return out;
-}
+export { CONFORMANCE_SETTINGS, expectedOutcome, runQueryCase, seedQueryDataset, type CaseOutcome } from './conformance/run-case.js';
 
 /**
  * Registers the query conformance suite (vitest `it` blocks) for an adapter: call it inside a
@@ -37,7 +28,7 @@ export function runQueryConformance(factory: () => Awaitable<StorageAdapter>, op
     });
     for (const c of queryConformanceCases) {
       it(c.name, async () => {
-        expect(await runQueryCase(adapter, namespace, c)).toEqual(expected(c));
+        expect(await runQueryCase(adapter, namespace, c)).toEqual(expectedOutcome(c));
       });
     }
   });

@@ -60,3 +60,13 @@ export async function runQueryCase(adapter: StorageAdapter, namespace: string, c
   return out;
 }
 
+
+/** What a case expects, in the shape `runQueryCase` answers (compare with `toEqual`). */
+export function expectedOutcome(c: QueryConformanceCase): CaseOutcome {
+  const out: CaseOutcome = {};
+  if (c.ids) out.ids = [...c.ids];
+  if (c.count !== undefined) out.count = c.count;
+  if (c.rows) out.rows = c.rows.map((r) => ({ ...r }));
+  if (c.fields) out.fields = [...c.fields];
+  return out;
+}

@@ -1,5 +1,5 @@
 import { svcError } from '../../core/errors.js';
-import { parseDateInput } from '../../core/time.js';
+import { parseDateInput, toIso } from '../../core/time.js';
 import type { Value } from '../../core/values.js';
 import { decodeValue, type Json } from '../../core/wire-values.js';
 import { MAX_LIST_VALUES, queryError, type WhereScope } from './context.js';
@@ -15,7 +15,7 @@ export function decodeOperand(json: Json, info: FieldInfo, scope: WhereScope): V
   if (info.system && info.type === 'Date' && typeof json === 'string') {
     const ms = parseDateInput(json, scope.ctx.settings.timeZone);
     if (ms === null) throw svcError('invalidDate', `${info.key}: ${json}`);
-    return { __type: 'Date', iso: new Date(ms).toISOString() };
+    return { __type: 'Date', iso: toIso(ms) };
   }
   return decodeValue(json, info.key, scope.ctx.settings.timeZone);
 }

@@ -12,6 +12,9 @@ import type { ColumnType } from '../../core/values.js';
  * - GeoPoint: two REAL columns `"<col>$lat"` and `"<col>$lng"` (`$` cannot occur in field names).
  * - Relation: no column; a join table `"<namespace>__<className>$<col>"` with `owningId`, `relatedId`
  *   (primary key on both, index on relatedId).
+ * - The query compilers rely on two more facts: TEXT columns keep SQLite's default BINARY
+ *   collation (code point order, as the evaluator compares strings), and a Relation's join table
+ *   exists whenever the schema lists the column.
  * - Schema: table `"_svc_schema"` (namespace, className, column, type, targetClass) and
  *   `"_svc_indexes"` (namespace, className, name, columns JSON, unique).
  */

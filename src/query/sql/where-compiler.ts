@@ -2,7 +2,7 @@ import type { DateValue, GeoPointValue, PointerValue, Value } from '../../core/v
 import { dateMs } from '../../core/values.js';
 import type { CompareOp, WhereKind, WhereNode } from '../plan.js';
 import { and, not, or, type Cond } from './cond.js';
-import { param, raw, sql, type Sql, type SqlParam } from './fragment.js';
+import { join, param, raw, sql, type SqlParam } from './fragment.js';
 import { anyJson, jsonContainsAll, jsonEqualsOne, jsonOrderOne } from './json-predicates.js';
 import { relationContains, compileInQuerySql, compileRelatedToSql, compileSelectSql } from './subquery-sql.js';
 import { compileNearSql, compileWithinSql } from './geo-sql.js';
@@ -25,7 +25,7 @@ const HANDLERS: Handlers = {
     return ordered(slot, node.op, node.value, state);
   },
   in: (node, scope, state) => {
-    const c = inList(resolveSlot(node.field, scope, state), node.values, state);
+    const c = inList(resolveSlot(node.field, scope, state), node.values, scope, state);
     return node.negate ? not(state.dialect, c) : c;
   },
   exists: (node, scope, state) => existsCond(resolveSlot(node.field, scope, state), node.exists, state),
@@ -105,7 +105,7 @@ function ordered(slot: Slot, op: Exclude<CompareOp, 'eq' | 'ne'>, value: Value, 
   return sql`${expr} ${raw(SQL_OPS[op])} ${p}`;
 }
 
-function inList(slot: Slot, values: readonly Value[], state: CompileState): Cond {
+function inList(slot: Slot, values: readonly Value[], scope: TableScope, state: CompileState): Cond {
   const hasNull = values.includes(null);
   if (slot.kind === 'none') return hasNull;
   if (slot.kind === 'json') {
@@ -114,10 +114,10 @@ function inList(slot: Slot, values: readonly Value[], state: CompileState): Cond
   }
   if (slot.kind === 'scalar') {
     const params = values.filter((v) => v !== null).map((v) => scalarParam(slot, v, state)).filter((p): p is SqlParam => p !== null);
-    const list = params.length === 0 ? false : sql`${slot.expr} IN (${params.reduce<Sql>((acc, p, i) => (i === 0 ? sql`${p}` : sql`${acc}, ${p}`), raw(''))})`;
+    const list = params.length === 0 ? false : sql`${slot.expr} IN (${join(params.map((p) => sql`${p}`), ', ')})`;
     return or([list, hasNull ? sql`${slot.expr} IS NULL` : false]);
   }
-  if (slot.kind === 'geo') return or(values.map((v) => equals(slot, v, { alias: '', className: '', schema: null }, state)));
+  if (slot.kind === 'geo') return or(values.map((v) => equals(slot, v, scope, state)));
   throw new Error('[svcbase] [query] $in on a Relation column is not a valid plan');
 }
 

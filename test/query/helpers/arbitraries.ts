@@ -232,6 +232,16 @@ const createdLeaf = fc
   .tuple(fc.constantFrom('createdAt', 'updatedAt'), fc.constantFrom('$lt', '$lte', '$gt', '$gte', '$eq', '$ne'), createdOperand)
   .map(([f, op, v]) => ({ [f]: { [op]: v } }));
 
+/** Conditions a Relation column accepts: a Pointer, $ne, $inQuery, $notInQuery. */
+const relationLeaf = fc
+  .oneof(
+    pointers.map(wire),
+    pointers.map((v) => ({ $ne: v })),
+    fc.constantFrom('T', 'U').map((className) => ({ __type: 'Pointer', className, objectId: 'u1' })),
+    fc.tuple(fc.constantFrom('$inQuery', '$notInQuery'), innerQuery).map(([op, q]) => ({ [op]: q })),
+  )
+  .map((cond) => ({ r: cond }));
+
 const relatedTo = fc.constantFrom(...U_IDS, 'u9').map((objectId) => ({ $relatedTo: { object: { __type: 'Pointer', className: 'U', objectId }, key: 'rel' } }));
 
 /** A random where object over table T. */
@@ -241,6 +251,7 @@ export const whereT: fc.Arbitrary<Record<string, J>> = fc.letrec<{ w: Record<str
     { weight: 6, arbitrary: fc.constantFrom(...T_FIELDS).chain(leaf) },
     { weight: 1, arbitrary: createdLeaf },
     { weight: 1, arbitrary: relatedTo },
+    { weight: 1, arbitrary: relationLeaf },
     { weight: 2, arbitrary: fc.tuple(fc.constantFrom('$or', '$and'), fc.array(tie('w'), { minLength: 1, maxLength: 3 })).map(([op, ws]) => ({ [op]: ws })) },
     { weight: 1, arbitrary: fc.array(fc.constantFrom(...T_FIELDS).chain(leaf), { minLength: 2, maxLength: 3 }).map((ws) => Object.assign({}, ...ws) as Record<string, J>) },
   ),

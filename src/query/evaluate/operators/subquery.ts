@@ -42,9 +42,8 @@ export function compileInQuery(node: Extract<WhereNode, { kind: 'in_query' }>, c
     const col = node.field.column;
     return (r) => {
       const set = ids();
-      let hit = false;
-      for (const id of env.relationMembers(className, r.objectId, col)) if (set.has(id)) (hit = true);
-      return hit !== negate;
+      for (const id of env.relationMembers(className, r.objectId, col)) if (set.has(id)) return !negate;
+      return negate;
     };
   }
   const get = compileGetter(node.field);
