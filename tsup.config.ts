@@ -9,6 +9,7 @@ export const entries = {
   memory: 'src/memory.ts',
   sqlite: 'src/sqlite.ts',
   testing: 'src/testing.ts',
+  query: 'src/query/index.ts',
 };
 
 export default defineConfig({
