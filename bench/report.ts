@@ -3,6 +3,7 @@
  * docs/performance.md).
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { type Comparison, round3, spread } from './harness.js';
@@ -76,6 +77,20 @@ export function packageVersion(name: string): string {
   }
 }
 
+/** The SQLite library better-sqlite3 was built with, or `?`. */
+function sqliteVersion(): string {
+  try {
+    type Db = { prepare(sql: string): { get(): unknown }; close(): void };
+    const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: string) => Db;
+    const db = new Database(':memory:');
+    const row = db.prepare('SELECT sqlite_version() AS v').get() as { v: string };
+    db.close();
+    return row.v;
+  } catch {
+    return '?';
+  }
+}
+
 /** The machine and software the figures were measured on. */
 export function machineInfo(): Record<string, unknown> {
   const cpu = cpus();
@@ -86,6 +101,7 @@ export function machineInfo(): Record<string, unknown> {
     platform: `${platform()} ${release()}`,
     node: process.version,
     v8: process.versions.v8,
+    sqlite: sqliteVersion(),
     loadAverageAtStart: loadavg().map((n) => Math.round(n * 100) / 100),
     packages: Object.fromEntries(
       ['better-sqlite3', 'mingo', 'rate-limiter-flexible', 'svg-captcha', 'autocannon', '@napi-rs/canvas'].map((p) => [p, packageVersion(p)]),
