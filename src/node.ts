@@ -38,22 +38,25 @@ export function toNodeListener(service: Service, options: NodeListenerOptions = 
       path = path.slice(prefix.length) || '/';
     }
     const search = queryAt === -1 ? '' : url.slice(queryAt + 1);
-    readBody(req, bodyLimit).then(
-      (body) => {
-        if (body === 'too-large') return send(res, tooLarge(bodyLimit), true);
-        const request: SvcRequest = {
-          method: req.method ?? 'GET',
-          path,
-          search,
-          headers: flattenHeaders(req),
-          body,
-          remoteAddress: req.socket.remoteAddress,
-          baseUrl: baseUrl(req, prefix, options.trustProxy === true),
-        };
-        return service.handle(request).then((response) => send(res, response));
-      },
-      (error: unknown) => (next ? next(error) : res.destroy(error as Error)),
-    );
+    const dispatch = (body: Uint8Array | null) => {
+      const request: SvcRequest = {
+        method: req.method ?? 'GET',
+        path,
+        search,
+        headers: flattenHeaders(req),
+        body,
+        remoteAddress: req.socket.remoteAddress,
+        baseUrl: baseUrl(req, prefix, options.trustProxy === true),
+      };
+      return service.handle(request).then((response) => send(res, response));
+    };
+    const fail = (error: unknown) => (next ? next(error) : res.destroy(error as Error));
+    // Most requests (GET, DELETE) carry no body: skip the read entirely.
+    if (!hasBody(req)) {
+      dispatch(null).catch(fail);
+      return;
+    }
+    readBody(req, bodyLimit).then((body) => (body === 'too-large' ? send(res, tooLarge(bodyLimit), true) : dispatch(body)), fail);
   };
 }
 
@@ -62,10 +65,19 @@ function normalizePrefix(prefix: string | undefined): string {
   return '/' + prefix.replace(/^\/+|\/+$/g, '');
 }
 
+/** Node already lower-cases and joins repeated request headers; only `set-cookie` stays an array. */
 function flattenHeaders(req: IncomingMessage): Record<string, string | undefined> {
+  const headers = req.headers;
+  if (headers['set-cookie'] === undefined) return headers as Record<string, string | undefined>;
   const out: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(req.headers)) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(headers)) out[name] = Array.isArray(value) ? value.join(', ') : value;
   return out;
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  if (length !== undefined) return length !== '0';
+  return req.headers['transfer-encoding'] !== undefined;
 }
 
 function baseUrl(req: IncomingMessage, prefix: string, trustProxy: boolean): string {

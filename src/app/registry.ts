@@ -1,5 +1,5 @@
 import { configError } from '../core/errors.js';
-import { secretsEqual } from '../core/secrets.js';
+import { SecretDigest, secretDigestOf } from '../core/secrets.js';
 import { type Application, type ApplicationConfig, resolveApplication } from './application.js';
 
 /** The applications of a service, with the lookups authentication needs. */
@@ -9,6 +9,16 @@ export interface AppRegistry {
   bySecretKey(secretKey: string): Application | undefined;
   /** Finds the application whose master key equals `masterKey` (timing-safe compare). */
   byMasterKey(masterKey: string): Application | undefined;
+  /** Whether `candidate` is the application's REST API key (timing-safe, stored key hashed once). */
+  restKeyMatches(app: Application, candidate: string): boolean;
+  /** Whether `candidate` is the application's master key (timing-safe, stored key hashed once). */
+  masterKeyMatches(app: Application, candidate: string): boolean;
+}
+
+interface AppDigests {
+  readonly restKey: SecretDigest;
+  readonly masterKey: SecretDigest;
+  readonly secretKey: SecretDigest | undefined;
 }
 
 export function createAppRegistry(configs: readonly ApplicationConfig[]): AppRegistry {
@@ -22,19 +32,35 @@ export function createAppRegistry(configs: readonly ApplicationConfig[]): AppReg
     byId.set(app.applicationId, app);
     namespaces.add(app.namespace);
   }
-  const apps = [...byId.values()];
-  // Every candidate is compared, so the time taken does not reveal which key matched.
-  const find = (pick: (app: Application) => string | undefined, value: string) => {
+  const digests = new Map<Application, AppDigests>();
+  for (const app of byId.values()) {
+    digests.set(app, {
+      restKey: new SecretDigest(app.restApiKey),
+      masterKey: new SecretDigest(app.masterKey),
+      secretKey: app.secretKey === undefined ? undefined : new SecretDigest(app.secretKey),
+    });
+  }
+  const entries = [...digests];
+  // Every application is compared, so the time taken does not reveal which key matched.
+  const find = (pick: (d: AppDigests) => SecretDigest | undefined, value: string) => {
+    const candidate = secretDigestOf(value);
     let found: Application | undefined;
-    for (const app of apps) {
-      const key = pick(app);
-      if (key !== undefined && secretsEqual(key, value) && !found) found = app;
+    for (const [app, d] of entries) {
+      const key = pick(d);
+      if (key !== undefined && key.matchesDigest(candidate) && !found) found = app;
     }
     return found;
   };
+  const digestsOf = (app: Application): AppDigests => {
+    const d = digests.get(app);
+    if (!d) throw configError('app', `application '${app.applicationId}' is not in this registry`);
+    return d;
+  };
   return {
     byId,
-    bySecretKey: (secretKey) => find((a) => a.secretKey, secretKey),
-    byMasterKey: (masterKey) => find((a) => a.masterKey, masterKey),
+    bySecretKey: (secretKey) => find((d) => d.secretKey, secretKey),
+    byMasterKey: (masterKey) => find((d) => d.masterKey, masterKey),
+    restKeyMatches: (app, candidate) => digestsOf(app).restKey.matches(candidate),
+    masterKeyMatches: (app, candidate) => digestsOf(app).masterKey.matches(candidate),
   };
 }

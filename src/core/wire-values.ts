@@ -1,8 +1,7 @@
 import { svcError } from './errors.js';
 import { FORBIDDEN_KEYS, isValidTableName } from './names.js';
-import { formatDateTime, parseDateInput } from './time.js';
+import { formatIsoDateTime, parseDateInput } from './time.js';
 import type { DateValue, GeoPointValue, ObjectValue, PointerValue, StoredRecord, Value } from './values.js';
-import { dateMs } from './values.js';
 
 /** JSON as it arrives on the wire (already parsed, forbidden keys already refused). */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -96,7 +95,7 @@ export function encodeValue(value: Value, timeZone: string): Json {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => encodeValue(v, timeZone));
   const tag = (value as { __type?: string }).__type;
-  if (tag === 'Date') return { __type: 'Date', iso: formatDateTime(dateMs(value as DateValue), timeZone) };
+  if (tag === 'Date') return { __type: 'Date', iso: formatIsoDateTime((value as DateValue).iso, timeZone) };
   if (tag !== undefined) return value as unknown as Json;
   const out: { [key: string]: Json } = {};
   for (const [k, v] of Object.entries(value as ObjectValue)) out[k] = encodeValue(v, timeZone);
@@ -108,7 +107,7 @@ export function encodeRecord(record: ObjectValue, timeZone: string): { [key: str
   const out: { [key: string]: Json } = {};
   for (const [k, v] of Object.entries(record)) {
     if ((k === 'createdAt' || k === 'updatedAt') && v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      out[k] = formatDateTime(dateMs(v as DateValue), timeZone);
+      out[k] = formatIsoDateTime((v as DateValue).iso, timeZone);
     } else {
       out[k] = encodeValue(v, timeZone);
     }

@@ -61,7 +61,7 @@ export async function authenticate(
   if (creds.applicationId !== undefined) {
     const app = options.apps.byId.get(creds.applicationId);
     if (!app) throw new AuthFailure('unknown application id');
-    if (creds.restApiKey === undefined || !secretsEqual(app.restApiKey, creds.restApiKey)) {
+    if (creds.restApiKey === undefined || !options.apps.restKeyMatches(app, creds.restApiKey)) {
       throw new AuthFailure('missing or wrong REST API key');
     }
     return { app, auth: { mode: 'rest', isMaster: false, sessionToken } };
@@ -79,7 +79,7 @@ function masterApp(creds: CredentialHeaders, options: AuthOptions): Application 
   if (creds.applicationId !== undefined) {
     const app = options.apps.byId.get(creds.applicationId);
     if (!app) throw new AuthFailure('unknown application id');
-    if (!secretsEqual(app.masterKey, masterKey)) throw new AuthFailure('wrong master key');
+    if (!options.apps.masterKeyMatches(app, masterKey)) throw new AuthFailure('wrong master key');
     return app;
   }
   const app = options.apps.byMasterKey(masterKey);

@@ -95,6 +95,7 @@ function routeContext(
   options: HandlerOptions,
 ): RouteContext {
   let userPromise: Promise<SessionUser | null> | undefined;
+  let query: URLSearchParams | undefined;
   const app = authed?.app;
   return {
     get app() {
@@ -104,7 +105,9 @@ function routeContext(
     auth: authed?.auth ?? { mode: 'rest', isMaster: false, sessionToken: null },
     method,
     params,
-    query: new URLSearchParams(request.search),
+    get query() {
+      return (query ??= new URLSearchParams(request.search));
+    },
     body,
     rawBody: request.body,
     headers: request.headers,

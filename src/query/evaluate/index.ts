@@ -2,7 +2,7 @@ import type { StoredRecord, Value } from '../../core/values.js';
 import type { AggregatePlan, FindPlan, WhereNode } from '../plan.js';
 import { aggregateRecords } from './aggregate.js';
 import { contextFor, type EvalEnv } from './context.js';
-import { sortAndPage, sortSpecOf } from './order.js';
+import { filterSortAndPage, sortSpecOf } from './order.js';
 import { applyProjection } from './projection.js';
 import { compilePredicate } from './where.js';
 
@@ -20,9 +20,7 @@ export { sortAndPage, sortSpecOf, DEFAULT_SORT } from './order.js';
  */
 export function runFind(records: Iterable<StoredRecord>, plan: FindPlan, env: EvalEnv): StoredRecord[] {
   const pred = compilePredicate(plan.where, contextFor(env, env.className));
-  const matching: StoredRecord[] = [];
-  for (const r of records) if (pred(r)) matching.push(r);
-  const page = sortAndPage(matching, sortSpecOf(plan), plan.skip, plan.limit);
+  const page = filterSortAndPage(records, pred, sortSpecOf(plan), plan.skip, plan.limit);
   return plan.projection.kind === 'all' ? page : page.map((r) => applyProjection(r, plan.projection));
 }
 

@@ -1,6 +1,7 @@
 import type { StoredRecord } from '../../core/values.js';
 import { compareSortKeys, compareStrings, sortKeyOf, type SortKey } from '../compare.js';
 import type { FindPlan } from '../plan.js';
+import type { Predicate } from './context.js';
 import { compileGetter } from './field.js';
 import { distanceGetter } from './operators/geo.js';
 
@@ -26,6 +27,90 @@ export function sortSpecOf(plan: Pick<FindPlan, 'order' | 'nearest'>): SortSpec 
   }
   if (plan.nearest) return { keys: [distanceGetter(plan.nearest.field, plan.nearest.point)], descending: [false] };
   return DEFAULT_SORT;
+}
+
+/**
+ * Filters `records` with `pred` and returns matches [skip, skip+limit) of `spec`'s order: the same
+ * result as `sortAndPage` over every match. While filtering it checks that the matches arrive in
+ * that order (each one after the previous: keys, then objectId); when they do (the memory adapter
+ * keeps records in insertion order, usually creation order) the sort is skipped, otherwise it runs.
+ * For an explicit order the check stops at the first match out of order.
+ */
+export function filterSortAndPage(records: Iterable<StoredRecord>, pred: Predicate, spec: SortSpec, skip: number, limit: number): StoredRecord[] {
+  const matching: StoredRecord[] = [];
+  const ordered = spec === DEFAULT_SORT ? filterByCreation(records, pred, matching) : filterBySpec(records, pred, spec, matching);
+  if (!ordered) return sortAndPage(matching, spec, skip, limit);
+  if (limit <= 0 || skip >= matching.length) return [];
+  if (skip === 0 && limit >= matching.length) return matching;
+  return matching.slice(skip, skip + limit);
+}
+
+/**
+ * Is the code point order of two canonical ISO dates (`compareStrings`) `a` before `b`? The default
+ * order's check: the native comparison, confirmed by `compareStrings` unless the first unit of each
+ * is ASCII... see below. Canonical ISO text is ASCII, where UTF-16 order is code point order, but a
+ * string holding U+D800 or above is compared exactly with `compareStrings`.
+ */
+function filterByCreation(records: Iterable<StoredRecord>, pred: Predicate, out: StoredRecord[]): boolean {
+  let ordered = true;
+  let prevIso = '';
+  let prevId = '';
+  let first = true;
+  const check = (r: StoredRecord): void => {
+    const iso = r.createdAt.iso;
+    if (first) first = false;
+    else if (iso === prevIso ? compareStrings(prevId, r.objectId) >= 0 : prevIso > iso) ordered = false;
+    prevIso = iso;
+    prevId = r.objectId;
+  };
+  if (Array.isArray(records)) {
+    const list = records as readonly StoredRecord[];
+    for (let i = 0; i < list.length; i++) {
+      const r = list[i]!;
+      if (!pred(r)) continue;
+      out.push(r);
+      if (ordered) check(r);
+    }
+  } else {
+    for (const r of records) {
+      if (!pred(r)) continue;
+      out.push(r);
+      if (ordered) check(r);
+    }
+  }
+  return ordered;
+}
+
+/** `filterByCreation` for any other order: keys extracted per match until the first out of order. */
+function filterBySpec(records: Iterable<StoredRecord>, pred: Predicate, spec: SortSpec, out: StoredRecord[]): boolean {
+  const m = spec.keys.length;
+  const desc = spec.descending;
+  let prev: SortKey[] = new Array<SortKey>(m);
+  let cur: SortKey[] = new Array<SortKey>(m);
+  let prevId = '';
+  let ordered = true;
+  let first = true;
+  for (const r of records) {
+    if (!pred(r)) continue;
+    out.push(r);
+    if (!ordered) continue;
+    for (let j = 0; j < m; j++) cur[j] = spec.keys[j]!(r);
+    if (first) first = false;
+    else {
+      let c = 0;
+      for (let j = 0; j < m && c === 0; j++) {
+        c = compareSortKeys(prev[j]!, cur[j]!);
+        if (desc[j]) c = -c;
+      }
+      if (c > 0 || (c === 0 && compareStrings(prevId, r.objectId) >= 0)) {
+        ordered = false;
+        continue;
+      }
+    }
+    [prev, cur] = [cur, prev];
+    prevId = r.objectId;
+  }
+  return ordered;
 }
 
 /**

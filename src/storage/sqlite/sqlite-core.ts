@@ -10,10 +10,13 @@ import type { FieldOp, TableRef } from '../port.js';
 import type { SqliteDatabase } from './database-shape.js';
 import { quoteIdent } from './identifiers.js';
 import { decodeRow, encodeRecord } from './row-codec.js';
+import { type PlanShape, QueryCache, countShape, findShape } from './query-cache.js';
 import { SchemaStore, createBookkeeping } from './schema-store.js';
 import { withSqliteErrors } from './sqlite-errors.js';
 import { updateRow } from './sqlite-update.js';
 import { StatementCache } from './statement-cache.js';
+import type { CompiledQuery } from '../../query/sql/index.js';
+import type { SqliteStatement } from './database-shape.js';
 
 type Row = Record<string, unknown>;
 
@@ -34,6 +37,8 @@ interface TableEntry {
 export class SqliteCore {
   readonly statements: StatementCache;
   private readonly store: SchemaStore;
+  /** Compiled find/count SQL per plan shape and schema (src/storage/sqlite/query-cache.ts). */
+  private readonly queries = new QueryCache();
   /** namespace -> className -> entry. */
   private readonly entries = new Map<string, Map<string, TableEntry>>();
 
@@ -117,16 +122,37 @@ export class SqliteCore {
   find(ref: TableRef, plan: FindPlan): StoredRecord[] {
     const schema = this.getSchema(ref);
     if (!schema) return [];
-    const query = compileFind(ref.className, plan, this.view(ref.namespace), sqliteDialect);
-    const rows = this.statements.get(query.sql).all(...query.parameters) as Row[];
+    const [statement, parameters] = this.prepared(schema, findShape(schema, plan), () =>
+      compileFind(ref.className, plan, this.view(ref.namespace), sqliteDialect),
+    );
+    const rows = statement.all(...parameters) as Row[];
     return rows.map((row) => projectRecord(decodeRow(schema, row), plan.projection));
   }
 
   count(ref: TableRef, where: WhereNode): number {
-    if (!this.getSchema(ref)) return 0;
-    const query = compileCount(ref.className, where, this.view(ref.namespace), sqliteDialect);
-    const row = this.statements.get(query.sql).get(...query.parameters) as { n: number | bigint } | undefined;
+    const schema = this.getSchema(ref);
+    if (!schema) return 0;
+    const [statement, parameters] = this.prepared(schema, countShape(schema, where), () =>
+      compileCount(ref.className, where, this.view(ref.namespace), sqliteDialect),
+    );
+    const row = statement.get(...parameters) as { n: number | bigint } | undefined;
     return Number(row?.n ?? 0);
+  }
+
+  /** The statement and parameters of a find/count: from the shape cache, or compiled (and cached). */
+  private prepared(schema: TableSchema, shape: PlanShape | null, compile: () => CompiledQuery): [SqliteStatement, readonly unknown[]] {
+    if (shape) {
+      const cached = this.queries.get(schema, shape.key);
+      if (cached) return [cached.statement, shape.parameters];
+      if (cached === undefined) {
+        const compiled = compile();
+        const statement = this.statements.get(compiled.sql);
+        this.queries.remember(schema, shape, compiled, statement);
+        return [statement, compiled.parameters];
+      }
+    }
+    const compiled = compile();
+    return [this.statements.get(compiled.sql), compiled.parameters];
   }
 
   aggregate(ref: TableRef, plan: AggregatePlan): Array<Record<string, Value>> {
@@ -144,6 +170,7 @@ export class SqliteCore {
   invalidate(): void {
     this.entries.clear();
     this.statements.clear();
+    this.queries.clear();
   }
 
   private remember(ref: TableRef, schema: TableSchema): TableSchema {
