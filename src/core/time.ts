@@ -91,9 +91,20 @@ export function formatDateTime(ms: number, timeZone: string): string {
  * for the canonical form (`YYYY-MM-DDTHH:mm:ss.sssZ`): in UTC the answer is a slice of the text.
  */
 export function formatIsoDateTime(iso: string, timeZone: string): string {
-  if (isUtc(timeZone) && canonicalIsoValid(iso, true)) return iso.slice(0, 10) + ' ' + iso.slice(11, 19);
-  return formatDateTime(isoMs(iso), timeZone);
+  // A record's updatedAt often equals its createdAt: remember the last answer.
+  if (iso === lastIso && timeZone === lastIsoZone) return lastIsoText;
+  const text = isUtc(timeZone) && canonicalIsoValid(iso, true) ? iso.slice(0, 10) + ' ' + iso.slice(11, 19) : formatDateTime(isoMs(iso), timeZone);
+  if (typeof iso === 'string') {
+    lastIso = iso;
+    lastIsoZone = timeZone;
+    lastIsoText = text;
+  }
+  return text;
 }
+
+let lastIso = '';
+let lastIsoZone: string | null = null;
+let lastIsoText = '';
 
 /** `YYYY-MM-DD` of the instant `ms` in `timeZone` (statistics group dates by this day). */
 export function formatDay(ms: number, timeZone: string, wall: Date = wallClock(ms, timeZone)): string {

@@ -89,11 +89,35 @@ export function decodeGeoPoint(json: { [key: string]: Json }, key: string): GeoP
 
 /**
  * Encodes an internal value for the wire: Date values become `{__type:"Date", iso:"YYYY-MM-DD HH:mm:ss"}`
- * in the application's time zone; everything else is already wire-shaped.
+ * in the application's time zone; everything else is already wire-shaped. Arrays and objects
+ * without a Date inside are returned as they are (not copied): encoded values are only read.
  */
 export function encodeValue(value: Value, timeZone: string): Json {
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => encodeValue(v, timeZone));
+  return holdsDate(value) ? encodeNested(value, timeZone) : (value as unknown as Json);
+}
+
+/** Whether an array or object holds a Date value at any depth (other typed values hold none). */
+function holdsDate(value: object): boolean {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      if (v !== null && typeof v === 'object' && holdsDate(v)) return true;
+    }
+    return false;
+  }
+  const tag = (value as { __type?: unknown }).__type;
+  if (tag !== undefined) return tag === 'Date';
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue;
+    const v: unknown = (value as Record<string, unknown>)[k];
+    if (v !== null && typeof v === 'object' && holdsDate(v)) return true;
+  }
+  return false;
+}
+
+function encodeNested(value: object, timeZone: string): Json {
+  if (Array.isArray(value)) return value.map((v: Value) => encodeValue(v, timeZone));
   const tag = (value as { __type?: string }).__type;
   if (tag === 'Date') return { __type: 'Date', iso: formatIsoDateTime((value as DateValue).iso, timeZone) };
   if (tag !== undefined) return value as unknown as Json;
@@ -105,12 +129,13 @@ export function encodeValue(value: Value, timeZone: string): Json {
 /** Encodes a stored record: `createdAt`/`updatedAt` as plain `YYYY-MM-DD HH:mm:ss` strings. */
 export function encodeRecord(record: ObjectValue, timeZone: string): { [key: string]: Json } {
   const out: { [key: string]: Json } = {};
-  for (const [k, v] of Object.entries(record)) {
-    if ((k === 'createdAt' || k === 'updatedAt') && v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      out[k] = formatIsoDateTime((v as DateValue).iso, timeZone);
-    } else {
-      out[k] = encodeValue(v, timeZone);
-    }
+  const keys = Object.keys(record);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const v = record[k] as Value;
+    if (v === null || typeof v !== 'object') out[k] = v;
+    else if ((k === 'createdAt' || k === 'updatedAt') && !Array.isArray(v)) out[k] = formatIsoDateTime((v as DateValue).iso, timeZone);
+    else out[k] = encodeValue(v, timeZone);
   }
   return out;
 }

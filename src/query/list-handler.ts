@@ -50,7 +50,10 @@ export async function handleList(ctx: RouteContext, deps: ListDeps): Promise<Rou
   if (!isValidTableName(className)) throw svcError('invalidClassName', className);
   const namespace = app.namespace;
   const timeZone = app.settings.timeZone;
-  const schemas = await loadSchemas(storage, namespace, [className, ...referencedClasses(ctx.query.get('where'))]);
+  const where = ctx.query.get('where');
+  // Only a where naming a class (`"className"`, possibly \u-escaped) refers to other tables.
+  const others = where !== null && (where.includes('className') || where.includes('\\')) ? referencedClasses(where) : [];
+  const schemas = await loadSchemas(storage, namespace, others.length === 0 ? [className] : [className, ...others]);
   const query = parseListQuery(ctx.query, { className, schema: (name) => schemas.get(name) ?? null, settings: app.settings });
   const table: TableRef = { namespace, className };
   const exists = schemas.get(className) !== null;

@@ -7,7 +7,7 @@ import { type ListDeps, expandRecordIncludes, handleList } from '../query/list-h
 import { referencedClasses } from '../query/parse.js';
 import type { StorageAdapter } from '../storage/port.js';
 import { type BatchRunner, parseBatch, runBatch } from './batch.js';
-import { type ClassPolicy, ClassPolicyRegistry, type JsonObject } from './class-policy.js';
+import { type ClassPolicy, type ClassPolicyContext, ClassPolicyRegistry, type JsonObject } from './class-policy.js';
 import { type RecordDeps, createRecord, deleteRecord, readRecord, updateRecord } from './record-ops.js';
 
 export interface RecordsOptions {
@@ -68,16 +68,9 @@ export function createRecordsFeature(ctx: ServiceContext, options: RecordsOption
     handler: async (rc) => {
       const className = param(rc, 'table');
       assertTableName(className);
-      const policy = policies.resolve(className);
-      const policyContext = { request: rc, className, storage: ctx.storage, inBatch: false };
-      if (policy.beforeList) await policy.beforeList(policyContext);
-      else await policy.beforeRead?.(policyContext, '');
       // Inner queries ($inQuery/$select) read other tables: their list guards apply too (users: no password oracle).
-      for (const inner of referencedClasses(rc.query.get('where'))) {
-        const innerPolicy = policies.resolve(inner);
-        const innerContext = { ...policyContext, className: inner };
-        if (innerPolicy.beforeList) await innerPolicy.beforeList(innerContext);
-        else await innerPolicy.beforeRead?.(innerContext, '');
+      for (const table of [className, ...referencedClasses(rc.query.get('where'))]) {
+        await guardList(policies.resolve(table), { request: rc, className: table, storage: ctx.storage, inBatch: false });
       }
       return handleList(rc, listDeps(rc, className));
     },
@@ -139,6 +132,12 @@ export function createRecordsFeature(ctx: ServiceContext, options: RecordsOption
     policies,
     registerClassPolicy: (className, policy) => policies.register(className, policy),
   };
+}
+
+/** A list is guarded by `beforeList`, or by `beforeRead` (with no objectId) when the policy has none. */
+async function guardList(policy: ClassPolicy, context: ClassPolicyContext): Promise<void> {
+  if (policy.beforeList) await policy.beforeList(context);
+  else await policy.beforeRead?.(context, '');
 }
 
 /** Refuses the whole batch when an item targets a table whose policy forbids batches (11071). */

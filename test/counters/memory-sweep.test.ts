@@ -14,11 +14,11 @@ describe('memory counter store sweeping', () => {
     expect(store.size).toBe(1);
   });
 
-  it('never forgets a key whose hits are still inside a window', () => {
+  it('never forgets a key whose hits are still inside a window', async () => {
     const store = memoryCounterStore({ sweepPerCall: 50 });
-    expect(store.consume('a', windows, 0).allowed).toBe(true);
-    for (let i = 0; i < 100; i++) store.consume(`other-${i}`, windows, 30_000);
-    expect(store.consume('a', windows, 59_999).allowed).toBe(false);
-    expect(store.consume('a', windows, 60_000).allowed).toBe(true);
+    expect((await store.consume('a', windows, 0)).allowed).toBe(true);
+    for (let i = 0; i < 100; i++) await store.consume(`other-${i}`, windows, 30_000);
+    expect((await store.consume('a', windows, 59_999)).allowed).toBe(false);
+    expect((await store.consume('a', windows, 60_000)).allowed).toBe(true);
   });
 });

@@ -11,6 +11,8 @@ export type Getter = (record: StoredRecord) => Value | undefined;
 export function compileGetter(field: FieldRef): Getter {
   const { column, path } = field;
   if (path.length === 0) {
+    // A column that no prototype of a plain object has is read as is; a value is never a function.
+    if (!inheritsName(column)) return (r) => (r as Readonly<Record<string, Value>>)[column];
     return (r) => {
       const v = (r as Readonly<Record<string, Value>>)[column];
       return typeof v === 'function' ? undefined : v;
@@ -25,6 +27,15 @@ export function compileGetter(field: FieldRef): Getter {
     }
     return cur as Value | undefined;
   };
+}
+
+/**
+ * Whether a plain object inherits a property `name` (`toString`, `constructor`, `__proto__`, ...):
+ * reading such a column directly could see the inherited function instead of a missing value. Other
+ * names read from a record are its own values or undefined (checked when a predicate is compiled).
+ */
+export function inheritsName(name: string): boolean {
+  return name in Object.prototype;
 }
 
 /**

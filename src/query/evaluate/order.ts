@@ -31,10 +31,11 @@ export function sortSpecOf(plan: Pick<FindPlan, 'order' | 'nearest'>): SortSpec 
 
 /**
  * Filters `records` with `pred` and returns matches [skip, skip+limit) of `spec`'s order: the same
- * result as `sortAndPage` over every match. While filtering it checks that the matches arrive in
- * that order (each one after the previous: keys, then objectId); when they do (the memory adapter
- * keeps records in insertion order, usually creation order) the sort is skipped, otherwise it runs.
- * For an explicit order the check stops at the first match out of order.
+ * result as `sortAndPage` over every match. It checks that the matches arrive in that order (each
+ * one after the previous: keys, then objectId); when they do (the memory adapter keeps records in
+ * insertion order, usually creation order) the sort is skipped and the page is a slice, otherwise
+ * `sortAndPage` sorts (or heap-selects a small page). For an explicit order the check stops at the
+ * first match out of order.
  */
 export function filterSortAndPage(records: Iterable<StoredRecord>, pred: Predicate, spec: SortSpec, skip: number, limit: number): StoredRecord[] {
   const matching: StoredRecord[] = [];
@@ -46,42 +47,41 @@ export function filterSortAndPage(records: Iterable<StoredRecord>, pred: Predica
 }
 
 /**
- * Is the code point order of two canonical ISO dates (`compareStrings`) `a` before `b`? The default
- * order's check: the native comparison, confirmed by `compareStrings` unless the first unit of each
- * is ASCII... see below. Canonical ISO text is ASCII, where UTF-16 order is code point order, but a
- * string holding U+D800 or above is compared exactly with `compareStrings`.
+ * Filters for the default order, then checks the matches in one tight pass (the createdAt loads are
+ * cache misses on large tables; a loop doing nothing else overlaps them best). Arrays (the common
+ * input) are walked by index.
  */
 function filterByCreation(records: Iterable<StoredRecord>, pred: Predicate, out: StoredRecord[]): boolean {
-  let ordered = true;
-  let prevIso = '';
-  let prevId = '';
-  let first = true;
-  const check = (r: StoredRecord): void => {
-    const iso = r.createdAt.iso;
-    if (first) first = false;
-    else if (iso === prevIso ? compareStrings(prevId, r.objectId) >= 0 : prevIso > iso) ordered = false;
-    prevIso = iso;
-    prevId = r.objectId;
-  };
   if (Array.isArray(records)) {
     const list = records as readonly StoredRecord[];
     for (let i = 0; i < list.length; i++) {
       const r = list[i]!;
-      if (!pred(r)) continue;
-      out.push(r);
-      if (ordered) check(r);
+      if (pred(r)) out.push(r);
     }
   } else {
-    for (const r of records) {
-      if (!pred(r)) continue;
-      out.push(r);
-      if (ordered) check(r);
-    }
+    for (const r of records) if (pred(r)) out.push(r);
   }
-  return ordered;
+  return inCreationOrder(out);
 }
 
-/** `filterByCreation` for any other order: keys extracted per match until the first out of order. */
+/**
+ * Whether (createdAt, objectId) increases along `records`; stops at the first pair out of order.
+ * Dates are canonical ISO text (ASCII, see core/values.ts), where the native string comparison is
+ * `compareStrings`'s code point order; objectIds are compared only on equal dates.
+ */
+function inCreationOrder(records: readonly StoredRecord[]): boolean {
+  const n = records.length;
+  if (n < 2) return true;
+  let prevIso = records[0]!.createdAt.iso;
+  for (let i = 1; i < n; i++) {
+    const iso = records[i]!.createdAt.iso;
+    if (!(prevIso < iso) && (prevIso !== iso || compareStrings(records[i - 1]!.objectId, records[i]!.objectId) >= 0)) return false;
+    prevIso = iso;
+  }
+  return true;
+}
+
+/** `filterByCreation` for any other order: keys extracted per match until the first one out of order. */
 function filterBySpec(records: Iterable<StoredRecord>, pred: Predicate, spec: SortSpec, out: StoredRecord[]): boolean {
   const m = spec.keys.length;
   const desc = spec.descending;
@@ -107,7 +107,9 @@ function filterBySpec(records: Iterable<StoredRecord>, pred: Predicate, spec: So
         continue;
       }
     }
-    [prev, cur] = [cur, prev];
+    const t = prev;
+    prev = cur;
+    cur = t;
     prevId = r.objectId;
   }
   return ordered;

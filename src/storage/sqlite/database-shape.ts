@@ -7,6 +7,11 @@ export interface SqliteStatement {
   run(...params: unknown[]): { readonly changes: number };
   get(...params: unknown[]): unknown;
   all(...params: unknown[]): unknown[];
+  /**
+   * better-sqlite3: rows as arrays of column values (`true`) or objects (`false`). Optional: without
+   * it the adapter reads rows as objects.
+   */
+  raw?(toggle?: boolean): SqliteStatement;
 }
 
 /** A transaction function as better-sqlite3 builds it: call it, or call `.immediate()` (BEGIN IMMEDIATE). */

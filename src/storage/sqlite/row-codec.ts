@@ -2,6 +2,7 @@ import { configError } from '../../core/errors.js';
 import type { DateValue, GeoPointValue, PointerValue, StoredRecord, Value } from '../../core/values.js';
 import { dateMs } from '../../core/values.js';
 import type { ColumnSchema, TableSchema } from '../../query/plan.js';
+import { physicalColumnNames } from '../../query/sql/find-compiler.js';
 import { geoLatColumn, geoLngColumn } from '../../query/sql/layout.js';
 import { isoOfMs } from './iso-time.js';
 
@@ -84,6 +85,118 @@ export function decodeRow(schema: TableSchema, row: Row): StoredRecord {
   return out as StoredRecord;
 }
 
+type Values = readonly unknown[];
+type ValueDecoder = (values: Values, out: Record<string, Value>) => void;
+
+/** How a schema's rows read as arrays: the physical columns to select, in order, and their decoders. */
+interface ArrayLayout {
+  /** `physicalColumnNames(schema)`: objectId, createdAt, updatedAt, then the columns in schema order. */
+  readonly names: readonly string[];
+  readonly decoders: readonly ValueDecoder[];
+}
+
+const arrayLayouts = new WeakMap<TableSchema, ArrayLayout>();
+
+/**
+ * The physical columns of a schema in the order `decodeValues` reads them (the order of
+ * `physicalColumnNames`, which `compileFind` selects), compiled once per (frozen) schema object.
+ */
+export function arrayLayout(schema: TableSchema): ArrayLayout {
+  let layout = arrayLayouts.get(schema);
+  if (!layout) {
+    const decoders: ValueDecoder[] = [];
+    let index = 3;
+    for (const [name, column] of Object.entries(schema.columns)) {
+      const decoder = valueDecoder(name, column, index);
+      index += column.type === 'Relation' ? 0 : column.type === 'GeoPoint' ? 2 : 1;
+      if (decoder) decoders.push(decoder);
+    }
+    const names = physicalColumnNames(schema);
+    if (names.length !== index) throw new Error('[svcbase] [sqlite] row layout does not match the physical columns');
+    arrayLayouts.set(schema, (layout = { names, decoders }));
+  }
+  return layout;
+}
+
+/**
+ * A row read as an array (`statement.raw(true)`) of the columns `arrayLayout(schema).names`, back
+ * to a record: the same record `decodeRow` makes of the row as an object. better-sqlite3 builds
+ * array rows in about half the time of object rows (no property per column).
+ */
+export function decodeValues(schema: TableSchema, values: Values, layout: ArrayLayout = arrayLayout(schema)): StoredRecord {
+  const createdMs = values[1] as number;
+  const updatedMs = values[2] as number;
+  const createdIso = isoOfMs(createdMs);
+  const out: Record<string, Value> = {
+    objectId: values[0] as string,
+    createdAt: { __type: 'Date', iso: createdIso },
+    updatedAt: { __type: 'Date', iso: updatedMs === createdMs ? createdIso : isoOfMs(updatedMs) },
+  };
+  const decoders = layout.decoders;
+  for (let i = 0; i < decoders.length; i++) decoders[i]!(values, out);
+  return out as StoredRecord;
+}
+
+/** JSON text of a File/Array/Object column back to its value. */
+function parseJson(raw: unknown): Value {
+  if (typeof raw !== 'string') return JSON.parse(String(raw)) as Value;
+  // Empty containers are common (no tags yet, empty settings): skip the parser for them.
+  if (raw.length === 2) {
+    if (raw === '[]') return [];
+    if (raw === '{}') return {};
+  }
+  return JSON.parse(raw) as Value;
+}
+
+function valueDecoder(name: string, column: ColumnSchema, i: number): ValueDecoder | null {
+  switch (column.type) {
+    case 'Relation':
+      return null;
+    case 'GeoPoint':
+      return (values, out) => {
+        const latitude = values[i];
+        const longitude = values[i + 1];
+        if (typeof latitude === 'number' && typeof longitude === 'number') out[name] = { __type: 'GeoPoint', latitude, longitude };
+      };
+    case 'String':
+      return (values, out) => {
+        const raw = values[i];
+        if (typeof raw === 'string') out[name] = raw;
+        else if (raw !== null && raw !== undefined) out[name] = String(raw);
+      };
+    case 'Number':
+      return (values, out) => {
+        const raw = values[i];
+        if (typeof raw === 'number') out[name] = raw;
+        else if (raw !== null && raw !== undefined) out[name] = Number(raw);
+      };
+    case 'Boolean':
+      return (values, out) => {
+        const raw = values[i];
+        if (raw !== null && raw !== undefined) out[name] = raw === 1 || raw === 1n || raw === true;
+      };
+    case 'Date':
+      return (values, out) => {
+        const raw = values[i];
+        if (raw !== null && raw !== undefined) out[name] = { __type: 'Date', iso: isoOfMs(Number(raw)) };
+      };
+    case 'Pointer': {
+      const className = column.targetClass ?? '';
+      return (values, out) => {
+        const raw = values[i];
+        if (raw !== null && raw !== undefined) out[name] = { __type: 'Pointer', className, objectId: String(raw) };
+      };
+    }
+    case 'File':
+    case 'Array':
+    case 'Object':
+      return (values, out) => {
+        const raw = values[i];
+        if (raw !== null && raw !== undefined) out[name] = parseJson(raw);
+      };
+  }
+}
+
 function compileDecoders(schema: TableSchema): ColumnDecoder[] {
   const out: ColumnDecoder[] = [];
   for (const [name, column] of Object.entries(schema.columns)) {
@@ -138,7 +251,7 @@ function columnDecoder(name: string, column: ColumnSchema): ColumnDecoder | null
     case 'Object':
       return (row, out) => {
         const raw = row[name];
-        if (raw !== null && raw !== undefined) out[name] = JSON.parse(String(raw)) as Value;
+        if (raw !== null && raw !== undefined) out[name] = parseJson(raw);
       };
   }
 }

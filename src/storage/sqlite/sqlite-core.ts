@@ -9,7 +9,7 @@ import { projectRecord } from '../memory/projection.js';
 import type { FieldOp, TableRef } from '../port.js';
 import type { SqliteDatabase } from './database-shape.js';
 import { quoteIdent } from './identifiers.js';
-import { decodeRow, encodeRecord } from './row-codec.js';
+import { arrayLayout, decodeRow, decodeValues, encodeRecord } from './row-codec.js';
 import { type PlanShape, QueryCache, countShape, findShape } from './query-cache.js';
 import { SchemaStore, createBookkeeping } from './schema-store.js';
 import { withSqliteErrors } from './sqlite-errors.js';
@@ -25,7 +25,6 @@ interface TableEntry {
   schema: TableSchema | null;
   /** The quoted physical table name. */
   readonly table: string;
-  readonly selectById: string;
   readonly deleteById: string;
 }
 
@@ -39,6 +38,10 @@ export class SqliteCore {
   private readonly store: SchemaStore;
   /** Compiled find/count SQL per plan shape and schema (src/storage/sqlite/query-cache.ts). */
   private readonly queries = new QueryCache();
+  /** `SELECT <physical columns> ... WHERE "objectId" = ?` per (frozen) schema, read as arrays. */
+  private getSql = new WeakMap<TableSchema, string>();
+  /** INSERT texts per (frozen) schema, by the comma-joined physical column names. */
+  private insertSql = new WeakMap<TableSchema, Map<string, string>>();
   /** namespace -> className -> entry. */
   private readonly entries = new Map<string, Map<string, TableEntry>>();
 
@@ -54,7 +57,7 @@ export class SqliteCore {
 
   ensureColumns(ref: TableRef, wanted: Readonly<Record<string, ColumnSchema>>): TableSchema {
     const cached = this.getSchema(ref);
-    if (cached && mergeColumns(ref.className, cached, wanted).added.length === 0) return cached;
+    if (cached && (hasColumns(cached, wanted) || mergeColumns(ref.className, cached, wanted).added.length === 0)) return cached;
     return this.db
       .transaction(() => {
         const current = this.store.load(ref);
@@ -84,17 +87,39 @@ export class SqliteCore {
     const schema = this.getSchema(ref);
     if (!schema) throw configError('sqlite', `table ${ref.className} does not exist: call ensureColumns first`);
     const columns = encodeRecord(schema, record);
-    const sql =
-      `INSERT INTO ${this.entry(ref).table} (${columns.map(([name]) => quoteIdent(name)).join(', ')}) ` +
-      `VALUES (${columns.map(() => '?').join(', ')})`;
-    withSqliteErrors(() => this.statements.get(sql).run(...columns.map(([, param]) => param)));
+    const names = new Array<string>(columns.length);
+    const params = new Array<string | number | null>(columns.length);
+    for (let i = 0; i < columns.length; i++) [names[i], params[i]] = columns[i]!;
+    // INSERT texts per schema and column list (records of a table mostly share one list).
+    let texts = this.insertSql.get(schema);
+    if (!texts) this.insertSql.set(schema, (texts = new Map()));
+    const key = names.join(',');
+    let sql = texts.get(key);
+    if (sql === undefined) {
+      sql = `INSERT INTO ${this.entry(ref).table} (${names.map((name) => quoteIdent(name)).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
+      if (texts.size >= 64) texts.clear();
+      texts.set(key, sql);
+    }
+    const text = sql;
+    withSqliteErrors(() => this.statements.get(text).run(...params));
   }
 
   get(ref: TableRef, objectId: string, projection?: Projection): StoredRecord | null {
     const entry = this.entry(ref);
     const schema = entry.schema;
     if (!schema) return null;
-    const row = this.statements.get(entry.selectById).get(objectId) as Row | undefined;
+    let sql = this.getSql.get(schema);
+    if (sql === undefined) {
+      sql = `SELECT ${arrayLayout(schema).names.map(quoteIdent).join(', ')} FROM ${entry.table} WHERE "objectId" = ?`;
+      this.getSql.set(schema, sql);
+    }
+    const statement = this.statements.get(sql);
+    if (statement.raw) {
+      // Array rows: this SQL text is only ever read as arrays (see `find`).
+      const values = statement.raw(true).get(objectId) as unknown[] | undefined;
+      return values ? projectRecord(decodeValues(schema, values), projection) : null;
+    }
+    const row = statement.get(objectId) as Row | undefined;
     return row ? projectRecord(decodeRow(schema, row), projection) : null;
   }
 
@@ -125,8 +150,18 @@ export class SqliteCore {
     const [statement, parameters] = this.prepared(schema, findShape(schema, plan), () =>
       compileFind(ref.className, plan, this.view(ref.namespace), sqliteDialect),
     );
+    const projection = plan.projection;
+    if (statement.raw) {
+      // compileFind selects `physicalColumnNames(schema)`, the order `decodeValues` reads. Its SQL
+      // texts (`SELECT t0."objectId", ...`) are only ever read here, always as arrays.
+      const rows = statement.raw(true).all(...parameters) as unknown[][];
+      const layout = arrayLayout(schema);
+      const out: StoredRecord[] = new Array(rows.length);
+      for (let i = 0; i < rows.length; i++) out[i] = projectRecord(decodeValues(schema, rows[i]!, layout), projection);
+      return out;
+    }
     const rows = statement.all(...parameters) as Row[];
-    return rows.map((row) => projectRecord(decodeRow(schema, row), plan.projection));
+    return rows.map((row) => projectRecord(decodeRow(schema, row), projection));
   }
 
   count(ref: TableRef, where: WhereNode): number {
@@ -171,6 +206,8 @@ export class SqliteCore {
     this.entries.clear();
     this.statements.clear();
     this.queries.clear();
+    this.getSql = new WeakMap();
+    this.insertSql = new WeakMap();
   }
 
   private remember(ref: TableRef, schema: TableSchema): TableSchema {
@@ -193,13 +230,23 @@ export class SqliteCore {
       entry = {
         schema: loaded ? freezeSchema(loaded) : null,
         table,
-        selectById: `SELECT * FROM ${table} WHERE "objectId" = ?`,
         deleteById: `DELETE FROM ${table} WHERE "objectId" = ?`,
       };
       tables.set(ref.className, entry);
     }
     return entry;
   }
+}
+
+/** Whether `schema` already has every wanted column with the same type and target (nothing to add or check). */
+function hasColumns(schema: TableSchema, wanted: Readonly<Record<string, ColumnSchema>>): boolean {
+  for (const name in wanted) {
+    if (!Object.hasOwn(wanted, name)) continue;
+    const current = Object.hasOwn(schema.columns, name) ? schema.columns[name] : undefined;
+    const column = wanted[name]!;
+    if (!current || current.type !== column.type || current.targetClass !== column.targetClass) return false;
+  }
+  return true;
 }
 
 function freezeSchema(schema: TableSchema): TableSchema {

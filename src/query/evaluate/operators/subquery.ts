@@ -3,7 +3,7 @@ import type { SubQuery, WhereNode } from '../../plan.js';
 import { schemaColumn } from '../../schema-lookup.js';
 import { contextFor, type EvalContext, type EvalEnv, type Predicate, type ValueTest } from '../context.js';
 import { anyValue, compileGetter } from '../field.js';
-import { DEFAULT_SORT, sortAndPage } from '../order.js';
+import { DEFAULT_SORT, filterSortAndPage } from '../order.js';
 import { compilePredicate } from '../where.js';
 
 /**
@@ -12,9 +12,7 @@ import { compilePredicate } from '../where.js';
  */
 export function innerRecords(query: SubQuery, env: EvalEnv): StoredRecord[] {
   const pred = compilePredicate(query.where, contextFor(env, query.table));
-  const matching: StoredRecord[] = [];
-  for (const r of env.records(query.table)) if (pred(r)) matching.push(r);
-  return sortAndPage(matching, DEFAULT_SORT, 0, query.limit);
+  return filterSortAndPage(env.records(query.table), pred, DEFAULT_SORT, 0, query.limit);
 }
 
 function lazy<T>(make: () => T): () => T {

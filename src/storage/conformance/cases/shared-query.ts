@@ -1,16 +1,7 @@
 import { expect } from 'vitest';
-import { type CaseOutcome, runQueryCase, seedQueryDataset } from '../../../query/conformance/run-case.js';
+import { expectedOutcome, runQueryCase, seedQueryDataset } from '../../../query/conformance/run-case.js';
 import { type QueryConformanceCase, queryConformanceCases } from '../../../query/conformance/cases.js';
 import type { Harness } from '../harness.js';
-
-function expected(c: QueryConformanceCase): CaseOutcome {
-  const out: CaseOutcome = {};
-  if (c.ids) out.ids = [...c.ids];
-  if (c.count !== undefined) out.count = c.count;
-  if (c.rows) out.rows = c.rows.map((r) => ({ ...r }));
-  if (c.fields) out.fields = [...c.fields];
-  return out;
-}
 
 /**
  * The query engine's shared cases (src/query/conformance): wire queries with hand-computed answers,
@@ -21,7 +12,7 @@ export function sharedQueryCases(h: Harness): void {
     h.test(`query (shared): ${c.name}`, async () => {
       const namespace = h.ref().namespace;
       await seedQueryDataset(h.adapter(), namespace);
-      expect(await runQueryCase(h.adapter(), namespace, c)).toEqual(expected(c));
+      expect(await runQueryCase(h.adapter(), namespace, c)).toEqual(expectedOutcome(c));
     });
   }
 }
