@@ -11,6 +11,15 @@ export { compilePredicate } from './where.js';
 export { applyProjection } from './projection.js';
 export { sortAndPage, sortSpecOf, DEFAULT_SORT } from './order.js';
 
+/** What a caller knows about the records it hands to {@link runFind}. */
+export interface FindHints {
+  /**
+   * The records arrive in default order, (createdAt, objectId) ascending: a find in default order
+   * then stops as soon as its page is full. A wrong `true` gives wrong results.
+   */
+  readonly inCreationOrder?: boolean;
+}
+
 /**
  * Runs a find plan over `records` (the queried table, `env.className`): filter, order (ties by
  * objectId), skip, limit, projection. The reference semantics every adapter must reproduce.
@@ -18,9 +27,9 @@ export { sortAndPage, sortSpecOf, DEFAULT_SORT } from './order.js';
  *
  * @example runFind(table.values(), plan, env)
  */
-export function runFind(records: Iterable<StoredRecord>, plan: FindPlan, env: EvalEnv): StoredRecord[] {
+export function runFind(records: Iterable<StoredRecord>, plan: FindPlan, env: EvalEnv, hints: FindHints = {}): StoredRecord[] {
   const pred = compilePredicate(plan.where, contextFor(env, env.className));
-  const page = filterSortAndPage(records, pred, sortSpecOf(plan), plan.skip, plan.limit);
+  const page = filterSortAndPage(records, pred, sortSpecOf(plan), plan.skip, plan.limit, hints.inCreationOrder === true);
   return plan.projection.kind === 'all' ? page : page.map((r) => applyProjection(r, plan.projection));
 }
 

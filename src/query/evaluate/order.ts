@@ -37,13 +37,38 @@ export function sortSpecOf(plan: Pick<FindPlan, 'order' | 'nearest'>): SortSpec 
  * `sortAndPage` sorts (or heap-selects a small page). For an explicit order the check stops at the
  * first match out of order.
  */
-export function filterSortAndPage(records: Iterable<StoredRecord>, pred: Predicate, spec: SortSpec, skip: number, limit: number): StoredRecord[] {
+export function filterSortAndPage(
+  records: Iterable<StoredRecord>,
+  pred: Predicate,
+  spec: SortSpec,
+  skip: number,
+  limit: number,
+  knownInCreationOrder = false,
+): StoredRecord[] {
+  if (spec === DEFAULT_SORT && knownInCreationOrder) return filterPage(records, pred, skip, limit);
   const matching: StoredRecord[] = [];
   const ordered = spec === DEFAULT_SORT ? filterByCreation(records, pred, matching) : filterBySpec(records, pred, spec, matching);
   if (!ordered) return sortAndPage(matching, spec, skip, limit);
   if (limit <= 0 || skip >= matching.length) return [];
   if (skip === 0 && limit >= matching.length) return matching;
   return matching.slice(skip, skip + limit);
+}
+
+/** Filters records already in order, stopping once the page is full. */
+function filterPage(records: Iterable<StoredRecord>, pred: Predicate, skip: number, limit: number): StoredRecord[] {
+  const page: StoredRecord[] = [];
+  if (limit <= 0) return page;
+  let toSkip = skip;
+  for (const r of records) {
+    if (!pred(r)) continue;
+    if (toSkip > 0) {
+      toSkip--;
+      continue;
+    }
+    page.push(r);
+    if (page.length >= limit) break;
+  }
+  return page;
 }
 
 /**

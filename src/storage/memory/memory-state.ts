@@ -11,6 +11,22 @@ export interface MemoryTable {
   readonly records: Map<string, StoredRecord>;
   /** Relation column -> owner objectId -> related objectIds. */
   readonly relations: Map<string, Map<string, Set<string>>>;
+  /**
+   * Whether `records` (a Map: insertion order) holds the records in default query order,
+   * (createdAt, objectId) ascending. True while every insert comes after the previous one, which is
+   * the rule when the clock moves forward; lets finds in default order stop after their page.
+   */
+  creationOrdered: boolean;
+  /** The most recently inserted record (what the next insert is compared with). */
+  lastInserted: StoredRecord | undefined;
+}
+
+/** Whether `next` may follow `prev` in (createdAt, objectId) order. ISO dates and objectIds are ASCII. */
+export function followsInCreationOrder(prev: StoredRecord | undefined, next: StoredRecord): boolean {
+  if (!prev) return true;
+  const a = prev.createdAt.iso;
+  const b = next.createdAt.iso;
+  return a < b || (a === b && prev.objectId < next.objectId);
 }
 
 /** Namespace -> className -> table. */
@@ -26,7 +42,13 @@ export function snapshotState(state: MemoryState): MemoryState {
       for (const [column, owners] of table.relations) {
         relations.set(column, new Map([...owners].map(([owner, ids]) => [owner, new Set(ids)])));
       }
-      tablesCopy.set(className, { schema: table.schema, records: new Map(table.records), relations });
+      tablesCopy.set(className, {
+        schema: table.schema,
+        records: new Map(table.records),
+        relations,
+        creationOrdered: table.creationOrdered,
+        lastInserted: table.lastInserted,
+      });
     }
     copy.set(namespace, tablesCopy);
   }

@@ -8,7 +8,7 @@ import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, Tabl
 import type { FieldOp, TableRef } from '../port.js';
 import { cloneRecord, cloneValue } from './clone.js';
 import { checkIndexSpec } from './index-spec.js';
-import { type MemoryState, type MemoryTable, hasDuplicates, violatedUniqueIndex } from './memory-state.js';
+import { type MemoryState, type MemoryTable, followsInCreationOrder, hasDuplicates, violatedUniqueIndex } from './memory-state.js';
 import { projectRecord } from './projection.js';
 
 const SCOPE = 'memory';
@@ -32,7 +32,15 @@ export class MemoryStore {
     if (table && added.length === 0) return table.schema;
     const frozen = freezeSchema(schema);
     if (table) table.schema = frozen;
-    else this.tables(ref.namespace, true).set(ref.className, { schema: frozen, records: new Map(), relations: new Map() });
+    else {
+      this.tables(ref.namespace, true).set(ref.className, {
+        schema: frozen,
+        records: new Map(),
+        relations: new Map(),
+        creationOrdered: true,
+        lastInserted: undefined,
+      });
+    }
     return frozen;
   }
 
@@ -53,6 +61,8 @@ export class MemoryStore {
     const stored = cloneRecord(record);
     assertUnique(table, stored);
     table.records.set(stored.objectId, stored);
+    if (!followsInCreationOrder(table.lastInserted, stored)) table.creationOrdered = false;
+    table.lastInserted = stored;
   }
 
   get(ref: TableRef, objectId: string, projection?: Projection): StoredRecord | null {
@@ -95,7 +105,7 @@ export class MemoryStore {
   find(ref: TableRef, plan: FindPlan): StoredRecord[] {
     const table = this.table(ref);
     if (!table) return [];
-    return runFind(table.records.values(), plan, this.env(ref)).map((r) => cloneRecord(r));
+    return runFind(table.records.values(), plan, this.env(ref), { inCreationOrder: table.creationOrdered }).map((r) => cloneRecord(r));
   }
 
   count(ref: TableRef, where: WhereNode): number {
