@@ -131,6 +131,16 @@ export interface AppSettings {
   query: QueryLimits;
   sms: SmsSettings;
   users: UserSettings;
+  captcha: CaptchaSettings;
+}
+
+/** Image captcha settings. */
+export interface CaptchaSettings {
+  /**
+   * Sliding windows on `requestCaptcha` per client address (each call renders an image, so an open
+   * endpoint is a cheap way to burn CPU). Empty: no limit. Over the limit: 10076 with Retry-After.
+   */
+  requestLimits: LoginThrottleWindow[];
 }
 
 /** How a host declares an application. Only the keys are required. */
@@ -221,6 +231,12 @@ export const DEFAULT_SETTINGS: AppSettings = {
         { limit: 1000, windowMs: 24 * 60 * 60 * 1000 },
       ],
     },
+  },
+  captcha: {
+    requestLimits: [
+      { limit: 30, windowMs: 60 * 1000 },
+      { limit: 600, windowMs: 60 * 60 * 1000 },
+    ],
   },
 };
 

@@ -1,5 +1,6 @@
 import type { Application } from '../app/application.js';
-import { configError, svcError } from '../core/errors.js';
+import { configError, retryError, svcError } from '../core/errors.js';
+import { createRateLimiter } from '../counters/rate-limiter.js';
 import type { Json } from '../core/wire-values.js';
 import type { Feature, RouteDef, ServiceContext } from '../http/types.js';
 import { createCanvasRenderer } from './canvas-renderer.js';
@@ -55,6 +56,14 @@ export function createCaptchaFeature(
   }
   const renderer = options.renderer ?? createCanvasRenderer(options.fontPath === undefined ? {} : { fontPath: options.fontPath });
   const engine = createCaptchaEngine({ kv: ctx.kv, clock: ctx.clock, random: ctx.random, renderer, validateTokenTtlMs });
+  const limiter = createRateLimiter({ store: ctx.counters, clock: ctx.clock });
+  /** Each captcha renders an image: cap requests per client address (settings.captcha.requestLimits). */
+  const limitRequests = async (app: Application, address: string | undefined) => {
+    const windows = app.settings.captcha.requestLimits;
+    if (windows.length === 0) return;
+    const decision = await limiter.consume(`captcha:${app.applicationId}:${address ?? 'unknown'}`, windows);
+    if (!decision.allowed) throw retryError('requestRateLimited', decision.retryAfterMs, 'requestCaptcha');
+  };
   const routes: RouteDef[] = [
     {
       method: 'POST',
@@ -63,7 +72,9 @@ export function createCaptchaFeature(
       body: 'optional-json',
       schema: REQUEST_CAPTCHA_SCHEMA,
       async handler(rc) {
-        const { token } = await engine.issue(rc.app, parseCaptchaParams(rc.body));
+        const params = parseCaptchaParams(rc.body);
+        await limitRequests(rc.app, rc.remoteAddress);
+        const { token } = await engine.issue(rc.app, params);
         return { body: { captcha_token: token, captcha_url: captchaImageUrl(rc.baseUrl, rc.app, token) } };
       },
     },

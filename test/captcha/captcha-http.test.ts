@@ -96,6 +96,19 @@ describe('POST /1/requestCaptcha', () => {
     const { s } = await start();
     expect((await s.request('POST', '/1/requestCaptcha', { auth: false, body: {} })).status).toBe(401);
   });
+
+  it('limits requests per client address (10076 with Retry-After), without counting refused bodies', async () => {
+    const limited = { ...TEST_APP, settings: { captcha: { requestLimits: [{ limit: 3, windowMs: 60_000 }] } } };
+    const { clock, request } = await start([limited]);
+    expect((await request({ width: 10 })).status).toBe(400);
+    for (let i = 0; i < 3; i++) expect((await request()).status).toBe(200);
+    const refused = await request();
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ code: 10076 });
+    expect(refused.headers.get('retry-after')).toBe('60');
+    clock.advance(60_000);
+    expect((await request()).status).toBe(200);
+  });
 });
 
 describe('GET /1/captchaImage', () => {
