@@ -63,39 +63,44 @@ export function encodeRecord(schema: TableSchema, record: StoredRecord): ColumnP
   return out;
 }
 
+/** A physical row: an object by column name, or an array (`statement.raw(true)`) by position. */
 type Row = Readonly<Record<string, unknown>>;
-type ColumnDecoder = (row: Row, out: Record<string, Value>) => void;
+type Values = readonly unknown[];
+type Source = Readonly<Record<string | number, unknown>>;
+type Key = string | number;
+type ColumnDecoder = (source: Source, out: Record<string, Value>) => void;
 
-/** Decoders compiled once per (frozen) schema object: rows are decoded without re-reading the schema. */
-const decoders = new WeakMap<TableSchema, ColumnDecoder[]>();
+/** Where a layout reads the built-in columns, and the decoders of the others. */
+interface Layout {
+  readonly objectId: Key;
+  readonly createdAt: Key;
+  readonly updatedAt: Key;
+  readonly decoders: readonly ColumnDecoder[];
+}
+
+/** How a schema's rows read as arrays: the physical columns to select, in order, and their decoders. */
+interface ArrayLayout extends Layout {
+  /** `physicalColumnNames(schema)`: objectId, createdAt, updatedAt, then the columns in schema order. */
+  readonly names: readonly string[];
+}
+
+/** Layouts compiled once per (frozen) schema object: rows are decoded without re-reading the schema. */
+const objectLayouts = new WeakMap<TableSchema, Layout>();
+const arrayLayouts = new WeakMap<TableSchema, ArrayLayout>();
 
 /** A physical row back to a record; NULL columns are left out (null and missing are the same). */
 export function decodeRow(schema: TableSchema, row: Row): StoredRecord {
-  let columns = decoders.get(schema);
-  if (!columns) decoders.set(schema, (columns = compileDecoders(schema)));
-  const createdMs = row.createdAt as number;
-  const updatedMs = row.updatedAt as number;
-  const createdIso = isoOfMs(createdMs);
-  const out: Record<string, Value> = {
-    objectId: row.objectId as string,
-    createdAt: { __type: 'Date', iso: createdIso },
-    updatedAt: { __type: 'Date', iso: updatedMs === createdMs ? createdIso : isoOfMs(updatedMs) },
-  };
-  for (const decode of columns) decode(row, out);
-  return out as StoredRecord;
+  let layout = objectLayouts.get(schema);
+  if (!layout) {
+    const decoders: ColumnDecoder[] = [];
+    for (const [name, column] of Object.entries(schema.columns)) {
+      const decoder = columnDecoder(name, column, name, geoLatColumn(name), geoLngColumn(name));
+      if (decoder) decoders.push(decoder);
+    }
+    objectLayouts.set(schema, (layout = { objectId: 'objectId', createdAt: 'createdAt', updatedAt: 'updatedAt', decoders }));
+  }
+  return decodeWith(layout, row);
 }
-
-type Values = readonly unknown[];
-type ValueDecoder = (values: Values, out: Record<string, Value>) => void;
-
-/** How a schema's rows read as arrays: the physical columns to select, in order, and their decoders. */
-interface ArrayLayout {
-  /** `physicalColumnNames(schema)`: objectId, createdAt, updatedAt, then the columns in schema order. */
-  readonly names: readonly string[];
-  readonly decoders: readonly ValueDecoder[];
-}
-
-const arrayLayouts = new WeakMap<TableSchema, ArrayLayout>();
 
 /**
  * The physical columns of a schema in the order `decodeValues` reads them (the order of
@@ -104,16 +109,16 @@ const arrayLayouts = new WeakMap<TableSchema, ArrayLayout>();
 export function arrayLayout(schema: TableSchema): ArrayLayout {
   let layout = arrayLayouts.get(schema);
   if (!layout) {
-    const decoders: ValueDecoder[] = [];
+    const decoders: ColumnDecoder[] = [];
     let index = 3;
     for (const [name, column] of Object.entries(schema.columns)) {
-      const decoder = valueDecoder(name, column, index);
+      const decoder = columnDecoder(name, column, index, index, index + 1);
       index += column.type === 'Relation' ? 0 : column.type === 'GeoPoint' ? 2 : 1;
       if (decoder) decoders.push(decoder);
     }
     const names = physicalColumnNames(schema);
     if (names.length !== index) throw new Error('[svcbase] [sqlite] row layout does not match the physical columns');
-    arrayLayouts.set(schema, (layout = { names, decoders }));
+    arrayLayouts.set(schema, (layout = { objectId: 0, createdAt: 1, updatedAt: 2, decoders, names }));
   }
   return layout;
 }
@@ -124,16 +129,20 @@ export function arrayLayout(schema: TableSchema): ArrayLayout {
  * array rows in about half the time of object rows (no property per column).
  */
 export function decodeValues(schema: TableSchema, values: Values, layout: ArrayLayout = arrayLayout(schema)): StoredRecord {
-  const createdMs = values[1] as number;
-  const updatedMs = values[2] as number;
+  return decodeWith(layout, values as unknown as Source);
+}
+
+function decodeWith(layout: Layout, source: Source): StoredRecord {
+  const createdMs = source[layout.createdAt] as number;
+  const updatedMs = source[layout.updatedAt] as number;
   const createdIso = isoOfMs(createdMs);
   const out: Record<string, Value> = {
-    objectId: values[0] as string,
+    objectId: source[layout.objectId] as string,
     createdAt: { __type: 'Date', iso: createdIso },
     updatedAt: { __type: 'Date', iso: updatedMs === createdMs ? createdIso : isoOfMs(updatedMs) },
   };
   const decoders = layout.decoders;
-  for (let i = 0; i < decoders.length; i++) decoders[i]!(values, out);
+  for (let i = 0; i < decoders.length; i++) decoders[i]!(source, out);
   return out as StoredRecord;
 }
 
@@ -148,109 +157,51 @@ function parseJson(raw: unknown): Value {
   return JSON.parse(raw) as Value;
 }
 
-function valueDecoder(name: string, column: ColumnSchema, i: number): ValueDecoder | null {
+/** Decodes one column of a row, read at `at` (a GeoPoint at `latAt` and `lngAt`) by name or by position. */
+function columnDecoder(name: string, column: ColumnSchema, at: Key, latAt: Key, lngAt: Key): ColumnDecoder | null {
   switch (column.type) {
     case 'Relation':
       return null;
     case 'GeoPoint':
-      return (values, out) => {
-        const latitude = values[i];
-        const longitude = values[i + 1];
+      return (source, out) => {
+        const latitude = source[latAt];
+        const longitude = source[lngAt];
         if (typeof latitude === 'number' && typeof longitude === 'number') out[name] = { __type: 'GeoPoint', latitude, longitude };
       };
     case 'String':
-      return (values, out) => {
-        const raw = values[i];
+      return (source, out) => {
+        const raw = source[at];
         if (typeof raw === 'string') out[name] = raw;
         else if (raw !== null && raw !== undefined) out[name] = String(raw);
       };
     case 'Number':
-      return (values, out) => {
-        const raw = values[i];
+      return (source, out) => {
+        const raw = source[at];
         if (typeof raw === 'number') out[name] = raw;
         else if (raw !== null && raw !== undefined) out[name] = Number(raw);
       };
     case 'Boolean':
-      return (values, out) => {
-        const raw = values[i];
+      return (source, out) => {
+        const raw = source[at];
         if (raw !== null && raw !== undefined) out[name] = raw === 1 || raw === 1n || raw === true;
       };
     case 'Date':
-      return (values, out) => {
-        const raw = values[i];
+      return (source, out) => {
+        const raw = source[at];
         if (raw !== null && raw !== undefined) out[name] = { __type: 'Date', iso: isoOfMs(Number(raw)) };
       };
     case 'Pointer': {
       const className = column.targetClass ?? '';
-      return (values, out) => {
-        const raw = values[i];
+      return (source, out) => {
+        const raw = source[at];
         if (raw !== null && raw !== undefined) out[name] = { __type: 'Pointer', className, objectId: String(raw) };
       };
     }
     case 'File':
     case 'Array':
     case 'Object':
-      return (values, out) => {
-        const raw = values[i];
-        if (raw !== null && raw !== undefined) out[name] = parseJson(raw);
-      };
-  }
-}
-
-function compileDecoders(schema: TableSchema): ColumnDecoder[] {
-  const out: ColumnDecoder[] = [];
-  for (const [name, column] of Object.entries(schema.columns)) {
-    const decoder = columnDecoder(name, column);
-    if (decoder) out.push(decoder);
-  }
-  return out;
-}
-
-function columnDecoder(name: string, column: ColumnSchema): ColumnDecoder | null {
-  switch (column.type) {
-    case 'Relation':
-      return null;
-    case 'GeoPoint': {
-      const lat = geoLatColumn(name);
-      const lng = geoLngColumn(name);
-      return (row, out) => {
-        const latitude = row[lat];
-        const longitude = row[lng];
-        if (typeof latitude === 'number' && typeof longitude === 'number') out[name] = { __type: 'GeoPoint', latitude, longitude };
-      };
-    }
-    case 'String':
-      return (row, out) => {
-        const raw = row[name];
-        if (raw !== null && raw !== undefined) out[name] = String(raw);
-      };
-    case 'Number':
-      return (row, out) => {
-        const raw = row[name];
-        if (raw !== null && raw !== undefined) out[name] = Number(raw);
-      };
-    case 'Boolean':
-      return (row, out) => {
-        const raw = row[name];
-        if (raw !== null && raw !== undefined) out[name] = raw === 1 || raw === 1n || raw === true;
-      };
-    case 'Date':
-      return (row, out) => {
-        const raw = row[name];
-        if (raw !== null && raw !== undefined) out[name] = { __type: 'Date', iso: isoOfMs(Number(raw)) };
-      };
-    case 'Pointer': {
-      const className = column.targetClass ?? '';
-      return (row, out) => {
-        const raw = row[name];
-        if (raw !== null && raw !== undefined) out[name] = { __type: 'Pointer', className, objectId: String(raw) };
-      };
-    }
-    case 'File':
-    case 'Array':
-    case 'Object':
-      return (row, out) => {
-        const raw = row[name];
+      return (source, out) => {
+        const raw = source[at];
         if (raw !== null && raw !== undefined) out[name] = parseJson(raw);
       };
   }
