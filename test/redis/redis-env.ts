@@ -11,12 +11,14 @@ export const REDIS_URL = process.env.SVCBASE_TEST_REDIS ?? 'redis://127.0.0.1:63
  */
 export async function connectTestRedis(suite: string): Promise<Redis | null> {
   const probe = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  probe.on('error', () => {});
+  let lastError: unknown;
+  probe.on('error', (error) => (lastError = error));
   try {
     await probe.connect();
     await probe.ping();
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const cause = lastError ?? error;
+    const reason = cause instanceof Error ? cause.message : String(cause);
     if (process.env.CI === 'true') throw new Error(`[${suite}] Redis at ${REDIS_URL} is unreachable (${reason}); CI needs it`);
     console.warn(
       `\n${'!'.repeat(78)}\n!! ${suite}: Redis at ${REDIS_URL} is unreachable (${reason}).\n` +
