@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { redisCounterStore, redisKvStore } from '../../src/redis.js';
@@ -63,5 +64,22 @@ if (!redis) {
       expect(replies.filter((r) => r.status === 429 && r.body.code === 10010)).toHaveLength(199);
       expect(transport.messages).toHaveLength(1);
     }, 60_000);
+
+    it('with Redis unreachable requestSmsCode answers 500 and sends nothing', async () => {
+      const down = new Redis({ port: 1, lazyConnect: true, enableOfflineQueue: false, retryStrategy: () => null });
+      down.on('error', () => {});
+      const transport = memorySmsTransport();
+      const s = await startTestServer({
+        kv: redisKvStore({ client: down }),
+        counters: redisCounterStore({ client: down }),
+        applications: [{ ...TEST_APP, settings: { sms: { quota: 'unlimited' } } as never }],
+        sms: { transport },
+      });
+      servers.push(s);
+      const reply = await s.request('POST', '/1/requestSmsCode', { body: { mobilePhoneNumber: PHONE } });
+      expect([reply.status, reply.body]).toEqual([500, { error: 'internal server error' }]);
+      expect(transport.messages).toHaveLength(0);
+      down.disconnect();
+    });
   });
 }
