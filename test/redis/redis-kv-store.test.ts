@@ -1,7 +1,7 @@
-import { Redis } from 'ioredis';
+import { type Cluster, Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KV_NO_EXPIRY } from '../../src/kv/port.js';
-import { REDIS_EXPIRY_GRACE_MS, redisKvStore } from '../../src/redis.js';
+import { REDIS_EXPIRY_GRACE_MS, type RedisClientLike, redisKvStore } from '../../src/redis.js';
 import { kvStoreCases } from '../kv/kv-cases.js';
 import { connectTestRedis, deleteKeys, runPrefix } from './redis-env.js';
 
@@ -75,6 +75,13 @@ if (!redis) {
       await kv.put('text', 'abc', T0 + 1000);
       await expect(kv.increment('text', 1, T0 + 1000, T0)).rejects.toThrow(/does not hold an integer/);
       expect(await kv.get('text', T0)).toBe('abc');
+    });
+
+    it('ioredis Redis and Cluster instances fit the client shape (checked by tsc)', () => {
+      const fits = (client: RedisClientLike) => typeof client.evalsha;
+      expect(fits(redis)).toBe('function');
+      const fitsCluster: (client: Cluster) => string = fits;
+      expect(fitsCluster).toBeTypeOf('function');
     });
 
     it('refuses an empty prefix', () => {
