@@ -1,6 +1,7 @@
 /**
- * Time formats of the wire. `createdAt`/`updatedAt` and Date values are shown as
- * `YYYY-MM-DD HH:mm:ss` in the application's time zone; inputs without a zone are read in that zone.
+ * Time formats of the wire. `createdAt`/`updatedAt` are shown as `YYYY-MM-DD HH:mm:ss` in the
+ * application's time zone; Date values the same, with `.SSS` when they have milliseconds (so a value
+ * read back writes and queries unchanged). Inputs without a zone are read in that zone.
  * Hot paths (every record of every list) format by hand: Intl formatting costs microseconds a call.
  */
 
@@ -100,6 +101,16 @@ export function formatIsoDateTime(iso: string, timeZone: string): string {
     lastIsoText = text;
   }
   return text;
+}
+
+/**
+ * A Date value's wire text: `YYYY-MM-DD HH:mm:ss` in `timeZone`, with `.SSS` appended when the
+ * instant has milliseconds (PROTOCOL decision 4: nothing stored is lost on the way out).
+ */
+export function formatDateValue(iso: string, timeZone: string): string {
+  const text = formatIsoDateTime(iso, timeZone);
+  const milli = canonicalIsoValid(iso, false) ? iso.slice(20, 23) : THREE[((isoMs(iso) % 1000) + 1000) % 1000];
+  return milli === '000' || milli === undefined ? text : `${text}.${milli}`;
 }
 
 let lastIso = '';
