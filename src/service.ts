@@ -17,6 +17,7 @@ import type { MailTransport } from './mail/port.js';
 import { type RecordsFeature, createRecordsFeature } from './records/index.js';
 import type { SmsApi } from './sms/sms-api.js';
 import { type SmsFeatureOptions, createSmsFeature } from './sms/sms-feature.js';
+import { unconfiguredSmsFeature } from './sms/unconfigured.js';
 import { type UsersFeature, type UsersFeatureOptions, createUsersFeature } from './users/index.js';
 import { svcError } from './core/errors.js';
 
@@ -62,8 +63,9 @@ export interface ServiceOptions {
   /** Rate-limit counters shared by SMS send limits and login throttling. Default: in memory. */
   counters?: CounterStore;
   /**
-   * SMS: verification codes, notifications, status. Mounted only with a transport
-   * (`memorySmsTransport()`, `consoleSmsTransport()`, `tencentSmsTransport({...})` or yours).
+   * SMS: verification codes, notifications, status, with a transport (`memorySmsTransport()`,
+   * `consoleSmsTransport()`, `tencentSmsTransport({...})` or yours). Without it the SMS routes
+   * answer 11007 (no SMS transport configured).
    */
   sms?: Omit<SmsFeatureOptions, 'counters' | 'captcha'>;
   /** Where verification and password-reset mails go. Without it those flows answer 11007. */
@@ -117,7 +119,9 @@ export function createService(options: ServiceOptions): Service {
     applications: apps.byId,
   };
   const registry: ServiceRegistry = {};
-  const factories: FeatureFactory[] = [...builtInFeatures(options), ...(options.features ?? [])];
+  // Stand-ins for unconfigured features come last, so a host's own feature on the same paths wins.
+  const standIns: FeatureFactory[] = options.sms ? [] : [unconfiguredSmsFeature];
+  const factories: FeatureFactory[] = [...builtInFeatures(options), ...(options.features ?? []), ...standIns];
   const features = factories.map((factory) => factory(context, registry));
   const routes = features.flatMap((f) => f.routes);
 
