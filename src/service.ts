@@ -70,7 +70,7 @@ export interface ServiceOptions {
   sms?: Omit<SmsFeatureOptions, 'counters' | 'captcha'>;
   /** Where verification and password-reset mails go. Without it those flows answer 11007. */
   mail?: MailTransport;
-  /** Image captcha (default on; the renderer loads `@napi-rs/canvas` on first use). `false` leaves it out. */
+  /** Image captcha (default on; `@napi-rs/canvas` loads at start-up, and without it requestCaptcha answers 11007). `false` leaves it out. */
   captcha?: false | CaptchaFeatureOptions;
   /** Users, sessions and passwords (default on). `false` leaves them out. */
   users?: false | Omit<UsersFeatureOptions, 'mail' | 'sms' | 'counters' | 'classPolicies'>;
