@@ -83,6 +83,9 @@ export const ERROR_CODES = {
   transactionFailed: { code: 11070, status: 400, message: 'batch transaction rolled back: item %s failed.' },
   batchTableRefused: { code: 11071, status: 400, message: 'batch requests cannot change table %s (item %s).' },
   mailSendFailed: { code: 11052, status: 424, message: 'the mail could not be sent, try again later.' },
+
+  // --- H4 (issue 11): records, batch, missing setup ---
+  tooManyColumns: { code: 11110, status: 400, message: 'table %s cannot hold more than %s columns.' },
 } as const satisfies Record<string, { code: number; status: number; message: string }>;
 
 /** Symbolic name of a client-facing error condition. */
