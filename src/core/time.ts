@@ -235,9 +235,12 @@ export function parseDateInput(text: string, timeZone: string): number | null {
   const hour = Number(h), minute = Number(mi), second = Number(s);
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
   const ms = frac ? Math.floor(Number(frac.padEnd(3, '0').slice(0, 3))) : 0;
-  const wall = Date.UTC(year, month - 1, day, hour, minute, second, ms);
-  // Date.UTC rolls 2026-02-31 over into March: refuse instead.
-  if (new Date(wall).getUTCDate() !== day) return null;
+  // Date.UTC alone reads years 0-99 as 1900-1999: set the year separately.
+  const date = new Date(Date.UTC(2000, 0, 1, hour, minute, second, ms));
+  date.setUTCFullYear(year, month - 1, day);
+  const wall = date.getTime();
+  // 2026-02-31 rolls over into March: refuse instead.
+  if (date.getUTCDate() !== day) return null;
   if (zone) {
     if (zone === 'Z') return wall;
     const sign = zone[0] === '-' ? -1 : 1;

@@ -101,3 +101,21 @@ describe.each(adapters)('fix 11.4: Date values keep their milliseconds on the wi
     expect(grouped.body.results).toEqual([{ _maxUpdatedAt: '2026-01-02 03:04:05', n: 1 }]);
   });
 });
+
+describe.each(adapters)('Date values of years 0-99 (%s)', (_name, storage) => {
+  it('fix 11.4: a Date in year 0050 stays in year 0050 (was read as 1950)', async () => {
+    const server = await startTestServer({ storage: storage() });
+    try {
+      for (const iso of ['0050-03-04 05:06:07.500', '0000-01-01 00:00:00', '0099-12-31T23:59:59.999Z']) {
+        const created = await server.request('POST', '/1/classes/Old', { body: { d: { __type: 'Date', iso } } });
+        expect(created.status, iso).toBe(201);
+        const read = await server.request('GET', `/1/classes/Old/${created.body.objectId}`);
+        expect(read.body.d.iso, iso).toBe(iso.replace('T', ' ').replace('Z', ''));
+        expect((await server.request('GET', where({ d: read.body.d }).replace('Event', 'Old'))).body.results, iso).toHaveLength(1);
+      }
+      expect((await server.request('POST', '/1/classes/Old', { body: { d: { __type: 'Date', iso: '0051-02-29 00:00:00' } } })).body.code).toBe(107);
+    } finally {
+      await server.close();
+    }
+  });
+});
