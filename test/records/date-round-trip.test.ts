@@ -50,6 +50,22 @@ describe.each(adapters)('fix 11.4: Date values keep their milliseconds on the wi
     expect(again.body.copy).toEqual(read.body.d);
   });
 
+  it('fix 11.4: the .SSS output form is accepted wherever a Date is (createdAt bounds, array ops)', async () => {
+    await start();
+    const at = { __type: 'Date', iso: '2011-08-21 18:02:52.123' };
+    const created = await server.request('POST', '/1/classes/Event', { body: { list: { __op: 'AddUnique', objects: [at] } } });
+    expect(created.status).toBe(201);
+    const id = created.body.objectId as string;
+    await server.request('PUT', `/1/classes/Event/${id}`, { body: { list: { __op: 'AddUnique', objects: [{ __type: 'Date', iso: '2011-08-21T18:02:52.123Z' }] } } });
+    expect((await server.request('GET', `/1/classes/Event/${id}`)).body.list).toEqual([at]);
+    for (const [bound, hits] of [['2026-01-02 03:04:05.678', 1], ['2026-01-02 03:04:05.679', 0]] as const) {
+      const byCreated = await server.request('GET', where({ createdAt: { $gte: bound } }));
+      expect(byCreated.body.results, bound).toHaveLength(hits);
+      const byDate = await server.request('GET', where({ updatedAt: { $gte: { __type: 'Date', iso: bound } } }));
+      expect(byDate.body.results, bound).toHaveLength(hits);
+    }
+  });
+
   it('fix 11.4: a Date without milliseconds keeps the seconds form', async () => {
     await start();
     const created = await server.request('POST', '/1/classes/Event', { body: { d: { __type: 'Date', iso: '2011-08-21T18:02:52.000Z' } } });
