@@ -1,6 +1,7 @@
 import type { Application } from '../app/application.js';
 import { configError, retryError, svcError } from '../core/errors.js';
 import { createRateLimiter } from '../counters/rate-limiter.js';
+import { seededRandom } from '../core/random.js';
 import type { Json } from '../core/wire-values.js';
 import type { Feature, RouteDef, ServiceContext } from '../http/types.js';
 import { type CanvasModuleShape, loadCanvasModule } from './canvas-module.js';
@@ -16,7 +17,7 @@ export interface CaptchaFeatureOptions {
   renderer?: CaptchaRenderer;
   /** Lifetime of a validate_token in milliseconds (default 600 000: 10 minutes). */
   validateTokenTtlMs?: number;
-  /** Font file(s) for the default renderer (default: the bundled DejaVu faces). */
+  /** Font file(s) for the default renderer (default: the bundled DejaVu faces); loaded when the feature is created. */
   fontPath?: string | readonly string[];
   /** How the default renderer loads `@napi-rs/canvas` (default: `require`); for tests. */
   loadCanvas?: (id: string) => unknown;
@@ -63,6 +64,8 @@ export function createCaptchaFeature(
   const canvasMissing = canvas === null;
   const renderer =
     options.renderer ?? createCanvasRenderer({ ...(options.fontPath === undefined ? {} : { fontPath: options.fontPath }), ...(canvas ? { canvas } : {}) });
+  // A host's own font files are checked now: a wrong fontPath fails createService, not the first captcha.
+  if (canvas && options.fontPath !== undefined) renderer.render('2345', 60, 30, seededRandom(1));
   const engine = createCaptchaEngine({ kv: ctx.kv, clock: ctx.clock, random: ctx.random, renderer, validateTokenTtlMs });
   const limiter = createRateLimiter({ store: ctx.counters, clock: ctx.clock });
   /** Each captcha renders an image: cap requests per client address (settings.captcha.requestLimits). */

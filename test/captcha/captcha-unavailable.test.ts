@@ -1,6 +1,9 @@
+import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
+import { memoryStorage } from '../../src/memory.js';
+import { createService } from '../../src/service.js';
 import type { Logger } from '../../src/core/logger.js';
-import { type TestServer, startTestServer } from '../helpers/server.js';
+import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -43,5 +46,14 @@ describe('captcha without @napi-rs/canvas', () => {
     expect(res.status).toBe(200);
     expect(res.body.captcha_token).toMatch(/^[0-9A-Za-z]{20}$/);
     expect(logger.lines.filter(([level]) => level === 'warn')).toEqual([]);
+  });
+
+  it('fix 11.6: a fontPath that is not a font fails createService with a clear error, not the first captcha with a 500', async () => {
+    const notAFont = createRequire(import.meta.url).resolve('../../package.json');
+    const start = () => createService({ storage: memoryStorage(), applications: [TEST_APP], captcha: { fontPath: notAFont } });
+    expect(start).toThrow(/\[svcbase\] \[captcha\] could not load the font file .*package\.json/);
+    const font = createRequire(import.meta.url).resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf');
+    server = await startTestServer({ captcha: { fontPath: font } });
+    expect((await server.request('POST', '/1/requestCaptcha', { body: {} })).status).toBe(200);
   });
 });
