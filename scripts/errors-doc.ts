@@ -8,6 +8,9 @@ const rows = Object.entries(ERROR_CODES).map(
 const doc = `# Error codes
 
 Every client-facing error is \`{ "code": number, "error": string }\` with the HTTP status below.
+A coded error always travels with a 4xx status, never a 5xx: the official SDK's axios transport turns
+any 5xx into "Request failed with status code N" and drops the body. A failure of something the
+request depends on (the SMS provider, the mail server, a cloud function that does not answer) is 424.
 Authentication failures are the exception: 401 \`{"error":"unauthorized"}\` without a code, exactly as
 the hosted service answers (the reason is logged at debug level). Unexpected failures are 500
 \`{"error":"internal server error"}\` and are logged with their stack; no stack reaches the client.

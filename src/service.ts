@@ -17,6 +17,7 @@ import type { MailTransport } from './mail/port.js';
 import { type RecordsFeature, createRecordsFeature } from './records/index.js';
 import type { SmsApi } from './sms/sms-api.js';
 import { type SmsFeatureOptions, createSmsFeature } from './sms/sms-feature.js';
+import { unconfiguredSmsFeature } from './sms/unconfigured.js';
 import { type UsersFeature, type UsersFeatureOptions, createUsersFeature } from './users/index.js';
 import { svcError } from './core/errors.js';
 
@@ -62,13 +63,14 @@ export interface ServiceOptions {
   /** Rate-limit counters shared by SMS send limits and login throttling. Default: in memory. */
   counters?: CounterStore;
   /**
-   * SMS: verification codes, notifications, status. Mounted only with a transport
-   * (`memorySmsTransport()`, `consoleSmsTransport()`, `tencentSmsTransport({...})` or yours).
+   * SMS: verification codes, notifications, status, with a transport (`memorySmsTransport()`,
+   * `consoleSmsTransport()`, `tencentSmsTransport({...})` or yours). Without it the SMS routes
+   * answer 11007 (no SMS transport configured).
    */
   sms?: Omit<SmsFeatureOptions, 'counters' | 'captcha'>;
   /** Where verification and password-reset mails go. Without it those flows answer 11007. */
   mail?: MailTransport;
-  /** Image captcha (default on; the renderer loads `@napi-rs/canvas` on first use). `false` leaves it out. */
+  /** Image captcha (default on; `@napi-rs/canvas` loads at start-up, and without it requestCaptcha answers 11007). `false` leaves it out. */
   captcha?: false | CaptchaFeatureOptions;
   /** Users, sessions and passwords (default on). `false` leaves them out. */
   users?: false | Omit<UsersFeatureOptions, 'mail' | 'sms' | 'counters' | 'classPolicies'>;
@@ -117,7 +119,9 @@ export function createService(options: ServiceOptions): Service {
     applications: apps.byId,
   };
   const registry: ServiceRegistry = {};
-  const factories: FeatureFactory[] = [...builtInFeatures(options), ...(options.features ?? [])];
+  // Stand-ins for unconfigured features come last, so a host's own feature on the same paths wins.
+  const standIns: FeatureFactory[] = options.sms ? [] : [unconfiguredSmsFeature];
+  const factories: FeatureFactory[] = [...builtInFeatures(options), ...(options.features ?? []), ...standIns];
   const features = factories.map((factory) => factory(context, registry));
   const routes = features.flatMap((f) => f.routes);
 

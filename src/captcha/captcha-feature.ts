@@ -1,8 +1,10 @@
 import type { Application } from '../app/application.js';
 import { configError, retryError, svcError } from '../core/errors.js';
 import { createRateLimiter } from '../counters/rate-limiter.js';
+import { seededRandom } from '../core/random.js';
 import type { Json } from '../core/wire-values.js';
 import type { Feature, RouteDef, ServiceContext } from '../http/types.js';
+import { type CanvasModuleShape, loadCanvasModule } from './canvas-module.js';
 import { createCanvasRenderer } from './canvas-renderer.js';
 import { type CaptchaEngine, createCaptchaEngine } from './captcha-engine.js';
 import { captchaImageRoute, captchaImageUrl } from './captcha-image-route.js';
@@ -11,12 +13,14 @@ import type { CaptchaRenderer } from './renderer.js';
 
 /** Options of {@link createCaptchaFeature}. */
 export interface CaptchaFeatureOptions {
-  /** Draws the images. Default: the `@napi-rs/canvas` renderer, loaded on the first captcha. */
+  /** Draws the images. Default: the `@napi-rs/canvas` renderer (the module loads when the feature is created). */
   renderer?: CaptchaRenderer;
   /** Lifetime of a validate_token in milliseconds (default 600 000: 10 minutes). */
   validateTokenTtlMs?: number;
-  /** Font file(s) for the default renderer (default: the bundled DejaVu faces). */
+  /** Font file(s) for the default renderer (default: the bundled DejaVu faces); loaded when the feature is created. */
   fontPath?: string | readonly string[];
+  /** How the default renderer loads `@napi-rs/canvas` (default: `require`); for tests. */
+  loadCanvas?: (id: string) => unknown;
 }
 
 /** What other features use: the SMS feature consumes validate_tokens for captcha-gated templates. */
@@ -39,7 +43,9 @@ const VERIFY_CAPTCHA_SCHEMA = {
 
 /**
  * The image captcha: `POST /1/requestCaptcha`, `GET /1/captchaImage`, `POST /1/verifyCaptcha`.
- * Returns the feature to mount and the api the SMS feature calls.
+ * Returns the feature to mount and the api the SMS feature calls. Without a `renderer`,
+ * `@napi-rs/canvas` is loaded now; if it cannot be, a warning is logged and `requestCaptcha`
+ * answers 11007 instead of failing with a 500 on first use.
  *
  * @example
  * const captcha = createCaptchaFeature(ctx);
@@ -54,7 +60,12 @@ export function createCaptchaFeature(
   if (!Number.isInteger(validateTokenTtlMs) || validateTokenTtlMs <= 0) {
     throw configError('captcha', `validateTokenTtlMs must be a positive integer of milliseconds, got ${String(validateTokenTtlMs)}`);
   }
-  const renderer = options.renderer ?? createCanvasRenderer(options.fontPath === undefined ? {} : { fontPath: options.fontPath });
+  const canvas = options.renderer ? undefined : probeCanvas(ctx, options.loadCanvas);
+  const canvasMissing = canvas === null;
+  const renderer =
+    options.renderer ?? createCanvasRenderer({ ...(options.fontPath === undefined ? {} : { fontPath: options.fontPath }), ...(canvas ? { canvas } : {}) });
+  // A host's own font files are checked now: a wrong fontPath fails createService, not the first captcha.
+  if (canvas && options.fontPath !== undefined) renderer.render('2345', 60, 30, seededRandom(1));
   const engine = createCaptchaEngine({ kv: ctx.kv, clock: ctx.clock, random: ctx.random, renderer, validateTokenTtlMs });
   const limiter = createRateLimiter({ store: ctx.counters, clock: ctx.clock });
   /** Each captcha renders an image: cap requests per client address (settings.captcha.requestLimits). */
@@ -72,6 +83,7 @@ export function createCaptchaFeature(
       body: 'optional-json',
       schema: REQUEST_CAPTCHA_SCHEMA,
       async handler(rc) {
+        if (canvasMissing) throw svcError('featureDisabled', `captcha (${CANVAS_MISSING})`);
         const params = parseCaptchaParams(rc.body);
         await limitRequests(rc.app, rc.remoteAddress);
         const { token } = await engine.issue(rc.app, params);
@@ -97,6 +109,21 @@ export function createCaptchaFeature(
     api: { consumeValidateToken: (app, token) => engine.consumeValidateToken(app, token) },
     engine,
   };
+}
+
+const CANVAS_MISSING = '@napi-rs/canvas could not be loaded: npm install @napi-rs/canvas, or pass a renderer, or captcha: false';
+
+/**
+ * Loads `@napi-rs/canvas` for the default renderer when the service starts. When it cannot load, the
+ * service still starts: one warning is logged and `requestCaptcha` answers 11007 (null here).
+ */
+function probeCanvas(ctx: ServiceContext, load: ((id: string) => unknown) | undefined): CanvasModuleShape | null {
+  try {
+    return load ? loadCanvasModule(load) : loadCanvasModule();
+  } catch (error) {
+    ctx.logger.warn(`captcha unavailable: ${CANVAS_MISSING}`, { error: error instanceof Error ? error.message : String(error) });
+    return null;
+  }
 }
 
 function requiredString(body: { readonly [key: string]: Json } | undefined, name: string): string {

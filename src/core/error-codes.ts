@@ -1,7 +1,9 @@
 /**
  * The one code table. Every client-facing error svcbase sends is listed here with the service's
  * numeric code (rest-facts §8 of the protocol notes), the HTTP status it travels with, and a message
- * template (`%s` is replaced by the arguments in order).
+ * template (`%s` is replaced by the arguments in order). Every status is a 4xx (PROTOCOL decision 3: the
+ * SDK's axios transport drops the body of any 5xx); a failed dependency (SMS provider, mail server, a
+ * cloud function that did not answer) is 424.
  *
  * Codes 100-10210 are the hosted service's own numbers. Conditions the service leaves unnamed use the
  * svcbase block 11000-11999; those numbers are stable and documented in docs/errors.md.
@@ -67,20 +69,23 @@ export const ERROR_CODES = {
   validateTokenInvalid: { code: 11012, status: 400, message: 'validate_token is missing, unknown, used or expired.' },
   regexNotInPlan: { code: 11020, status: 403, message: "$regex is not enabled in this application's plan." },
   regexUnsafe: { code: 11021, status: 400, message: 'unsafe or too complex $regex pattern: %s' },
-  functionTimeout: { code: 11030, status: 504, message: 'cloud function %s did not respond within %s ms.' },
-  functionSuspended: { code: 11031, status: 503, message: 'cloud function %s is suspended after repeated timeouts.' },
+  functionTimeout: { code: 11030, status: 424, message: 'cloud function %s did not respond within %s ms.' },
+  functionSuspended: { code: 11031, status: 403, message: 'cloud function %s is suspended after repeated timeouts.' },
   functionNotFound: { code: 11032, status: 404, message: 'cloud function %s does not exist.' },
   smsTemplateNotApproved: { code: 11040, status: 400, message: 'template %s is not approved.' },
   smsTemplateWrongKind: { code: 11041, status: 400, message: 'template %s is a %s template and cannot be used here.' },
   smsTemplateVariables: { code: 11042, status: 400, message: '%s' },
   smsCodeExhausted: { code: 11043, status: 400, message: 'code error: too many wrong attempts, request a new code.' },
-  smsProviderFailed: { code: 11044, status: 502, message: 'the SMS provider failed: %s' },
+  smsProviderFailed: { code: 11044, status: 424, message: 'the SMS provider failed: %s' },
   loginThrottled: { code: 11050, status: 429, message: 'too many login attempts, retry after %s seconds.' },
   resetLinkInvalid: { code: 11051, status: 400, message: 'the link is unknown, used or expired.' },
   notSortable: { code: 11060, status: 400, message: "cannot order by '%s': only number, date and string columns are sortable." },
   transactionFailed: { code: 11070, status: 400, message: 'batch transaction rolled back: item %s failed.' },
   batchTableRefused: { code: 11071, status: 400, message: 'batch requests cannot change table %s (item %s).' },
-  mailSendFailed: { code: 11052, status: 502, message: 'the mail could not be sent, try again later.' },
+  mailSendFailed: { code: 11052, status: 424, message: 'the mail could not be sent, try again later.' },
+
+  // --- H4 (issue 11): records, batch, missing setup ---
+  tooManyColumns: { code: 11110, status: 400, message: 'table %s cannot hold more than %s columns.' },
 } as const satisfies Record<string, { code: number; status: number; message: string }>;
 
 /** Symbolic name of a client-facing error condition. */

@@ -1,6 +1,7 @@
 /**
- * Time formats of the wire. `createdAt`/`updatedAt` and Date values are shown as
- * `YYYY-MM-DD HH:mm:ss` in the application's time zone; inputs without a zone are read in that zone.
+ * Time formats of the wire. `createdAt`/`updatedAt` are shown as `YYYY-MM-DD HH:mm:ss` in the
+ * application's time zone; Date values the same, with `.SSS` when they have milliseconds (so a value
+ * read back writes and queries unchanged). Inputs without a zone are read in that zone.
  * Hot paths (every record of every list) format by hand: Intl formatting costs microseconds a call.
  */
 
@@ -100,6 +101,16 @@ export function formatIsoDateTime(iso: string, timeZone: string): string {
     lastIsoText = text;
   }
   return text;
+}
+
+/**
+ * A Date value's wire text: `YYYY-MM-DD HH:mm:ss` in `timeZone`, with `.SSS` appended when the
+ * instant has milliseconds (PROTOCOL decision 4: nothing stored is lost on the way out).
+ */
+export function formatDateValue(iso: string, timeZone: string): string {
+  const text = formatIsoDateTime(iso, timeZone);
+  const milli = canonicalIsoValid(iso, false) ? iso.slice(20, 23) : THREE[((isoMs(iso) % 1000) + 1000) % 1000];
+  return milli === '000' || milli === undefined ? text : `${text}.${milli}`;
 }
 
 let lastIso = '';
@@ -224,9 +235,12 @@ export function parseDateInput(text: string, timeZone: string): number | null {
   const hour = Number(h), minute = Number(mi), second = Number(s);
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
   const ms = frac ? Math.floor(Number(frac.padEnd(3, '0').slice(0, 3))) : 0;
-  const wall = Date.UTC(year, month - 1, day, hour, minute, second, ms);
-  // Date.UTC rolls 2026-02-31 over into March: refuse instead.
-  if (new Date(wall).getUTCDate() !== day) return null;
+  // Date.UTC alone reads years 0-99 as 1900-1999: set the year separately.
+  const date = new Date(Date.UTC(2000, 0, 1, hour, minute, second, ms));
+  date.setUTCFullYear(year, month - 1, day);
+  const wall = date.getTime();
+  // 2026-02-31 rolls over into March: refuse instead.
+  if (date.getUTCDate() !== day) return null;
   if (zone) {
     if (zone === 'Z') return wall;
     const sign = zone[0] === '-' ? -1 : 1;

@@ -1,6 +1,6 @@
 import { svcError } from './errors.js';
 import { FORBIDDEN_KEYS, isValidTableName } from './names.js';
-import { formatIsoDateTime, parseDateInput } from './time.js';
+import { formatDateValue, formatIsoDateTime, parseDateInput } from './time.js';
 import type { DateValue, GeoPointValue, ObjectValue, PointerValue, StoredRecord, Value } from './values.js';
 
 /** JSON as it arrives on the wire (already parsed, forbidden keys already refused). */
@@ -89,7 +89,7 @@ export function decodeGeoPoint(json: { [key: string]: Json }, key: string): GeoP
 
 /**
  * Encodes an internal value for the wire: Date values become `{__type:"Date", iso:"YYYY-MM-DD HH:mm:ss"}`
- * in the application's time zone; everything else is already wire-shaped. Arrays and objects
+ * in the application's time zone, `.SSS` appended when the value has milliseconds; everything else is already wire-shaped. Arrays and objects
  * without a Date inside are returned as they are (not copied): encoded values are only read.
  */
 export function encodeValue(value: Value, timeZone: string): Json {
@@ -119,7 +119,7 @@ function holdsDate(value: object): boolean {
 function encodeNested(value: object, timeZone: string): Json {
   if (Array.isArray(value)) return value.map((v: Value) => encodeValue(v, timeZone));
   const tag = (value as { __type?: string }).__type;
-  if (tag === 'Date') return { __type: 'Date', iso: formatIsoDateTime((value as DateValue).iso, timeZone) };
+  if (tag === 'Date') return { __type: 'Date', iso: formatDateValue((value as DateValue).iso, timeZone) };
   if (tag !== undefined) return value as unknown as Json;
   const out: { [key: string]: Json } = {};
   for (const [k, v] of Object.entries(value as ObjectValue)) out[k] = encodeValue(v, timeZone);

@@ -1,12 +1,13 @@
 import { svcError } from '../core/errors.js';
 import { isValidTableName } from '../core/names.js';
-import type { StoredRecord, Value } from '../core/values.js';
-import { encodeRecord, encodeValue, type Json } from '../core/wire-values.js';
+import type { StoredRecord } from '../core/values.js';
+import { encodeRecord, type Json } from '../core/wire-values.js';
 import type { RouteContext, RouteResult } from '../http/types.js';
 import type { StorageAdapter, TableRef } from '../storage/port.js';
 import { expandIncludes, type IncludeDeps } from './include.js';
 import { parseInclude, parseListQuery, referencedClasses } from './parse.js';
 import type { TableSchema } from './plan.js';
+import { encodeStatisticsRow } from './statistics-output.js';
 
 /** What the list route needs besides the request. */
 export interface ListDeps {
@@ -28,12 +29,6 @@ async function loadSchemas(storage: StorageAdapter, namespace: string, names: re
     schemas.set(className, await storage.getSchema({ namespace, className }));
   }
   return schemas;
-}
-
-function encodeRow(row: Readonly<Record<string, Value>>, timeZone: string): { [key: string]: Json } {
-  const out: { [key: string]: Json } = {};
-  for (const [k, v] of Object.entries(row)) out[k] = encodeValue(v, timeZone);
-  return out;
 }
 
 /**
@@ -62,7 +57,7 @@ export async function handleList(ctx: RouteContext, deps: ListDeps): Promise<Rou
   }
   if (query.kind === 'aggregate') {
     const rows = exists ? await storage.aggregate(table, query.plan) : [];
-    return { body: { results: rows.map((row) => encodeRow(row, timeZone)) } };
+    return { body: { results: rows.map((row) => encodeStatisticsRow(row, query.plan, timeZone)) } };
   }
   const records = exists ? await storage.find(table, query.plan) : [];
   const results: Array<{ [key: string]: Json }> = [];

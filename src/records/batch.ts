@@ -1,4 +1,4 @@
-import { isSvcError, svcError } from '../core/errors.js';
+import { type SvcError, isSvcError, svcError } from '../core/errors.js';
 import type { Json } from '../core/wire-values.js';
 import type { Router } from '../http/router.js';
 import type { RouteContext, SessionResolver, SessionUser } from '../http/types.js';
@@ -16,7 +16,8 @@ export interface BatchItem {
 }
 
 export interface BatchRequest {
-  readonly items: readonly BatchItem[];
+  /** One entry per request: the validated item, or the error it answers without running (113). */
+  readonly items: ReadonlyArray<BatchItem | SvcError>;
   /** Opt-in all-or-nothing mode (`"transaction": true`). */
   readonly transaction: boolean;
 }
@@ -25,10 +26,11 @@ const METHODS = new Set(['POST', 'PUT', 'DELETE']);
 const USER_PATH = /^\/1\/(users(\/|$)|classes\/_User(\/|$))/;
 
 /**
- * Validates a batch body before anything runs: `requests` not an array is 112; more than `max` items
- * is 114; an item that is not an object with a method (POST, PUT or DELETE, any case), a `/1/` path
- * without a query string, an object body (or none) and a string token (or none) is 113; an item on
- * the user table (`/1/users`, `/1/classes/_User`) refuses the whole batch (11071).
+ * Validates a batch envelope before anything runs: `requests` not an array is 112; more than `max`
+ * items is 114; a non-boolean `transaction` is 11005; an item on the user table (`/1/users`,
+ * `/1/classes/_User`) refuses the whole batch (11071, the seed's rule). A malformed item — not an
+ * object with a method (POST, PUT or DELETE, any case), a `/1/` path without a query string, an object
+ * body (or none) and a string token (or none) — only fails itself: its slot answers 113.
  */
 export function parseBatch(body: JsonObject, max: number): BatchRequest {
   const requests = body.requests;
@@ -40,14 +42,14 @@ export function parseBatch(body: JsonObject, max: number): BatchRequest {
   return { items, transaction };
 }
 
-function parseItem(item: Json, index: number): BatchItem {
+function parseItem(item: Json, index: number): BatchItem | SvcError {
   const bad = (why: string) => svcError('batchItemInvalid', `item ${index}: ${why}`);
-  if (typeof item !== 'object' || item === null || Array.isArray(item)) throw bad('not an object');
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return bad('not an object');
   const { method, path, body, token } = item;
-  if (typeof method !== 'string' || !METHODS.has(method.toUpperCase())) throw bad('method must be POST, PUT or DELETE');
-  if (typeof path !== 'string' || !path.startsWith('/1/') || path.includes('?') || path.length > 512) throw bad('path must be a /1/ path');
-  if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) throw bad('body must be an object');
-  if (token !== undefined && token !== null && typeof token !== 'string') throw bad('token must be a string');
+  if (typeof method !== 'string' || !METHODS.has(method.toUpperCase())) return bad('method must be POST, PUT or DELETE');
+  if (typeof path !== 'string' || !path.startsWith('/1/') || path.includes('?') || path.length > 512) return bad('path must be a /1/ path');
+  if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) return bad('body must be an object');
+  if (token !== undefined && token !== null && typeof token !== 'string') return bad('token must be a string');
   if (USER_PATH.test(path.replace(/\/{2,}/g, '/'))) throw svcError('batchTableRefused', USER_TABLE, index);
   return {
     method: method.toUpperCase() as BatchItem['method'],
@@ -69,40 +71,53 @@ export interface BatchDeps {
 }
 
 type Outcome = { success: Json } | { error: { code: number; error: string } };
+type Routed = { ctx: RouteContext; runner: BatchRunner } | SvcError;
 
 /**
  * Runs batch items in order, each through the same routing and validation as a single request with
  * the caller's credentials (an item's `token` replaces the session token). Returns one outcome per
- * item: `{success}` or `{error: {code, error}}`. With `transaction`, all items run in one storage
- * transaction and the first failure rolls every item back and fails the request (11070).
+ * item: `{success}` or `{error: {code, error}}`; a malformed item or one no batchable route accepts
+ * (e.g. `POST /1/classes/T/<id>`) answers 113 in its slot and the others still run. With
+ * `transaction`, all items run in one storage transaction and the first failure, a malformed item
+ * included, rolls every item back and fails the request (11070).
  */
 export async function runBatch(deps: BatchDeps, request: RouteContext, batch: BatchRequest): Promise<Outcome[]> {
-  const routed = batch.items.map((item, index) => {
+  const routed = batch.items.map((item, index): Routed => {
+    if (isSvcError(item)) return item;
     const match = deps.router.match(item.method, item.path);
     const runner = match && deps.runners.get(match.route);
-    if (!match || !runner) throw svcError('batchItemInvalid', `item ${index}: no batchable route for ${item.method} ${item.path}`);
+    if (!match || !runner) return svcError('batchItemInvalid', `item ${index}: no batchable route for ${item.method} ${item.path}`);
     return { ctx: itemContext(deps, request, item, match.params), runner };
   });
   if (!batch.transaction) {
     const outcomes: Outcome[] = [];
-    for (const { ctx, runner } of routed) outcomes.push(await settle(() => runner(ctx, deps.storage)));
+    for (const entry of routed) {
+      outcomes.push(isSvcError(entry) ? { error: entry.toJSON() } : await settle(() => entry.runner(entry.ctx, deps.storage)));
+    }
     return outcomes;
   }
+  const refused = routed.findIndex(isSvcError);
+  if (refused >= 0) throw transactionFailed(refused, routed[refused] as SvcError);
   if (!deps.storage.capabilities.transactions) {
     throw svcError('invalidParameter', `the storage adapter '${deps.storage.name}' does not support transactions`);
   }
   return deps.storage.transaction(async (tx) => {
     const outcomes: Outcome[] = [];
-    for (const [index, { ctx, runner }] of routed.entries()) {
+    for (const [index, entry] of routed.entries()) {
+      const { ctx, runner } = entry as Exclude<Routed, SvcError>;
       try {
         outcomes.push({ success: await runner(ctx, tx) });
       } catch (error) {
         if (!isSvcError(error)) throw error;
-        throw svcError('transactionFailed', `${index} (code ${error.code}: ${error.message})`);
+        throw transactionFailed(index, error);
       }
     }
     return outcomes;
   });
+}
+
+function transactionFailed(index: number, cause: SvcError): SvcError {
+  return svcError('transactionFailed', `${index} (code ${cause.code}: ${cause.message})`);
 }
 
 async function settle(run: () => Promise<Json>): Promise<Outcome> {

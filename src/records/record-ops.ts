@@ -12,6 +12,7 @@ import { parseInclude } from '../query/parse.js';
 import { commaList, parseKeys } from '../query/parse/options.js';
 import type { Awaitable, FieldOp, StorageAdapter, TableRef } from '../storage/port.js';
 import type { ClassPolicy, ClassPolicyRegistry, ClassWriteContext, JsonObject } from './class-policy.js';
+import { assertColumnLimit } from './column-limit.js';
 import { isPlausibleObjectId, newObjectId } from './object-id.js';
 
 /** What the record operations need; `storage` is a transaction's adapter inside a transactional batch. */
@@ -76,7 +77,9 @@ const isRelationOp = (op: FieldOp) => op.kind === 'add_relation' || op.kind === 
 export async function createRecord(deps: RecordDeps, request: RouteContext, className: string, input: JsonObject): Promise<RouteResult> {
   const t = target(deps, request, className);
   const body = (await t.policy.beforeCreate?.(t.policyContext, input)) ?? input;
-  const plan = parseWrite(body, { schema: await deps.storage.getSchema(t.ref), timeZone: t.timeZone });
+  const schema = await deps.storage.getSchema(t.ref);
+  const plan = parseWrite(body, { schema, timeZone: t.timeZone });
+  assertColumnLimit(className, schema, plan.columns);
   const nowMs = deps.clock.now();
   const now = dateValue(nowMs);
   const objectId = newObjectId(deps.random);
@@ -128,6 +131,7 @@ export async function updateRecord(
   const schema = await deps.storage.getSchema(t.ref);
   if (!schema) throw svcError('objectNotFound', objectId);
   const plan = parseWrite(body, { schema, timeZone: t.timeZone });
+  assertColumnLimit(className, schema, plan.columns);
   const nowMs = deps.clock.now();
   if (Object.keys(plan.columns).length > 0) await deps.storage.ensureColumns(t.ref, plan.columns);
   await t.commit(objectId, async () => {

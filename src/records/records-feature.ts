@@ -1,4 +1,4 @@
-import { svcError } from '../core/errors.js';
+import { isSvcError, svcError } from '../core/errors.js';
 import { assertTableName } from '../core/names.js';
 import { type Json, encodeRecord } from '../core/wire-values.js';
 import { createRouter } from '../http/router.js';
@@ -29,7 +29,7 @@ export interface RecordsFeature extends Feature {
  * `GET /1/classes/:table` (list, count, statistics: the query engine's `handleList`),
  * `GET|PUT|DELETE /1/classes/:table/:objectId` (the record with `keys`/`include`, `{updatedAt}`,
  * `{msg: "ok"}`; 101 with HTTP 404 when missing) and `POST /1/batch` (at most `settings.query.batchMax` items, run in order,
- * `{success}`/`{error}` per item; `"transaction": true` runs them all-or-nothing).
+ * `{success}`/`{error}` per item, a malformed item answering 113 in its slot; `"transaction": true` runs them all-or-nothing).
  *
  * @example createService({ ..., features: [(ctx, registry) => createRecordsFeature(ctx, { sessions: () => registry.sessions })] })
  */
@@ -116,7 +116,7 @@ export function createRecordsFeature(ctx: ServiceContext, options: RecordsOption
     body: 'json',
     handler: async (rc) => {
       const request = parseBatch(bodyOf(rc), rc.app.settings.query.batchMax);
-      guardBatchPolicies(request.items.map((item) => batchRouter.match(item.method, item.path)?.params.table), policies);
+      guardBatchPolicies(request.items.map((item) => (isSvcError(item) ? undefined : batchRouter.match(item.method, item.path)?.params.table)), policies);
       const outcomes = await runBatch(
         { router: batchRouter, runners, storage: ctx.storage, sessions: options.sessions ?? (() => undefined) },
         rc,

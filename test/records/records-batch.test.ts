@@ -52,7 +52,7 @@ describe('records REST: POST /1/batch', () => {
     expect(fifty.body).toHaveLength(50);
   });
 
-  it('refuses malformed items as a whole (113) before running any', async () => {
+  it('fix 11.2: a malformed item answers 113 in its slot and the other items still run', async () => {
     const good = { method: 'POST', path: '/1/classes/Shape', body: { a: 1 } };
     const bad: unknown[] = [
       'text',
@@ -69,12 +69,55 @@ describe('records REST: POST /1/batch', () => {
       { method: 'POST', path: '/1/functions/hello', body: {} },
       { method: 'POST', path: '/1/classes/Shape/abc', body: {} },
       { method: 'POST', path: '/1/classes/Shape', token: 5 },
+      { method: 'POST', path: '/1/classes/Shape?x=1', body: {} },
     ];
     for (const item of bad) {
-      const res = await server.request('POST', '/1/batch', { body: { requests: [good, item] } });
-      expect(res.body.code, JSON.stringify(item)).toBe(113);
+      const res = await server.request('POST', '/1/batch', { body: { requests: [good, item, good] } });
+      expect(res.status, JSON.stringify(item)).toBe(200);
+      expect(res.body, JSON.stringify(item)).toHaveLength(3);
+      expect(res.body[0].success.objectId, JSON.stringify(item)).toEqual(expect.any(String));
+      expect(res.body[1].error.code, JSON.stringify(item)).toBe(113);
+      expect(res.body[2].success.objectId, JSON.stringify(item)).toEqual(expect.any(String));
     }
-    expect(await server.service.context.storage.getSchema({ namespace: 'test_app', className: 'Shape' })).toBeNull();
+    const list = await server.request('GET', '/1/classes/Shape?count=1&limit=0');
+    expect(list.body.count).toBe(bad.length * 2);
+  });
+
+  it("fix 11.2: the SDK's saveAll of mixed new/old objects (post /1/classes/T/<id>) saves the new ones", async () => {
+    const old = await create({ score: 1 });
+    // hydrogen-js-sdk saveAll: once one item is a post, later items are posts too, even with an objectId.
+    const res = await server.request('POST', '/1/batch', {
+      body: {
+        requests: [
+          { method: 'post', path: '/1/classes/GameScore', body: { score: 2 } },
+          { method: 'post', path: `/1/classes/GameScore/${old}`, body: { score: 3 } },
+          { method: 'post', path: '/1/classes/GameScore', body: { score: 4 } },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body[0].success.objectId).toEqual(expect.any(String));
+    expect(res.body[1].error).toEqual({ code: 113, error: expect.stringContaining(`item 1: no batchable route for POST /1/classes/GameScore/${old}`) });
+    expect(res.body[2].success.objectId).toEqual(expect.any(String));
+    expect((await get(old)).body.score).toBe(1);
+    expect((await get(res.body[2].success.objectId)).body.score).toBe(4);
+  });
+
+  it('fix 11.2: with "transaction": true a malformed item rolls back every item (11070)', async () => {
+    const res = await server.request('POST', '/1/batch', {
+      body: { transaction: true, requests: [{ method: 'POST', path: '/1/classes/Tx', body: { a: 1 } }, { method: 'POST', path: '/1/classes/Tx/abc', body: {} }] },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe(11070);
+    expect(res.body.error).toContain('item 1 (code 113');
+    expect(await server.service.context.storage.getSchema({ namespace: 'test_app', className: 'Tx' })).toBeNull();
+  });
+
+  it('fix 11.2: only a bad envelope refuses the whole request', async () => {
+    const raw = await server.request('POST', '/1/batch', { rawBody: '[{"method":"POST","path":"/1/classes/Env","body":{}}]', headers: { 'content-type': 'application/json' } });
+    expect(raw.status).toBe(400);
+    expect(raw.body.code).toEqual(expect.any(Number));
+    expect(await server.service.context.storage.getSchema({ namespace: 'test_app', className: 'Env' })).toBeNull();
   });
 
   it('refuses the user table (11071)', async () => {

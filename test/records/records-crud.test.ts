@@ -38,7 +38,7 @@ describe('records REST: create, read, update, delete', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       ...body,
-      when: { __type: 'Date', iso: '2011-08-21 18:02:52' },
+      when: { __type: 'Date', iso: '2011-08-21 18:02:52.249' },
       doc: { nested: { at: { __type: 'Date', iso: '2011-08-21 18:02:52' } } },
       objectId: created.body.objectId,
       createdAt: '2026-01-02 03:04:05',

@@ -136,11 +136,11 @@ describe('quota and billing', () => {
 });
 
 describe('provider failure', () => {
-  it('11044 (502): quota not charged, code not stored, the rate-limit hit kept', async () => {
+  it('11044 (424): quota not charged, code not stored, the rate-limit hit kept', async () => {
     const h = smsHarness({ random: scriptedRandom([111111, 222222]) });
     h.memory.failNext();
     const failed = await errorOf(h.api.requestCode(h.app(), PHONE));
-    expect([failed.code, failed.status]).toEqual([11044, 502]);
+    expect([failed.code, failed.status]).toEqual([11044, 424]);
     expect(await h.api.quota(h.app())).toEqual({ used: 0, remaining: 10 });
     expect(await h.api.redeemCode(h.app(), '111111')).toBeNull();
     expect((await errorOf(h.api.verifyCode(h.app(), PHONE, '111111'))).code).toBe(207);

@@ -58,7 +58,7 @@ describe('tencentSmsTransport against a local fake of the provider', () => {
   it('the fake really verifies: a body changed after signing is refused (AuthFailure.SignatureFailure)', async () => {
     const tamper: typeof fetch = (input, init) => fetch(input, { ...init, body: String(init?.body).replace('123456', '654321') });
     const e = await errorOf(tencentSmsTransport(options({ fetch: tamper })).send(message));
-    expect([e.code, e.status]).toEqual([11044, 502]);
+    expect([e.code, e.status]).toEqual([11044, 424]);
     expect(e.message).toMatch(/^the SMS provider failed: tencent: AuthFailure\.SignatureFailure /);
   });
 
@@ -144,7 +144,7 @@ describe('the SMS feature over the Tencent transport', () => {
     fake.mode = mode;
     const before = fake.accepted.length;
     const e = await errorOf(h.call('POST', '/1/requestSmsCode', { mobilePhoneNumber: PHONE }));
-    expect([e.code, e.status]).toEqual([11044, 502]);
+    expect([e.code, e.status]).toEqual([11044, 424]);
     expect(await h.api.quota(h.app())).toEqual({ used: 0, remaining: 5 });
     expect(fake.accepted.length).toBe(before);
     if (mode === 'phone-limit') {

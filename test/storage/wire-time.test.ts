@@ -87,10 +87,10 @@ describe('wire time fast paths', () => {
       objectId: 'a',
       createdAt: '2026-01-02 03:04:05',
       updatedAt: '2026-01-02 23:04:05',
-      when: { __type: 'Date', iso: '1999-12-31 23:59:59' },
+      when: { __type: 'Date', iso: '1999-12-31 23:59:59.999' },
       list: [{ __type: 'Date', iso: '2024-02-29 00:00:00' }],
     });
     expect(encodeRecord(record as never, 'Asia/Shanghai')).toMatchObject({ createdAt: '2026-01-02 11:04:05', updatedAt: '2026-01-03 07:04:05' });
-    expect(encodeValue({ __type: 'Date', iso: '2026-01-02T03:04:05.678Z' } as never, 'America/New_York')).toEqual({ __type: 'Date', iso: '2026-01-01 22:04:05' });
+    expect(encodeValue({ __type: 'Date', iso: '2026-01-02T03:04:05.678Z' } as never, 'America/New_York')).toEqual({ __type: 'Date', iso: '2026-01-01 22:04:05.678' });
   });
 });

@@ -141,7 +141,7 @@ describe('emailVerified, row by row', () => {
     expect(s.linkOf('ann@example.com')).toMatch(/^https:\/\/api\.example\.com\/1\/verifyEmail\?token=/);
     s.mail.failNext();
     const failed = await s.request('POST', '/1/requestEmailVerify', { body: { email: 'ann@example.com' } });
-    expect(failed.status).toBe(502);
+    expect(failed.status).toBe(424);
     expect(failed.body.code).toBe(11052);
   });
 

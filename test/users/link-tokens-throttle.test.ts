@@ -5,6 +5,7 @@ import { isSvcError } from '../../src/core/errors.js';
 import { seededRandom } from '../../src/core/random.js';
 import { sha256Hex } from '../../src/core/secrets.js';
 import { memoryCounterStore } from '../../src/counters/memory-counter-store.js';
+import type { CounterStore } from '../../src/counters/port.js';
 import { memoryKvStore } from '../../src/kv/memory-kv.js';
 import { createLinkTokens } from '../../src/users/link-tokens.js';
 import { createLoginThrottle } from '../../src/users/login-throttle.js';
@@ -74,9 +75,28 @@ describe('login throttle', () => {
     await throttle.hitAddress(app, undefined);
   });
 
-  it('does nothing when disabled', async () => {
-    const off = resolveApplication({ applicationId: 'a', restApiKey: 'r', masterKey: 'm', settings: { users: { loginThrottle: { enabled: false, account: [{ limit: 1, windowMs: 1000 }] } } } });
-    const throttle = createLoginThrottle({ counters: memoryCounterStore(), clock: new FakeClock() });
-    for (let i = 0; i < 5; i++) await throttle.hitAccount(off, 'x');
+  it('fix 11.13: does nothing when disabled: every attempt passes and no counter is touched', async () => {
+    const limits = { account: [{ limit: 1, windowMs: 1000 }], address: [{ limit: 1, windowMs: 1000 }] };
+    const off = resolveApplication({ applicationId: 'a', restApiKey: 'r', masterKey: 'm', settings: { users: { loginThrottle: { enabled: false, ...limits } } } });
+    const on = resolveApplication({ applicationId: 'b', restApiKey: 'r', masterKey: 'm', settings: { users: { loginThrottle: { enabled: true, ...limits } } } });
+    const store = memoryCounterStore();
+    const touched: string[] = [];
+    const counters: CounterStore = {
+      consume: (key, windows, now) => (touched.push(key), store.consume(key, windows, now)),
+      reset: (key) => (touched.push(key), store.reset(key)),
+    };
+    const throttle = createLoginThrottle({ counters, clock: new FakeClock() });
+    for (let i = 0; i < 5; i++) {
+      await expect(throttle.hitAccount(off, 'x')).resolves.toBeUndefined();
+      await expect(throttle.hitAddress(off, '10.0.0.1')).resolves.toBeUndefined();
+    }
+    await throttle.resetAccount(off, 'x');
+    expect(touched).toEqual([]);
+    // The same limits switched on stop the second attempt: the case above is not vacuous.
+    await throttle.hitAccount(on, 'x');
+    await expect(throttle.hitAccount(on, 'x')).rejects.toMatchObject({ code: 11050 });
+    await throttle.hitAddress(on, '10.0.0.1');
+    await expect(throttle.hitAddress(on, '10.0.0.1')).rejects.toMatchObject({ code: 11050 });
+    expect(touched.length).toBe(4);
   });
 });

@@ -22,12 +22,19 @@ export function indexCases(h: Harness): void {
     expect(await rejectionCode(() => h.adapter().insert(ref, h.record({ email: 'a@x' })))).toBe(401);
   });
 
-  h.test('indexes: missing values never conflict in a unique index', async () => {
+  h.test('fix 11.13: indexes: missing values never conflict in a unique index', async () => {
     const ref = h.ref();
     await h.adapter().ensureColumns(ref, columns);
     await h.adapter().createIndex(ref, { name: 'email', columns: ['email'], unique: true });
-    await h.adapter().insert(ref, h.record({ n: 1 }));
-    await h.adapter().insert(ref, h.record({ n: 2 }));
+    const first = h.record({ n: 1 });
+    const second = h.record({ n: 2 });
+    const nulled = h.record({ n: 3, email: null });
+    for (const record of [first, second, nulled]) await h.adapter().insert(ref, record);
+    // null and missing are the same, so the null email reads back missing (toEqual ignores undefined).
+    for (const record of [first, second, nulled]) expect(await h.adapter().get(ref, record.objectId)).toEqual({ ...record, email: undefined });
+    // The index is live: a real duplicate is still refused.
+    await h.adapter().insert(ref, h.record({ email: 'a@x' }));
+    expect(await rejectionCode(() => h.adapter().insert(ref, h.record({ email: 'a@x' })))).toBe(401);
   });
 
   h.test('indexes: an update into a duplicate is a 401 and changes nothing', async () => {

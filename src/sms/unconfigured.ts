@@ -1,0 +1,34 @@
+import { svcError } from '../core/errors.js';
+import type { Feature, RouteDef } from '../http/types.js';
+import type { SmsApi } from './sms-api.js';
+import { smsRoutes } from './routes.js';
+
+const refuse = (): never => {
+  throw svcError('featureDisabled', 'sms (no SMS transport configured)');
+};
+
+/** Stands in for the SMS API only to list the routes; never called. */
+const NO_SMS: SmsApi = {
+  requestCode: refuse,
+  sendNotification: refuse,
+  verifyCode: refuse,
+  redeemCode: refuse,
+  status: refuse,
+  recordDelivery: refuse,
+  quota: refuse,
+};
+
+/**
+ * The SMS routes of a service started without `sms`: each answers 11007 ("no SMS transport
+ * configured") whatever the body, so missing setup is loud instead of a 404 "no route".
+ */
+export function unconfiguredSmsFeature(): Feature {
+  const routes: RouteDef[] = smsRoutes(NO_SMS).map((route) => ({
+    method: route.method,
+    path: route.path,
+    auth: route.auth,
+    body: 'none',
+    handler: refuse,
+  }));
+  return { name: 'sms', routes };
+}
