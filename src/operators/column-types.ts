@@ -2,6 +2,7 @@ import { svcError } from '../core/errors.js';
 import type { Value } from '../core/values.js';
 import { typeOfValue } from '../core/values.js';
 import type { ColumnSchema, TableSchema } from '../query/plan.js';
+import type { FieldOp } from '../storage/port.js';
 
 /**
  * Column typing shared by the write parser and every adapter's `ensureColumns`: a column's type is
@@ -59,4 +60,15 @@ export function mergeColumns(
   }
   if (existing && added.length === 0) return { schema: existing, added };
   return { schema: { className, columns, indexes: existing?.indexes ?? [] }, added };
+}
+
+/**
+ * The operations an update really has to apply: an unset (`Delete`, `null`) of a column the table
+ * does not have is dropped, since that column is already missing on every record. Every adapter's
+ * `update` calls this first, so `obj.unset('never')` is a no-op on every write path.
+ */
+export function withoutMissingUnsets(schema: TableSchema, ops: readonly FieldOp[]): readonly FieldOp[] {
+  let missing = false;
+  for (const op of ops) if (op.kind === 'unset' && !Object.hasOwn(schema.columns, op.column)) missing = true;
+  return missing ? ops.filter((op) => op.kind !== 'unset' || Object.hasOwn(schema.columns, op.column)) : ops;
 }

@@ -47,7 +47,8 @@ export interface StorageCapabilities {
  *   a column already has another type. It is atomic: of two racing first writes with different types,
  *   exactly one wins.
  * - `update` applies all operations atomically (200 concurrent Increments end at exactly +200) and
- *   returns the record after the update, or `null` when it does not exist.
+ *   returns the record after the update, or `null` when it does not exist. An `unset` of a column
+ *   the table does not have is a no-op (the column is already missing), never an error.
  * - Unique index violations throw SvcError 401.
  * - `find`/`count`/`aggregate` return exactly what the reference evaluator (the memory adapter)
  *   returns, in the same order.

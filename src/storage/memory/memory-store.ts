@@ -1,6 +1,6 @@
 import { configError, svcError } from '../../core/errors.js';
 import type { DateValue, StoredRecord, Value } from '../../core/values.js';
-import { mergeColumns } from '../../operators/column-types.js';
+import { mergeColumns, withoutMissingUnsets } from '../../operators/column-types.js';
 import { applyOps } from '../../operators/apply.js';
 import type { EvalEnv } from '../../query/evaluate/index.js';
 import { runAggregate, runCount, runFind } from '../../query/evaluate/index.js';
@@ -70,10 +70,11 @@ export class MemoryStore {
     return record ? cloneRecord(projectRecord(record, projection)) : null;
   }
 
-  update(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): StoredRecord | null {
+  update(ref: TableRef, objectId: string, allOps: readonly FieldOp[], updatedAt: DateValue): StoredRecord | null {
     const table = this.table(ref);
     const current = table?.records.get(objectId);
     if (!table || !current) return null;
+    const ops = withoutMissingUnsets(table.schema, allOps);
     for (const op of ops) {
       if (!Object.hasOwn(table.schema.columns, op.column)) throw unknownColumn(ref, op.column);
     }
