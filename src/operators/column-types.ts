@@ -2,7 +2,8 @@ import { svcError } from '../core/errors.js';
 import type { Value } from '../core/values.js';
 import { typeOfValue } from '../core/values.js';
 import type { ColumnSchema, TableSchema } from '../query/plan.js';
-import type { FieldOp } from '../storage/port.js';
+import type { FieldOp, SchemaLimits } from '../storage/port.js';
+import { assertNewColumns } from '../storage/schema-rules.js';
 
 /**
  * Column typing shared by the write parser and every adapter's `ensureColumns`: a column's type is
@@ -39,12 +40,14 @@ export function assertColumnType(key: string, existing: ColumnSchema | undefined
 /**
  * Merges wanted columns into a schema: the `ensureColumns` rule of every adapter. Returns the new
  * schema and the columns that were added (empty when nothing changed). Throws 111 on a conflict,
- * before anything is changed.
+ * 11081 for a name differing only in case from another column and 11083 beyond `limits`, before
+ * anything is changed.
  */
 export function mergeColumns(
   className: string,
   existing: TableSchema | null,
   wanted: Readonly<Record<string, ColumnSchema>>,
+  limits?: SchemaLimits,
 ): { schema: TableSchema; added: Array<[string, ColumnSchema]> } {
   const columns: Record<string, ColumnSchema> = { ...(existing?.columns ?? {}) };
   const added: Array<[string, ColumnSchema]> = [];
@@ -58,6 +61,7 @@ export function mergeColumns(
     columns[name] = copy;
     added.push([name, copy]);
   }
+  assertNewColumns(className, existing, added, limits);
   if (existing && added.length === 0) return { schema: existing, added };
   return { schema: { className, columns, indexes: existing?.indexes ?? [] }, added };
 }

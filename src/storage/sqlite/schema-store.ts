@@ -60,6 +60,14 @@ export class SchemaStore {
     return { className: ref.className, columns, indexes };
   }
 
+  /** The class names of every table of a namespace. */
+  tableNames(namespace: string): string[] {
+    return this.statements
+      .get(`SELECT className FROM ${quoteIdent(SCHEMA_TABLE)} WHERE namespace = ? AND "column" = ?`)
+      .all(namespace, TABLE_MARKER)
+      .map((row) => (row as { className: string }).className);
+  }
+
   /** Creates the physical table with its createdAt index and marks it in `_svc_schema`. */
   createTable(ref: TableRef): void {
     const table = physicalTableName(ref.namespace, ref.className);
