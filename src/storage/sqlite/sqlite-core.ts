@@ -68,11 +68,11 @@ export class SqliteCore {
     return this.schemaWrite(() => {
       const current = this.store.load(ref);
       const { schema, added } = mergeColumns(ref.className, current, wanted, limits);
-      if (!current) {
+      if (current) for (const [name, column] of added) this.store.addColumn(ref, name, column);
+      else {
         assertNewTable(ref.className, this.store.tableNames(ref.namespace), limits);
-        this.store.createTable(ref);
+        this.store.createTable(ref, added);
       }
-      for (const [name, column] of added) this.store.addColumn(ref, name, column);
       return this.remember(ref, schema);
     });
   }
