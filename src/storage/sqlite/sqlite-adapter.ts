@@ -29,7 +29,9 @@ const CAPABILITIES: StorageCapabilities = Object.freeze({ transactions: true });
  * savepoints. Inside `work`, use only the `tx` adapter it receives. Other stores sharing the
  * connection should go through {@link connectionGate} so they wait too.
  *
- * One process should own a database file: schemas are cached in memory.
+ * Several processes may share a database file: cached schemas are reloaded when SQLite's schema
+ * cookie moved (checked at most once per event-loop turn), and schema changes re-read the schema
+ * inside their transaction (src/storage/sqlite/schema-version.ts).
  *
  * @example sqliteStorage({ database: new Database('app.db') })
  */
