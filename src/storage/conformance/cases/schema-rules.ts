@@ -31,6 +31,14 @@ export function schemaRuleCases(h: Harness): void {
     expect(await h.adapter().getSchema(h.ref('Fresh'))).toBeNull();
   });
 
+  h.test('schema: D4: an index name differing only in case from another is a configuration error', async () => {
+    const ref = h.ref();
+    await h.adapter().ensureColumns(ref, { a: NUMBER });
+    await h.adapter().createIndex(ref, { name: 'byA', columns: ['a'], unique: false });
+    await expect(async () => h.adapter().createIndex(ref, { name: 'BYA', columns: ['a'], unique: false })).rejects.toThrow(/differs only in case/);
+    expect((await h.adapter().getSchema(ref))?.indexes.map((i) => i.name)).toEqual(['byA']);
+  });
+
   h.test('schema: D8: a table beyond maxTables is refused (11082) and nothing is written', async () => {
     const limits: SchemaLimits = { maxTables: 2, maxColumns: 10 };
     await h.adapter().ensureColumns(h.ref('A'), { x: NUMBER }, limits);
