@@ -24,25 +24,35 @@ interface ListGroup {
   readonly keys: Array<string | number>;
 }
 
-function groupOf(value: Value): { id: string; make: () => Omit<ListGroup, 'keys'>; key: string | number } | null {
-  if (typeof value === 'string') return { id: 's', key: value, make: () => ({ kind: 'text', guard: (s, n) => s.dialect.jsonIs(n, 'string'), key: (s, n) => s.dialect.jsonText(n) }) };
-  if (typeof value === 'number') return { id: 'n', key: value, make: () => ({ kind: 'number', guard: (s, n) => s.dialect.jsonIs(n, 'number'), key: (s, n) => s.dialect.jsonNumber(n) }) };
+type GroupShape = Omit<ListGroup, 'keys'>;
+
+const STRINGS: GroupShape = { kind: 'text', guard: (s, n) => s.dialect.jsonIs(n, 'string'), key: (s, n) => s.dialect.jsonText(n) };
+const NUMBERS: GroupShape = { kind: 'number', guard: (s, n) => s.dialect.jsonIs(n, 'number'), key: (s, n) => s.dialect.jsonNumber(n) };
+const DATES: GroupShape = { kind: 'text', guard: (s, n) => isTagged(s, n, 'Date'), key: (s, n) => textAt(s, n, 'iso') };
+
+function pointersOf(className: string): GroupShape {
+  return {
+    kind: 'text',
+    guard: (s, n) => and([isTagged(s, n, 'Pointer'), sql`${textAt(s, n, 'className')} = ${param(className)}`]),
+    key: (s, n) => textAt(s, n, 'objectId'),
+  };
+}
+
+/** The group a value can be bound in (its id, shape and bound key), or null: compared on its own. */
+function groupOf(value: Value): { id: string; shape: () => GroupShape; key: string | number } | null {
+  if (typeof value === 'string') return { id: 's', shape: () => STRINGS, key: value };
+  if (typeof value === 'number') return { id: 'n', shape: () => NUMBERS, key: value };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const tag = (value as { __type?: unknown }).__type;
-  if (tag === 'Date') {
-    return { id: 'd', key: (value as DateValue).iso, make: () => ({ kind: 'text', guard: (s, n) => isTagged(s, n, 'Date'), key: (s, n) => textAt(s, n, 'iso') }) };
-  }
-  if (tag === 'Pointer') {
-    const { className, objectId } = value as PointerValue;
-    const guard = (s: CompileState, n: JsonNode) => and([isTagged(s, n, 'Pointer'), sql`${textAt(s, n, 'className')} = ${param(className)}`]);
-    return { id: `p:${className}`, key: objectId, make: () => ({ kind: 'text', guard, key: (s, n) => textAt(s, n, 'objectId') }) };
-  }
-  return null;
+  if (tag === 'Date') return { id: 'd', shape: () => DATES, key: (value as DateValue).iso };
+  if (tag !== 'Pointer') return null;
+  const { className, objectId } = value as PointerValue;
+  return { id: `p:${className}`, shape: () => pointersOf(className), key: objectId };
 }
 
 /** Splits values into bound groups (LIST_THRESHOLD values or more) and the rest. */
 function groupValues(values: readonly Value[]): { groups: ListGroup[]; rest: Value[] } {
-  const byId = new Map<string, { make: () => Omit<ListGroup, 'keys'>; members: Value[]; keys: Array<string | number> }>();
+  const byId = new Map<string, { shape: () => GroupShape; members: Value[]; keys: Array<string | number> }>();
   const rest: Value[] = [];
   for (const value of values) {
     const group = groupOf(value);
@@ -51,13 +61,13 @@ function groupValues(values: readonly Value[]): { groups: ListGroup[]; rest: Val
       continue;
     }
     let entry = byId.get(group.id);
-    if (!entry) byId.set(group.id, (entry = { make: group.make, members: [], keys: [] }));
+    if (!entry) byId.set(group.id, (entry = { shape: group.shape, members: [], keys: [] }));
     entry.members.push(value);
     entry.keys.push(group.key);
   }
   const groups: ListGroup[] = [];
   for (const entry of byId.values()) {
-    if (entry.members.length >= LIST_THRESHOLD) groups.push({ ...entry.make(), keys: entry.keys });
+    if (entry.members.length >= LIST_THRESHOLD) groups.push({ ...entry.shape(), keys: entry.keys });
     else rest.push(...entry.members);
   }
   return { groups, rest };
