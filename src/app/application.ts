@@ -124,6 +124,21 @@ export interface UserSettings {
   };
 }
 
+/**
+ * Schema limits (svcbase addition): every write that would create a class or add a field beyond
+ * them is refused (11082, 11083) and writes nothing. Classes whose names start with `_` (`_User`)
+ * are the service's own and do not count.
+ */
+export interface SchemaSettings {
+  /** Most classes (tables) of the application (default 500). */
+  maxTables: number;
+  /** Most fields of one class, not counting objectId/createdAt/updatedAt (default 500, at most 900). */
+  maxColumns: number;
+}
+
+/** Highest accepted `maxColumns`: a GeoPoint takes two SQLite columns and SQLite stops at 2000. */
+export const MAX_COLUMNS_CEILING = 900;
+
 export interface AppSettings {
   /** IANA time zone of `createdAt`/`updatedAt` output and zone-less date inputs (default `UTC`). */
   timeZone: string;
@@ -132,6 +147,7 @@ export interface AppSettings {
   sms: SmsSettings;
   users: UserSettings;
   captcha: CaptchaSettings;
+  schema: SchemaSettings;
 }
 
 /** Image captcha settings. */
@@ -238,6 +254,7 @@ export const DEFAULT_SETTINGS: AppSettings = {
       { limit: 600, windowMs: 60 * 60 * 1000 },
     ],
   },
+  schema: { maxTables: 500, maxColumns: 500 },
 };
 
 const NAMESPACE = /^(?=.{1,40}$)[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*$/;
@@ -258,6 +275,7 @@ export function resolveApplication(config: ApplicationConfig): Application {
   if (!NAMESPACE.test(namespace)) throw configError('app', `invalid namespace '${namespace}'`);
   const settings = mergeDeep(DEFAULT_SETTINGS, config.settings ?? {}) as AppSettings;
   assertTimeZone(settings.timeZone);
+  assertSchemaSettings(settings.schema);
   return Object.freeze({
     applicationId: config.applicationId,
     restApiKey: config.restApiKey,
@@ -267,6 +285,14 @@ export function resolveApplication(config: ApplicationConfig): Application {
     namespace,
     settings: deepFreeze(settings),
   });
+}
+
+function assertSchemaSettings(schema: SchemaSettings): void {
+  const { maxTables, maxColumns } = schema;
+  if (!Number.isSafeInteger(maxTables) || maxTables < 1) throw configError('app', `settings.schema.maxTables must be a positive integer`);
+  if (!Number.isSafeInteger(maxColumns) || maxColumns < 1 || maxColumns > MAX_COLUMNS_CEILING) {
+    throw configError('app', `settings.schema.maxColumns must be an integer from 1 to ${MAX_COLUMNS_CEILING}`);
+  }
 }
 
 function mergeDeep(base: unknown, patch: unknown): unknown {

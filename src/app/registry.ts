@@ -24,13 +24,21 @@ interface AppDigests {
 export function createAppRegistry(configs: readonly ApplicationConfig[]): AppRegistry {
   if (configs.length === 0) throw configError('app', 'createService needs at least one application');
   const byId = new Map<string, Application>();
-  const namespaces = new Set<string>();
+  // Keyed in lower case: SQL databases fold identifier case, so namespaces differing only in case
+  // would share tables (D4); ids differing only in case are refused with them.
+  const ids = new Map<string, string>();
+  const namespaces = new Map<string, string>();
   for (const config of configs) {
     const app = resolveApplication(config);
-    if (byId.has(app.applicationId)) throw configError('app', `duplicate applicationId '${app.applicationId}'`);
-    if (namespaces.has(app.namespace)) throw configError('app', `two applications share the storage namespace '${app.namespace}'`);
+    const id = ids.get(app.applicationId.toLowerCase());
+    if (id !== undefined) throw configError('app', `duplicate applicationId '${app.applicationId}' (same as '${id}' ignoring case)`);
+    const namespace = namespaces.get(app.namespace.toLowerCase());
+    if (namespace !== undefined) {
+      throw configError('app', `two applications share the storage namespace '${app.namespace}' (namespaces are compared ignoring case)`);
+    }
     byId.set(app.applicationId, app);
-    namespaces.add(app.namespace);
+    ids.set(app.applicationId.toLowerCase(), app.applicationId);
+    namespaces.set(app.namespace.toLowerCase(), app.namespace);
   }
   const digests = new Map<Application, AppDigests>();
   for (const app of byId.values()) {

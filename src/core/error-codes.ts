@@ -82,10 +82,12 @@ export const ERROR_CODES = {
   notSortable: { code: 11060, status: 400, message: "cannot order by '%s': only number, date and string columns are sortable." },
   transactionFailed: { code: 11070, status: 400, message: 'batch transaction rolled back: item %s failed.' },
   batchTableRefused: { code: 11071, status: 400, message: 'batch requests cannot change table %s (item %s).' },
+  // --- storage schema rules (issues 11 and 12: D4, D8) ---
+  classNameCollision: { code: 11080, status: 400, message: "class '%s' differs only in letter case from the existing class '%s'." },
+  fieldNameCollision: { code: 11081, status: 400, message: "field '%s' differs only in letter case from the existing field '%s' of %s." },
+  tooManyTables: { code: 11082, status: 400, message: "cannot create class '%s': this application already has %s classes (its limit)." },
+  tooManyColumns: { code: 11083, status: 400, message: "cannot add field '%s': class %s already has %s fields (its limit)." },
   mailSendFailed: { code: 11052, status: 424, message: 'the mail could not be sent, try again later.' },
-
-  // --- H4 (issue 11): records, batch, missing setup ---
-  tooManyColumns: { code: 11110, status: 400, message: 'table %s cannot hold more than %s columns.' },
 } as const satisfies Record<string, { code: number; status: number; message: string }>;
 
 /** Symbolic name of a client-facing error condition. */

@@ -2,6 +2,8 @@ import { svcError } from '../core/errors.js';
 import type { Value } from '../core/values.js';
 import { typeOfValue } from '../core/values.js';
 import type { ColumnSchema, TableSchema } from '../query/plan.js';
+import type { FieldOp, SchemaLimits } from '../storage/port.js';
+import { assertNewColumns } from '../storage/schema-rules.js';
 
 /**
  * Column typing shared by the write parser and every adapter's `ensureColumns`: a column's type is
@@ -38,12 +40,14 @@ export function assertColumnType(key: string, existing: ColumnSchema | undefined
 /**
  * Merges wanted columns into a schema: the `ensureColumns` rule of every adapter. Returns the new
  * schema and the columns that were added (empty when nothing changed). Throws 111 on a conflict,
- * before anything is changed.
+ * 11081 for a name differing only in case from another column and 11083 beyond `limits`, before
+ * anything is changed.
  */
 export function mergeColumns(
   className: string,
   existing: TableSchema | null,
   wanted: Readonly<Record<string, ColumnSchema>>,
+  limits?: SchemaLimits,
 ): { schema: TableSchema; added: Array<[string, ColumnSchema]> } {
   const columns: Record<string, ColumnSchema> = { ...(existing?.columns ?? {}) };
   const added: Array<[string, ColumnSchema]> = [];
@@ -57,6 +61,18 @@ export function mergeColumns(
     columns[name] = copy;
     added.push([name, copy]);
   }
+  assertNewColumns(className, existing, added, limits);
   if (existing && added.length === 0) return { schema: existing, added };
   return { schema: { className, columns, indexes: existing?.indexes ?? [] }, added };
+}
+
+/**
+ * The operations an update really has to apply: an unset (`Delete`, `null`) of a column the table
+ * does not have is dropped, since that column is already missing on every record. Every adapter's
+ * `update` calls this first, so `obj.unset('never')` is a no-op on every write path.
+ */
+export function withoutMissingUnsets(schema: TableSchema, ops: readonly FieldOp[]): readonly FieldOp[] {
+  let missing = false;
+  for (const op of ops) if (op.kind === 'unset' && !Object.hasOwn(schema.columns, op.column)) missing = true;
+  return missing ? ops.filter((op) => op.kind !== 'unset' || Object.hasOwn(schema.columns, op.column)) : ops;
 }

@@ -10,9 +10,8 @@ import { applyOps } from '../operators/apply.js';
 import { parseWrite } from '../operators/parse-write.js';
 import { parseInclude } from '../query/parse.js';
 import { commaList, parseKeys } from '../query/parse/options.js';
-import type { Awaitable, FieldOp, StorageAdapter, TableRef } from '../storage/port.js';
+import type { Awaitable, FieldOp, SchemaLimits, StorageAdapter, TableRef } from '../storage/port.js';
 import type { ClassPolicy, ClassPolicyRegistry, ClassWriteContext, JsonObject } from './class-policy.js';
-import { assertColumnLimit } from './column-limit.js';
 import { isPlausibleObjectId, newObjectId } from './object-id.js';
 
 /** What the record operations need; `storage` is a transaction's adapter inside a transactional batch. */
@@ -29,6 +28,8 @@ interface Target {
   readonly policy: ClassPolicy;
   readonly policyContext: ClassWriteContext;
   readonly timeZone: string;
+  /** The application's table and column limits, passed to every `ensureColumns`. */
+  readonly limits: SchemaLimits;
   /** Runs the write, then the policy's deferred effects; a failure first goes through its translators. */
   commit<T>(objectId: string, write: () => Promise<T>): Promise<T>;
 }
@@ -50,6 +51,7 @@ function target(deps: RecordDeps, request: RouteContext, className: string): Tar
       onWriteError: (translate) => void translators.push(translate),
     },
     timeZone: request.app.settings.timeZone,
+    limits: request.app.settings.schema,
     async commit(objectId, write) {
       let result: Awaited<ReturnType<typeof write>>;
       try {
@@ -79,14 +81,13 @@ export async function createRecord(deps: RecordDeps, request: RouteContext, clas
   const body = (await t.policy.beforeCreate?.(t.policyContext, input)) ?? input;
   const schema = await deps.storage.getSchema(t.ref);
   const plan = parseWrite(body, { schema, timeZone: t.timeZone });
-  assertColumnLimit(className, schema, plan.columns);
   const nowMs = deps.clock.now();
   const now = dateValue(nowMs);
   const objectId = newObjectId(deps.random);
   const record = applyOps({ objectId, createdAt: now, updatedAt: now } as StoredRecord, plan.ops.filter((op) => !isRelationOp(op)));
   const relationOps = plan.ops.filter(isRelationOp);
   const write = async (storage: StorageAdapter) => {
-    await storage.ensureColumns(t.ref, plan.columns);
+    await storage.ensureColumns(t.ref, plan.columns, t.limits);
     await storage.insert(t.ref, record);
     if (relationOps.length > 0) await storage.update(t.ref, objectId, relationOps, now);
   };
@@ -131,9 +132,8 @@ export async function updateRecord(
   const schema = await deps.storage.getSchema(t.ref);
   if (!schema) throw svcError('objectNotFound', objectId);
   const plan = parseWrite(body, { schema, timeZone: t.timeZone });
-  assertColumnLimit(className, schema, plan.columns);
   const nowMs = deps.clock.now();
-  if (Object.keys(plan.columns).length > 0) await deps.storage.ensureColumns(t.ref, plan.columns);
+  if (Object.keys(plan.columns).length > 0) await deps.storage.ensureColumns(t.ref, plan.columns, t.limits);
   await t.commit(objectId, async () => {
     const updated = await deps.storage.update(t.ref, objectId, plan.ops, dateValue(nowMs));
     if (!updated) throw svcError('objectNotFound', objectId);

@@ -31,6 +31,18 @@ export type FieldOp =
 
 export type FieldOpKind = FieldOp['kind'];
 
+/**
+ * Per-application limits `ensureColumns` enforces when it would create a table or add columns
+ * (from the application's `settings.schema`). System tables (names starting with `_`) are not
+ * counted in `maxTables` and never refused by it.
+ */
+export interface SchemaLimits {
+  /** Most tables of a namespace (11082 beyond). */
+  readonly maxTables: number;
+  /** Most columns of a table, not counting objectId/createdAt/updatedAt (11083 beyond). */
+  readonly maxColumns: number;
+}
+
 /** What an adapter can do natively. New flags get defaults, so adding one never breaks an adapter. */
 export interface StorageCapabilities {
   /** `transaction()` gives real all-or-nothing semantics (otherwise the batch transaction mode is refused). */
@@ -45,9 +57,14 @@ export interface StorageCapabilities {
  *   assigns them. `null` and a missing column are the same value.
  * - `ensureColumns` creates the table on first use, records column types, and throws SvcError 111 when
  *   a column already has another type. It is atomic: of two racing first writes with different types,
- *   exactly one wins.
+ *   exactly one wins. Names are case-sensitive, but a table whose name differs only in letter case
+ *   from another table of its namespace is refused with 11080, a column differing only in case from
+ *   another column of its table (or a built-in one) with 11081, and with `limits`, a table or
+ *   column beyond them with 11082/11083 (the shared rules of src/storage/schema-rules.ts). When it
+ *   throws, nothing is added.
  * - `update` applies all operations atomically (200 concurrent Increments end at exactly +200) and
- *   returns the record after the update, or `null` when it does not exist.
+ *   returns the record after the update, or `null` when it does not exist. An `unset` of a column
+ *   the table does not have is a no-op (the column is already missing), never an error.
  * - Unique index violations throw SvcError 401.
  * - `find`/`count`/`aggregate` return exactly what the reference evaluator (the memory adapter)
  *   returns, in the same order.
@@ -57,7 +74,7 @@ export interface StorageAdapter {
   readonly capabilities: StorageCapabilities;
 
   getSchema(table: TableRef): Awaitable<TableSchema | null>;
-  ensureColumns(table: TableRef, columns: Readonly<Record<string, ColumnSchema>>): Awaitable<TableSchema>;
+  ensureColumns(table: TableRef, columns: Readonly<Record<string, ColumnSchema>>, limits?: SchemaLimits): Awaitable<TableSchema>;
   /** Idempotent for an identical spec. A unique index over existing duplicates throws 401. */
   createIndex(table: TableRef, index: IndexSpec): Awaitable<void>;
 

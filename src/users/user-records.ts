@@ -24,7 +24,7 @@ export async function insertUser(deps: UsersDeps, app: Application, body: JsonOb
   const now = dateValue(deps.clock.now());
   const base = { objectId: newObjectId(deps.random), createdAt: now, updatedAt: now } as StoredRecord;
   const record = applyOps(base, plan.ops.filter((op) => !isRelationOp(op)));
-  await deps.storage.ensureColumns(ref, plan.columns);
+  await deps.storage.ensureColumns(ref, plan.columns, app.settings.schema);
   await deps.users.insert(app, record);
   const relationOps = plan.ops.filter(isRelationOp);
   if (relationOps.length > 0) return (await deps.users.update(app, record.objectId, relationOps, now)) ?? record;
@@ -36,6 +36,6 @@ export async function updateUserRecord(deps: UsersDeps, app: Application, object
   await deps.ready(app);
   const ref = userRef(app);
   const plan = parseWrite(body, { schema: await deps.storage.getSchema(ref), timeZone: app.settings.timeZone });
-  if (Object.keys(plan.columns).length > 0) await deps.storage.ensureColumns(ref, plan.columns);
+  if (Object.keys(plan.columns).length > 0) await deps.storage.ensureColumns(ref, plan.columns, app.settings.schema);
   return deps.users.update(app, objectId, plan.ops, dateValue(deps.clock.now()));
 }

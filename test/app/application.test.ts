@@ -33,4 +33,22 @@ describe('applications', () => {
     expect(app.settings.sms.limits).toEqual({ perMinute: 1, perHour: 5, perDay: 10 });
     expect(Object.isFrozen(app.settings.query)).toBe(true);
   });
+
+  it('D4: application ids and namespaces differing only in case are a configuration error', () => {
+    expect(() => createAppRegistry([{ applicationId: 'Shop', ...keys }, { applicationId: 'shop', ...keys }])).toThrow(/duplicate applicationId 'shop'/);
+    expect(() =>
+      createAppRegistry([
+        { applicationId: 'one', namespace: 'Shop', ...keys },
+        { applicationId: 'two', namespace: 'shop', ...keys },
+      ]),
+    ).toThrow(/share the storage namespace/);
+    expect(createAppRegistry([{ applicationId: 'one', ...keys }, { applicationId: 'two', ...keys }]).byId.size).toBe(2);
+  });
+
+  it('D8: schema limits default to 500 tables and 500 columns and are checked', () => {
+    expect(resolveApplication({ applicationId: 'a', ...keys }).settings.schema).toEqual({ maxTables: 500, maxColumns: 500 });
+    expect(() => resolveApplication({ applicationId: 'a', ...keys, settings: { schema: { maxTables: 0 } } })).toThrow(/maxTables/);
+    expect(() => resolveApplication({ applicationId: 'a', ...keys, settings: { schema: { maxColumns: 901 } } })).toThrow(/maxColumns/);
+    expect(() => resolveApplication({ applicationId: 'a', ...keys, settings: { schema: { maxColumns: 1.5 } } })).toThrow(/maxColumns/);
+  });
 });

@@ -55,6 +55,18 @@ describe('SQL shapes', () => {
     });
   });
 
+  it('D10: a long $in/$all list on a JSON column binds one JSON array per comparison, in both dialects', () => {
+    const names = Array.from({ length: 1000 }, (_, i) => `n${i}`);
+    const sqlite = find({ where: { tags: { $in: names } } }, sqliteDialect);
+    expect(sqlite.sql).toContain('((j1.type = \'text\') AND j1.value IN (SELECT v2.value FROM json_each(?) AS v2))');
+    expect(sqlite.parameters).toContain(JSON.stringify(names));
+    expect(sqlite.parameters.length).toBeLessThan(10);
+    const pg = find({ where: { tags: { $all: names } } }, postgresDialect);
+    expect(pg.sql).toContain('NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text($');
+    expect(pg.parameters).toContain(JSON.stringify(names));
+    expect(pg.parameters.length).toBeLessThan(10);
+  });
+
   it('dotted keys use JSON paths bound as parameters', () => {
     const q = find({ where: { 'profile.city': 'Paris' } }, sqliteDialect);
     expect(q.sql).toContain(`WHERE (((json_type(t0."profile", ?) = 'text') AND json_extract(t0."profile", ?) = ?) OR`);

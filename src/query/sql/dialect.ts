@@ -40,6 +40,12 @@ export interface SqlDialect {
   jsonElements(node: JsonNode, alias: string): { readonly from: Sql; readonly element: JsonNode };
   /** Deep equality of an object/array node with a tagged JSON text (the query language's equality). */
   jsonEquals(node: JsonNode, json: string): Sql;
+  /**
+   * A FROM item over a bound JSON array of strings or numbers (one parameter, however long the
+   * list) and the expression of one of its values: long `$in`/`$all` lists compile to a join
+   * with it instead of one term per value.
+   */
+  boundValues(kind: 'text' | 'number', json: string, alias: string): { readonly from: Sql; readonly value: Sql };
 
   /** 1 when `text` matches the safe regex (see src/query/regex). */
   regex(text: Sql, pattern: string, flags: string): Sql;

@@ -2,7 +2,7 @@ import type { DateValue, FileValue, GeoPointValue, PointerValue, Value } from '.
 import type { CompareOp } from '../plan.js';
 import { and, or, type Cond } from './cond.js';
 import type { JsonNode } from './dialect.js';
-import { param, raw, sql } from './fragment.js';
+import { param, raw, sql, type Sql } from './fragment.js';
 import type { CompileState, JsonShape } from './scope.js';
 
 /**
@@ -25,7 +25,8 @@ export function isTagged(state: CompileState, node: JsonNode, tag: TypedTag): Co
   return and([d.jsonIs(node, 'object'), sql`${d.jsonText(d.jsonChild(node, '__type'))} = ${param(tag)}`]);
 }
 
-function textAt(state: CompileState, node: JsonNode, key: string) {
+/** The text of a node's `key` child. */
+export function textAt(state: CompileState, node: JsonNode, key: string): Sql {
   return state.dialect.jsonText(state.dialect.jsonChild(node, key));
 }
 
@@ -93,21 +94,4 @@ export function anyJson(state: CompileState, slot: { node: JsonNode; shape: Json
   if (inner === false) return self;
   const exists = and([state.dialect.jsonIs(node, 'array'), sql`EXISTS (SELECT 1 FROM ${from} WHERE ${inner === true ? raw(state.dialect.trueLiteral) : inner})`]);
   return or([self, exists]);
-}
-
-/** Every listed value has an equal element (`$all`); never for an empty list or a non-array. */
-export function jsonContainsAll(state: CompileState, slot: { node: JsonNode; shape: JsonShape }, values: readonly Value[]): Cond {
-  if (values.length === 0 || slot.shape === 'object') return false;
-  const d = state.dialect;
-  const node = slot.node;
-  return and([
-    // An Array column is an array or NULL (no elements): no type guard needed.
-    slot.shape === 'array' ? true : d.jsonIs(node, 'array'),
-    ...values.map((v) => {
-      const { from, element } = d.jsonElements(node, state.alias('j'));
-      const test = jsonEqualsOne(state, element, v);
-      if (test === false) return false;
-      return sql`EXISTS (SELECT 1 FROM ${from} WHERE ${test === true ? raw(d.trueLiteral) : test})`;
-    }),
-  ]);
 }

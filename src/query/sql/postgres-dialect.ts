@@ -61,6 +61,10 @@ export const postgresDialect: SqlDialect = {
     return { from, element: { dialect: 'postgres', expr: raw(`${alias}.value`) } as PgJson };
   },
   jsonEquals: (node, json) => sql`(${asNode(node).expr} = ${param(json)}::jsonb)`,
+  boundValues: (kind, json, alias) => ({
+    from: sql`jsonb_array_elements_text(${param(json)}::jsonb) AS ${raw(alias)}(value)`,
+    value: raw(kind === 'number' ? `(${alias}.value)::float8` : `${alias}.value`),
+  }),
 
   regex: (text, pattern, flags) => sql`(${text} ${raw(flags.includes('i') ? '~*' : '~')} ${param(pattern)})`,
   geoDistance: (lat: Sql, lng: Sql, point: GeoPointValue) =>

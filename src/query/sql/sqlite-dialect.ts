@@ -72,6 +72,7 @@ export const sqliteDialect: SqlDialect = {
     return { from, element: { dialect: 'sqlite', kind: 'element', alias } as SqliteJson };
   },
   jsonEquals: (node, json) => sql`svc_json_equal(${valueOf(asNode(node))}, ${param(json)})`,
+  boundValues: (_kind, json, alias) => ({ from: sql`json_each(${param(json)}) AS ${raw(alias)}`, value: raw(`${alias}.value`) }),
 
   regex: (text, pattern, flags) => sql`svc_regex(${param(pattern)}, ${param(flags)}, ${text})`,
   geoDistance: (lat, lng, point: GeoPointValue) => sql`svc_geo_distance(${lat}, ${lng}, ${param(point.latitude)}, ${param(point.longitude)})`,

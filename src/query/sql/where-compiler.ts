@@ -3,7 +3,8 @@ import { dateMs } from '../../core/values.js';
 import type { CompareOp, WhereKind, WhereNode } from '../plan.js';
 import { and, not, or, type Cond } from './cond.js';
 import { join, param, raw, sql, type SqlParam } from './fragment.js';
-import { anyJson, jsonContainsAll, jsonEqualsOne, jsonOrderOne } from './json-predicates.js';
+import { anyJson, jsonEqualsOne, jsonOrderOne } from './json-predicates.js';
+import { jsonContainsAll, jsonEqualsAny } from './list-predicates.js';
 import { relationContains, compileInQuerySql, compileRelatedToSql, compileSelectSql } from './subquery-sql.js';
 import { compileNearSql, compileWithinSql } from './geo-sql.js';
 import { resolveSlot, type CompileState, type Slot, type TableScope } from './scope.js';
@@ -110,7 +111,7 @@ function inList(slot: Slot, values: readonly Value[], scope: TableScope, state: 
   if (slot.kind === 'none') return hasNull;
   if (slot.kind === 'json') {
     const selfOnArray = values.some((v) => v === null || Array.isArray(v));
-    return anyJson(state, slot, (n) => or(values.map((v) => jsonEqualsOne(state, n, v))), selfOnArray);
+    return anyJson(state, slot, (n) => jsonEqualsAny(state, n, values), selfOnArray);
   }
   if (slot.kind === 'scalar') {
     const params = values.filter((v) => v !== null).map((v) => scalarParam(slot, v, state)).filter((p): p is SqlParam => p !== null);

@@ -6,6 +6,7 @@ import { indexCases } from './cases/indexes.js';
 import { queryCases } from './cases/query.js';
 import { relationCases } from './cases/relations.js';
 import { schemaCases } from './cases/schema.js';
+import { schemaRuleCases } from './cases/schema-rules.js';
 import { sharedQueryCases } from './cases/shared-query.js';
 import { transactionCases } from './cases/transactions.js';
 import { valueCases } from './cases/values.js';
@@ -15,7 +16,8 @@ export type { Harness, StorageConformanceOptions } from './harness.js';
 
 /**
  * Registers the storage conformance suite (vitest `describe`/`it` blocks) for an adapter factory:
- * CRUD, every field operation, typed values, schema and type errors (111), relations, unique indexes
+ * CRUD, every field operation, typed values, schema and type errors (111), name-case and size rules
+ * (11080-11083), relations, unique indexes
  * (401), transactions, concurrency, and the query suite. Call it at the top level of a test file.
  * A fresh adapter is created before every test and closed (then `destroy`ed) after it; every test
  * works in its own namespace.
@@ -31,6 +33,7 @@ export function runStorageConformance(options: StorageConformanceOptions): void 
     fieldOpCases(h);
     valueCases(h);
     schemaCases(h);
+    schemaRuleCases(h);
     relationCases(h);
     indexCases(h);
     transactionCases(h);

@@ -23,6 +23,8 @@ export function checkIndexSpec(scope: string, schema: TableSchema | null, index:
     }
   }
   const existing = schema.indexes.find((i) => i.name === index.name);
+  const folded = schema.indexes.find((i) => i.name.toLowerCase() === index.name.toLowerCase());
+  if (!existing && folded) throw configError(scope, `createIndex: index '${index.name}' differs only in case from index '${folded.name}'`);
   if (!existing) return null;
   const same = existing.unique === index.unique && existing.columns.join('\u0000') === index.columns.join('\u0000');
   if (!same) throw configError(scope, `createIndex: index '${index.name}' already exists with another definition`);

@@ -1,11 +1,12 @@
 import { configError, svcError } from '../../core/errors.js';
 import type { DateValue, StoredRecord, Value } from '../../core/values.js';
-import { mergeColumns } from '../../operators/column-types.js';
+import { mergeColumns, withoutMissingUnsets } from '../../operators/column-types.js';
 import { applyOps } from '../../operators/apply.js';
 import type { EvalEnv } from '../../query/evaluate/index.js';
 import { runAggregate, runCount, runFind } from '../../query/evaluate/index.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
-import type { FieldOp, TableRef } from '../port.js';
+import type { FieldOp, SchemaLimits, TableRef } from '../port.js';
+import { assertNewTable } from '../schema-rules.js';
 import { cloneRecord, cloneValue } from './clone.js';
 import { checkIndexSpec } from './index-spec.js';
 import { type MemoryState, type MemoryTable, followsInCreationOrder, hasDuplicates, violatedUniqueIndex } from './memory-state.js';
@@ -26,10 +27,11 @@ export class MemoryStore {
     return this.table(ref)?.schema ?? null;
   }
 
-  ensureColumns(ref: TableRef, columns: Readonly<Record<string, ColumnSchema>>): TableSchema {
+  ensureColumns(ref: TableRef, columns: Readonly<Record<string, ColumnSchema>>, limits?: SchemaLimits): TableSchema {
     const table = this.table(ref);
-    const { schema, added } = mergeColumns(ref.className, table?.schema ?? null, columns);
+    const { schema, added } = mergeColumns(ref.className, table?.schema ?? null, columns, limits);
     if (table && added.length === 0) return table.schema;
+    if (!table) assertNewTable(ref.className, this.tables(ref.namespace, false)?.keys() ?? [], limits);
     const frozen = freezeSchema(schema);
     if (table) table.schema = frozen;
     else {
@@ -70,10 +72,11 @@ export class MemoryStore {
     return record ? cloneRecord(projectRecord(record, projection)) : null;
   }
 
-  update(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): StoredRecord | null {
+  update(ref: TableRef, objectId: string, allOps: readonly FieldOp[], updatedAt: DateValue): StoredRecord | null {
     const table = this.table(ref);
     const current = table?.records.get(objectId);
     if (!table || !current) return null;
+    const ops = withoutMissingUnsets(table.schema, allOps);
     for (const op of ops) {
       if (!Object.hasOwn(table.schema.columns, op.column)) throw unknownColumn(ref, op.column);
     }

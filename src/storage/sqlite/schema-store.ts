@@ -60,34 +60,54 @@ export class SchemaStore {
     return { className: ref.className, columns, indexes };
   }
 
-  /** Creates the physical table with its createdAt index and marks it in `_svc_schema`. */
-  createTable(ref: TableRef): void {
+  /** The class names of every table of a namespace. */
+  tableNames(namespace: string): string[] {
+    return this.statements
+      .get(`SELECT className FROM ${quoteIdent(SCHEMA_TABLE)} WHERE namespace = ? AND "column" = ?`)
+      .all(namespace, TABLE_MARKER)
+      .map((row) => (row as { className: string }).className);
+  }
+
+  /**
+   * Creates the physical table with its createdAt index and first columns in one CREATE TABLE
+   * (one ALTER TABLE per column would rewrite the schema each time), and records them.
+   */
+  createTable(ref: TableRef, columns: ReadonlyArray<readonly [string, ColumnSchema]>): void {
     const table = physicalTableName(ref.namespace, ref.className);
+    const definitions = columns.flatMap(([name, column]) =>
+      column.type === 'Relation' ? [] : physicalColumns(name, column).map((physical) => `, ${quoteIdent(physical)} ${storageOf(column)}`),
+    );
     this.db.exec(
       `CREATE TABLE IF NOT EXISTS ${quoteIdent(table)} (objectId TEXT PRIMARY KEY NOT NULL, ` +
-        `createdAt INTEGER NOT NULL, updatedAt INTEGER NOT NULL);` +
+        `createdAt INTEGER NOT NULL, updatedAt INTEGER NOT NULL${definitions.join('')});` +
         `CREATE INDEX IF NOT EXISTS ${quoteIdent(`${table}$$createdAt`)} ON ${quoteIdent(table)} (createdAt, objectId);`,
     );
     this.insertSchemaRow(ref, TABLE_MARKER, '', null);
+    for (const [name, column] of columns) {
+      if (column.type === 'Relation') this.createJoinTable(ref, name);
+      this.insertSchemaRow(ref, name, column.type, column.targetClass ?? null);
+    }
   }
 
   /** Adds a column (ALTER TABLE, or a join table for a Relation) and records it. */
   addColumn(ref: TableRef, name: string, column: ColumnSchema): void {
     const table = physicalTableName(ref.namespace, ref.className);
-    if (column.type === 'Relation') {
-      const join = relationTableName(ref.namespace, ref.className, name);
-      this.db.exec(
-        `CREATE TABLE IF NOT EXISTS ${quoteIdent(join)} (owningId TEXT NOT NULL, relatedId TEXT NOT NULL, ` +
-          `PRIMARY KEY (owningId, relatedId)) WITHOUT ROWID;` +
-          `CREATE INDEX IF NOT EXISTS ${quoteIdent(`${join}$$related`)} ON ${quoteIdent(join)} (relatedId);`,
-      );
-    } else {
-      const storage = column.type === 'GeoPoint' ? 'REAL' : SQL_STORAGE[column.type];
+    if (column.type === 'Relation') this.createJoinTable(ref, name);
+    else {
       for (const physical of physicalColumns(name, column)) {
-        this.db.exec(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(physical)} ${storage}`);
+        this.db.exec(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(physical)} ${storageOf(column)}`);
       }
     }
     this.insertSchemaRow(ref, name, column.type, column.targetClass ?? null);
+  }
+
+  private createJoinTable(ref: TableRef, column: string): void {
+    const join = relationTableName(ref.namespace, ref.className, column);
+    this.db.exec(
+      `CREATE TABLE IF NOT EXISTS ${quoteIdent(join)} (owningId TEXT NOT NULL, relatedId TEXT NOT NULL, ` +
+        `PRIMARY KEY (owningId, relatedId)) WITHOUT ROWID;` +
+        `CREATE INDEX IF NOT EXISTS ${quoteIdent(`${join}$$related`)} ON ${quoteIdent(join)} (relatedId);`,
+    );
   }
 
   /** Creates a declared index (physical name `<table>$ix$<name>`) and records it. */
@@ -124,4 +144,10 @@ export class SchemaStore {
       .get(`INSERT OR IGNORE INTO ${quoteIdent(SCHEMA_TABLE)} (namespace, className, "column", type, targetClass) VALUES (?, ?, ?, ?, ?)`)
       .run(ref.namespace, ref.className, column, type, targetClass);
   }
+}
+
+/** The SQL type of a column's physical columns (a Relation has none: it lives in a join table). */
+function storageOf(column: ColumnSchema): string {
+  if (column.type === 'Relation') throw new Error('[svcbase] [sqlite] a Relation column has no physical column');
+  return column.type === 'GeoPoint' ? 'REAL' : SQL_STORAGE[column.type];
 }

@@ -29,7 +29,9 @@ const CAPABILITIES: StorageCapabilities = Object.freeze({ transactions: true });
  * savepoints. Inside `work`, use only the `tx` adapter it receives. Other stores sharing the
  * connection should go through {@link connectionGate} so they wait too.
  *
- * One process should own a database file: schemas are cached in memory.
+ * Several processes may share a database file: cached schemas are reloaded when SQLite's schema
+ * cookie moved (checked at most once per event-loop turn), and schema changes re-read the schema
+ * inside their transaction (src/storage/sqlite/schema-version.ts).
  *
  * @example sqliteStorage({ database: new Database('app.db') })
  */
@@ -69,7 +71,7 @@ export function sqliteStorage(options: SqliteStorageOptions): StorageAdapter {
     name,
     capabilities: CAPABILITIES,
     getSchema: (ref) => core.getSchema(ref),
-    ensureColumns: (ref, columns) => core.ensureColumns(ref, columns),
+    ensureColumns: (ref, columns, limits) => core.ensureColumns(ref, columns, limits),
     createIndex: (ref, index) => core.createIndex(ref, index),
     insert: (ref, record) => core.insert(ref, record),
     get: (ref, id, projection) => core.get(ref, id, projection),
@@ -87,7 +89,7 @@ export function sqliteStorage(options: SqliteStorageOptions): StorageAdapter {
     name,
     capabilities: CAPABILITIES,
     getSchema: (ref) => gate.run(() => core.getSchema(ref)),
-    ensureColumns: (ref, columns) => gate.run(() => core.ensureColumns(ref, columns)),
+    ensureColumns: (ref, columns, limits) => gate.run(() => core.ensureColumns(ref, columns, limits)),
     createIndex: (ref, index) => gate.run(() => core.createIndex(ref, index)),
     insert: (ref, record) => gate.run(() => core.insert(ref, record)),
     get: (ref, id, projection) => gate.run(() => core.get(ref, id, projection)),

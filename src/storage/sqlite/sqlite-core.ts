@@ -6,12 +6,14 @@ import { type SqlSchemaView, compileAggregate, compileCount, compileFind, sqlite
 import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
 import { checkIndexSpec } from '../memory/index-spec.js';
 import { projectRecord } from '../memory/projection.js';
-import type { FieldOp, TableRef } from '../port.js';
+import type { FieldOp, SchemaLimits, TableRef } from '../port.js';
+import { assertNewTable } from '../schema-rules.js';
 import type { SqliteDatabase } from './database-shape.js';
 import { quoteIdent } from './identifiers.js';
 import { arrayLayout, decodeRow, decodeValues, encodeRecord } from './row-codec.js';
 import { type PlanShape, QueryCache, countShape, findShape } from './query-cache.js';
 import { SchemaStore, createBookkeeping } from './schema-store.js';
+import { SchemaVersion } from './schema-version.js';
 import { withSqliteErrors } from './sqlite-errors.js';
 import { updateRow } from './sqlite-update.js';
 import { StatementCache } from './statement-cache.js';
@@ -20,8 +22,9 @@ import type { SqliteStatement } from './database-shape.js';
 
 type Row = Record<string, unknown>;
 
-/** What the core caches per table: its schema (null: missing) and its hot SQL texts. */
+/** What the core caches per existing table: its schema and its hot SQL texts. */
 interface TableEntry {
+  /** null only in the throwaway entry of a missing table (never cached). */
   schema: TableSchema | null;
   /** The quoted physical table name. */
   readonly table: string;
@@ -30,8 +33,10 @@ interface TableEntry {
 
 /**
  * The synchronous core of the SQLite adapter: each method is one statement or one IMMEDIATE
- * transaction, so it is atomic. Schemas are cached in memory; the cache is dropped whenever a
- * transaction rolls back (`invalidate`).
+ * transaction, so it is atomic. Schemas of existing tables are cached in memory (a missing table
+ * is looked up each time, so unknown names never pile up); the cache is dropped whenever a
+ * transaction rolls back (`invalidate`) and whenever another connection changed the schema
+ * (`SchemaVersion`). Schema writes re-read the schema inside their transaction.
  */
 export class SqliteCore {
   readonly statements: StatementCache;
@@ -44,42 +49,48 @@ export class SqliteCore {
   private insertSql = new WeakMap<TableSchema, Map<string, string>>();
   /** namespace -> className -> entry. */
   private readonly entries = new Map<string, Map<string, TableEntry>>();
+  private readonly version: SchemaVersion;
 
   constructor(readonly db: SqliteDatabase) {
     this.statements = new StatementCache(db);
     createBookkeeping(db);
     this.store = new SchemaStore(db, this.statements);
+    this.version = new SchemaVersion(db);
   }
 
   getSchema(ref: TableRef): TableSchema | null {
     return this.entry(ref).schema;
   }
 
-  ensureColumns(ref: TableRef, wanted: Readonly<Record<string, ColumnSchema>>): TableSchema {
+  ensureColumns(ref: TableRef, wanted: Readonly<Record<string, ColumnSchema>>, limits?: SchemaLimits): TableSchema {
     const cached = this.getSchema(ref);
     if (cached && (hasColumns(cached, wanted) || mergeColumns(ref.className, cached, wanted).added.length === 0)) return cached;
-    return this.db
-      .transaction(() => {
-        const current = this.store.load(ref);
-        const { schema, added } = mergeColumns(ref.className, current, wanted);
-        if (!current) this.store.createTable(ref);
-        for (const [name, column] of added) this.store.addColumn(ref, name, column);
-        return this.remember(ref, schema);
-      })
-      .immediate();
+    return this.schemaWrite(() => {
+      const current = this.store.load(ref);
+      const { schema, added } = mergeColumns(ref.className, current, wanted, limits);
+      if (current) for (const [name, column] of added) this.store.addColumn(ref, name, column);
+      else {
+        assertNewTable(ref.className, this.store.tableNames(ref.namespace), limits);
+        this.store.createTable(ref, added);
+      }
+      return this.remember(ref, schema);
+    });
   }
 
   createIndex(ref: TableRef, index: IndexSpec): void {
-    const schema = this.getSchema(ref);
-    if (checkIndexSpec('sqlite', schema, index) || !schema) return;
+    if (checkIndexSpec('sqlite', this.getSchema(ref), index)) return;
     const spec: IndexSpec = { name: index.name, columns: [...index.columns], unique: index.unique };
     withSqliteErrors(() =>
-      this.db
-        .transaction(() => {
-          this.store.addIndex(ref, spec, schema);
-          this.remember(ref, { ...schema, indexes: [...schema.indexes, spec] });
-        })
-        .immediate(),
+      this.schemaWrite(() => {
+        // Another process may have created the index since this one cached the schema (D6).
+        const schema = this.store.load(ref);
+        if (checkIndexSpec('sqlite', schema, index) || !schema) {
+          if (schema) this.remember(ref, schema);
+          return;
+        }
+        this.store.addIndex(ref, spec, schema);
+        this.remember(ref, { ...schema, indexes: [...schema.indexes, spec] });
+      }),
     );
   }
 
@@ -203,16 +214,39 @@ export class SqliteCore {
 
   /** Forgets cached schemas and statements (after a rollback or a dropped table). */
   invalidate(): void {
-    this.entries.clear();
+    this.forgetSchemas();
+    this.version.forget();
     this.statements.clear();
-    this.queries.clear();
     this.getSql = new WeakMap();
     this.insertSql = new WeakMap();
   }
 
+  private forgetSchemas(): void {
+    this.entries.clear();
+    this.queries.clear();
+  }
+
+  /**
+   * Runs a schema change in one IMMEDIATE transaction: cached schemas are dropped first when another
+   * connection changed the schema, and the cookie this change moves is settled before commit (so
+   * the process's own DDL does not count as a foreign change).
+   */
+  private schemaWrite<T>(work: () => T): T {
+    return this.db
+      .transaction(() => {
+        if (this.version.update()) this.forgetSchemas();
+        const result = work();
+        this.version.update();
+        return result;
+      })
+      .immediate();
+  }
+
   private remember(ref: TableRef, schema: TableSchema): TableSchema {
     const frozen = freezeSchema(schema);
-    this.entry(ref).schema = frozen;
+    const entry = this.entry(ref);
+    entry.schema = frozen;
+    this.tablesOf(ref.namespace).set(ref.className, entry);
     return frozen;
   }
 
@@ -220,21 +254,29 @@ export class SqliteCore {
     return { namespace, schema: (className) => this.getSchema({ namespace, className }) };
   }
 
+  private tablesOf(namespace: string): Map<string, TableEntry> {
+    let tables = this.entries.get(namespace);
+    if (!tables) this.entries.set(namespace, (tables = new Map()));
+    return tables;
+  }
+
   private entry(ref: TableRef): TableEntry {
-    let tables = this.entries.get(ref.namespace);
-    if (!tables) this.entries.set(ref.namespace, (tables = new Map()));
-    let entry = tables.get(ref.className);
-    if (!entry) {
-      const loaded = this.store.load(ref);
-      const table = quoteIdent(physicalTableName(ref.namespace, ref.className));
-      entry = {
-        schema: loaded ? freezeSchema(loaded) : null,
-        table,
-        deleteById: `DELETE FROM ${table} WHERE "objectId" = ?`,
-      };
-      tables.set(ref.className, entry);
-    }
+    if (this.version.changed()) this.forgetSchemas();
+    const cached = this.entries.get(ref.namespace)?.get(ref.className);
+    if (cached) return cached;
+    const loaded = this.store.load(ref);
+    const table = quoteIdent(physicalTableName(ref.namespace, ref.className));
+    const entry: TableEntry = { schema: loaded ? freezeSchema(loaded) : null, table, deleteById: `DELETE FROM ${table} WHERE "objectId" = ?` };
+    // Only existing tables are cached: every unknown name a client asks for would otherwise stay (D9).
+    if (loaded) this.tablesOf(ref.namespace).set(ref.className, entry);
     return entry;
+  }
+
+  /** How many tables have a cached schema (tests: the cache stays bounded). */
+  cachedTableCount(): number {
+    let n = 0;
+    for (const tables of this.entries.values()) n += tables.size;
+    return n;
   }
 }
 

@@ -2,6 +2,7 @@ import { configError } from '../../core/errors.js';
 import type { DateValue, StoredRecord } from '../../core/values.js';
 import { dateMs } from '../../core/values.js';
 import { applyOps, needsReadModifyWrite } from '../../operators/apply.js';
+import { withoutMissingUnsets } from '../../operators/column-types.js';
 import type { TableSchema } from '../../query/plan.js';
 import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
 import type { FieldOp, TableRef } from '../port.js';
@@ -27,7 +28,8 @@ export interface UpdateDeps {
  * the changed columns back inside one IMMEDIATE transaction (a savepoint inside an open transaction).
  * Relation operations join the same transaction.
  */
-export function updateRow(deps: UpdateDeps, ref: TableRef, schema: TableSchema, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): StoredRecord | null {
+export function updateRow(deps: UpdateDeps, ref: TableRef, schema: TableSchema, objectId: string, allOps: readonly FieldOp[], updatedAt: DateValue): StoredRecord | null {
+  const ops = withoutMissingUnsets(schema, allOps);
   for (const op of ops) {
     if (!Object.hasOwn(schema.columns, op.column)) {
       throw configError('sqlite', `column '${op.column}' is not in the schema of ${ref.className}: call ensureColumns first`);

@@ -94,4 +94,14 @@ export function fieldOpCases(h: Harness): void {
     ]);
     expect(after).toMatchObject({ n: 2, tags: ['x', 'y'], s: "it's \"quoted\"; DROP TABLE x; --" });
   });
+
+  h.test('ops: fix 11.1: an unset of a column the table never had is a no-op', async () => {
+    const after = await apply({ n: 1 }, [
+      { kind: 'unset', column: 'never', path: [] },
+      { kind: 'unset', column: 'nor', path: ['deep'] },
+      { kind: 'set', column: 'n', path: [], value: 2 },
+    ]);
+    expect(after.n).toBe(2);
+    expect(after).not.toHaveProperty('never');
+  });
 }
