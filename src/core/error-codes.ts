@@ -81,6 +81,9 @@ export const ERROR_CODES = {
   transactionFailed: { code: 11070, status: 400, message: 'batch transaction rolled back: item %s failed.' },
   batchTableRefused: { code: 11071, status: 400, message: 'batch requests cannot change table %s (item %s).' },
   mailSendFailed: { code: 11052, status: 502, message: 'the mail could not be sent, try again later.' },
+
+  // --- H3 block: query footprint, user links, sign-up limits ---
+  tooManyInnerQueries: { code: 11100, status: 400, message: 'where has more than %s inner queries ($inQuery, $notInQuery, $select, $dontSelect, $relatedTo).' },
 } as const satisfies Record<string, { code: number; status: number; message: string }>;
 
 /** Symbolic name of a client-facing error condition. */

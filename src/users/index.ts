@@ -19,5 +19,5 @@ export { SESSION_TOKEN_BYTES, type SessionInfo, type SessionStore } from './sess
 export { LINK_TOKEN_BYTES } from './link-tokens.js';
 export { SESSION_CLASS, USER_CLASS } from './user-table.js';
 export { defaultUserPhoneValidator } from './user-fields.js';
-export { SECRET_COLUMNS, assertNoSecretColumns, hideSecrets } from './secret-columns.js';
+export { SECRET_COLUMNS, hideSecrets } from './secret-columns.js';
 export { userClassPolicy, SESSION_CLASS_POLICY } from './user-class-policy.js';

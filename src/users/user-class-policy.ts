@@ -4,7 +4,7 @@ import type { ClassPolicy, ClassPolicyContext, ClassWriteContext, JsonObject } f
 import { requireSelfOrMaster } from './access.js';
 import type { UsersDeps } from './deps.js';
 import { mailVerifyAfterWrite } from './email-verification.js';
-import { assertNoSecretColumns } from './secret-columns.js';
+import { SECRET_COLUMNS } from './secret-columns.js';
 import { withoutPassword } from './user-output.js';
 import { prepareUserWrite } from './user-write.js';
 
@@ -15,7 +15,7 @@ import { prepareUserWrite } from './user-write.js';
  * session token or the master key (206); never in a batch.
  *
  * Lists of `_User`, and other tables' lists whose inner queries read `_User`, refuse queries that
- * name `password` (102).
+ * name `password` anywhere in their plan (102), whoever asks.
  *
  * Side effects (revoking sessions after a password change or delete, mailing a verification link)
  * run after the write succeeded; a unique-index race lost in storage (401) becomes 202/203/209.
@@ -45,7 +45,7 @@ export function userClassPolicy(deps: UsersDeps): ClassPolicy {
   return {
     allowBatch: false,
     // Lists (and inner queries of other tables' lists) must not probe the password hash.
-    beforeList: (ctx) => assertNoSecretColumns(ctx.request.query),
+    secretColumns: SECRET_COLUMNS,
     async beforeCreate(ctx, body) {
       const prepared = await prepare(ctx, body);
       const email = prepared.mailVerifyTo;

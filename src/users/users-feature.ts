@@ -3,7 +3,7 @@ import { assertWindows } from '../counters/sliding-window.js';
 import type { CounterStore } from '../counters/port.js';
 import type { Feature, ServiceContext, SessionResolver } from '../http/types.js';
 import type { MailTransport } from '../mail/port.js';
-import type { ClassPolicy } from '../records/class-policy.js';
+import { type ClassPolicy, ClassPolicyRegistry } from '../records/class-policy.js';
 import type { ServiceRegistry } from '../service.js';
 import type { PhoneValidator } from '../sms/phone.js';
 import type { UserSmsCodes, UsersDeps } from './deps.js';
@@ -38,7 +38,7 @@ export interface UsersFeatureOptions {
    * The records feature's class-policy registry (`recordsFeature.policies`): `/1/classes/_User` then
    * follows the same rules as `/1/users`, and `/1/classes/_Session` needs the master key.
    */
-  classPolicies?: { register(className: string, policy: ClassPolicy): void };
+  classPolicies?: { register(className: string, policy: ClassPolicy): void; resolve?(className: string): ClassPolicy };
   /** Serves `GET /1/users` (default: the query engine's list handler over `_User`, passwords removed). */
   list?: UserLister;
 }
@@ -96,7 +96,13 @@ export function createUsersFeature(ctx: ServiceContext, registry: ServiceRegistr
   const classPolicy = userClassPolicy(deps);
   options.classPolicies?.register(USER_CLASS, classPolicy);
   options.classPolicies?.register(SESSION_CLASS, SESSION_CLASS_POLICY);
-  const list = options.list ?? createUserLister(deps);
+  // `GET /1/users` guards the tables its queries touch with the same policies as `/1/classes`.
+  const own = new ClassPolicyRegistry();
+  own.register(USER_CLASS, classPolicy);
+  own.register(SESSION_CLASS, SESSION_CLASS_POLICY);
+  const shared = options.classPolicies?.resolve?.bind(options.classPolicies);
+  const resolve = (name: string) => (name === USER_CLASS || name === SESSION_CLASS || !shared ? own.resolve(name) : shared(name));
+  const list = options.list ?? createUserLister(deps, resolve);
   return {
     name: 'users',
     routes: userRoutes(deps, ctx.applications, list),
