@@ -107,7 +107,11 @@ export interface UserSettings {
   verifyLinkTtlMs: number;
   /** Validity of a password-reset link in ms (default 1 hour). */
   resetLinkTtlMs: number;
-  /** Base of mailed links (`https://api.example.com`); default: the base URL of the request. */
+  /**
+   * Public base of mailed links (`https://api.example.com`), an absolute http(s) URL. Links never
+   * take their host from the request. Unset: password-reset and verification requests answer 11101,
+   * and an application with `features.emailVerification` on refuses to start.
+   */
   linkBaseUrl?: string;
   /** Sender of user mails (default: the transport's own default). */
   mailFrom?: string;

@@ -34,7 +34,7 @@ export async function signUp(deps: UsersDeps, rc: RouteContext): Promise<RouteRe
   await deps.users.assertAvailable(app, prepared.unique);
   const user = await insertUser(deps, app, prepared.body);
   const { token } = await deps.sessions.create(app, user.objectId);
-  if (prepared.mailVerifyTo) await mailVerifyAfterWrite(deps, app, rc.baseUrl, recipientOf(user, prepared.mailVerifyTo));
+  if (prepared.mailVerifyTo) await mailVerifyAfterWrite(deps, app, recipientOf(user, prepared.mailVerifyTo));
   return {
     status: 201,
     headers: { location: `${rc.baseUrl}/1/users/${user.objectId}` },
@@ -73,7 +73,7 @@ export async function phoneSignUpOrLogin(deps: UsersDeps, rc: RouteContext): Pro
     });
     await deps.users.assertAvailable(app, prepared.unique);
     user = await insertUser(deps, app, prepared.body, { mobilePhoneVerified: true });
-    if (prepared.mailVerifyTo) await mailVerifyAfterWrite(deps, app, rc.baseUrl, recipientOf(user, prepared.mailVerifyTo));
+    if (prepared.mailVerifyTo) await mailVerifyAfterWrite(deps, app, recipientOf(user, prepared.mailVerifyTo));
   }
   const { token } = await deps.sessions.create(app, user.objectId);
   return { body: userJson(app, user, token) };

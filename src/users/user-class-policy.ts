@@ -51,7 +51,7 @@ export function userClassPolicy(deps: UsersDeps): ClassPolicy {
       const email = prepared.mailVerifyTo;
       if (email) {
         ctx.afterWrite((objectId) =>
-          mailVerifyAfterWrite(deps, ctx.request.app, ctx.request.baseUrl, { objectId, username: username(prepared.body.username, email), email }),
+          mailVerifyAfterWrite(deps, ctx.request.app, { objectId, username: username(prepared.body.username, email), email }),
         );
       }
       return prepared.body;
@@ -69,7 +69,7 @@ export function userClassPolicy(deps: UsersDeps): ClassPolicy {
         ctx.afterWrite(async () => {
           const current = await deps.users.get(app, objectId);
           const to = { objectId, username: username(prepared.body.username ?? current?.username, email), email };
-          await mailVerifyAfterWrite(deps, app, ctx.request.baseUrl, to);
+          await mailVerifyAfterWrite(deps, app, to);
         });
       }
       return prepared.body;

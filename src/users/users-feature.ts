@@ -5,9 +5,11 @@ import type { Feature, ServiceContext, SessionResolver } from '../http/types.js'
 import type { MailTransport } from '../mail/port.js';
 import { type ClassPolicy, ClassPolicyRegistry } from '../records/class-policy.js';
 import type { ServiceRegistry } from '../service.js';
+import type { Application } from '../app/application.js';
 import type { PhoneValidator } from '../sms/phone.js';
 import type { UserSmsCodes, UsersDeps } from './deps.js';
 import { createLinkTokens } from './link-tokens.js';
+import { assertLinkBaseUrl } from './mail-templates.js';
 import { createLoginThrottle } from './login-throttle.js';
 import { DEFAULT_SCRYPT_PARAMS, type ScryptParams, scryptHasher } from './password-hash.js';
 import { type UserLister, userRoutes } from './routes.js';
@@ -71,6 +73,7 @@ export function createUsersFeature(ctx: ServiceContext, registry: ServiceRegistr
     const throttle = app.settings.users.loginThrottle;
     for (const windows of [throttle.account, throttle.address]) if (windows.length > 0) assertWindows(windows);
     if (!(app.settings.users.sessionTtlMs > 0)) throw configError('users', `application '${app.applicationId}': users.sessionTtlMs must be positive`);
+    assertLinkSettings(app);
   }
   const counters = options.counters ?? ctx.counters;
   const sms = options.sms;
@@ -113,4 +116,16 @@ export function createUsersFeature(ctx: ServiceContext, registry: ServiceRegistr
       await options.mail.close?.();
     },
   };
+}
+
+/**
+ * Mailed links take their base from `users.linkBaseUrl` only (never the request's Host). An
+ * application with email verification on mails links at sign-up, so it cannot start without one.
+ */
+function assertLinkSettings(app: Application): void {
+  const base = app.settings.users.linkBaseUrl;
+  if (base !== undefined) assertLinkBaseUrl(app.applicationId, base);
+  else if (app.settings.features.emailVerification) {
+    throw configError('users', `application '${app.applicationId}': features.emailVerification needs users.linkBaseUrl (the public base URL of mailed links)`);
+  }
 }

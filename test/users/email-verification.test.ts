@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type UsersServer, pathOf, startUsersServer } from './users-server.js';
+import { LINK_BASE, type UsersServer, pathOf, startUsersServer } from './users-server.js';
 
 const WEEK = 7 * 24 * 60 * 60 * 1000;
 const ON = { features: { emailVerification: true } };
@@ -35,7 +35,7 @@ describe('emailVerified, row by row', () => {
     const mail = s.mail.last('ann@example.com')!;
     expect(mail.subject).toContain('test-app');
     expect(mail.html).toContain('<a href=');
-    expect(s.linkOf('ann@example.com')).toMatch(new RegExp(`^${s.url}/1/verifyEmail\\?token=[0-9a-f]{64}$`));
+    expect(s.linkOf('ann@example.com')).toMatch(new RegExp(`^${LINK_BASE}/1/verifyEmail\\?token=[0-9a-f]{64}$`));
   });
 
   it('row 2: false → true when the link is followed within a week; the link is single-use', async () => {
