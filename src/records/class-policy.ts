@@ -1,7 +1,7 @@
 import { svcError } from '../core/errors.js';
 import type { StoredRecord } from '../core/values.js';
 import type { Json } from '../core/wire-values.js';
-import type { RouteContext } from '../http/types.js';
+import type { RouteContext, RouteResult } from '../http/types.js';
 import { secretColumnError } from '../query/parse/context.js';
 import { ANY_TABLE, type QueryFootprint } from '../query/parse/footprint.js';
 import type { Awaitable, StorageAdapter } from '../storage/port.js';
@@ -52,6 +52,11 @@ export interface ClassPolicy {
    * aggregates, include. Refused with 102 before storage is read. `_User` has `password`.
    */
   readonly secretColumns?: ReadonlySet<string>;
+  /**
+   * Serves `POST /1/classes/:table` itself instead of the generic create (outside batches): the
+   * users feature answers a `_User` create as a sign-up, session token included.
+   */
+  create?(request: RouteContext): Promise<RouteResult>;
   /** Before a create; may return a replacement body (e.g. with a hashed password). */
   beforeCreate?(ctx: ClassWriteContext, body: JsonObject): Awaitable<JsonObject | void>;
   /** Before a read of one record. */

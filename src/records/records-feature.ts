@@ -50,7 +50,12 @@ export function createRecordsFeature(ctx: ServiceContext, options: RecordsOption
     path: '/1/classes/:table',
     auth: 'app',
     body: 'json',
-    handler: (rc) => createRecord(deps(ctx.storage, false), rc, param(rc, 'table'), bodyOf(rc)),
+    handler: (rc) => {
+      const className = param(rc, 'table');
+      assertTableName(className);
+      const own = policies.resolve(className).create;
+      return own ? own(rc) : createRecord(deps(ctx.storage, false), rc, className, bodyOf(rc));
+    },
   };
   const listDeps = (rc: RouteContext, className: string): ListDeps => ({
     storage: ctx.storage,
