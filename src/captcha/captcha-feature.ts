@@ -6,6 +6,7 @@ import type { Feature, RouteDef, ServiceContext } from '../http/types.js';
 import { createCanvasRenderer } from './canvas-renderer.js';
 import { type CaptchaEngine, createCaptchaEngine } from './captcha-engine.js';
 import { captchaImageRoute, captchaImageUrl } from './captcha-image-route.js';
+import { createCaptchaSecrets } from './captcha-secrets.js';
 import { REQUEST_CAPTCHA_SCHEMA, parseCaptchaParams } from './captcha-params.js';
 import type { CaptchaRenderer } from './renderer.js';
 
@@ -17,6 +18,13 @@ export interface CaptchaFeatureOptions {
   validateTokenTtlMs?: number;
   /** Font file(s) for the default renderer (default: the bundled DejaVu faces). */
   fontPath?: string | readonly string[];
+  /**
+   * Key of the captcha entries in the KvStore (at least 16 bytes): tokens are stored as HMACs,
+   * answers as keyed digests, images sealed. Default: 32 random bytes per process, so a captcha is
+   * verified only by the process that issued it. Instances sharing a store (a load-balanced
+   * cluster, a restart that must keep pending captchas) must be given the same secret.
+   */
+  secret?: string | Uint8Array;
 }
 
 /** What other features use: the SMS feature consumes validate_tokens for captcha-gated templates. */
@@ -55,7 +63,8 @@ export function createCaptchaFeature(
     throw configError('captcha', `validateTokenTtlMs must be a positive integer of milliseconds, got ${String(validateTokenTtlMs)}`);
   }
   const renderer = options.renderer ?? createCanvasRenderer(options.fontPath === undefined ? {} : { fontPath: options.fontPath });
-  const engine = createCaptchaEngine({ kv: ctx.kv, clock: ctx.clock, random: ctx.random, renderer, validateTokenTtlMs });
+  const secrets = createCaptchaSecrets(ctx.random, options.secret);
+  const engine = createCaptchaEngine({ kv: ctx.kv, clock: ctx.clock, random: ctx.random, renderer, secrets, validateTokenTtlMs });
   const limiter = createRateLimiter({ store: ctx.counters, clock: ctx.clock });
   /** Each captcha renders an image: cap requests per client address (settings.captcha.requestLimits). */
   const limitRequests = async (app: Application, address: string | undefined) => {
