@@ -48,8 +48,8 @@ export interface CaptchaEngine {
 /** Builds the engine. Pure apart from its ports: time from `clock`, randomness from `random`. */
 export function createCaptchaEngine(deps: CaptchaEngineDeps): CaptchaEngine {
   const { kv, clock, random, renderer, secrets } = deps;
-  const pendingKey = (app: Application, token: string) => captchaKey(app.applicationId, secrets.tokenId('captcha', token));
-  const validatedKey = (app: Application, token: string) => validateTokenKey(app.applicationId, secrets.tokenId('validate', token));
+  const pendingKey = (app: Application, token: string) => captchaKey(app.applicationId, secrets.tokenId(app, 'captcha', token));
+  const validatedKey = (app: Application, token: string) => validateTokenKey(app.applicationId, secrets.tokenId(app, 'validate', token));
   return {
     async issue(app, params) {
       const text = generateCaptchaText(random, params.size);
@@ -58,7 +58,7 @@ export function createCaptchaEngine(deps: CaptchaEngineDeps): CaptchaEngine {
       const expiresAt = now + params.ttl * 1000;
       for (let attempt = 0; attempt < 3; attempt++) {
         const token = newToken(random, CAPTCHA_TOKEN_LENGTH);
-        const record = encodeCaptchaRecord({ answer: secrets.answerDigest(token, text), png: secrets.seal(token, png) });
+        const record = encodeCaptchaRecord({ answer: secrets.answerDigest(app, token, text), png: secrets.seal(app, token, png) });
         if (await kv.putIfAbsent(pendingKey(app, token), record, expiresAt, now)) return { token, expiresAt };
       }
       throw new Error('[svcbase] [captcha] could not allocate a unique captcha token (is the Random port constant?)');
@@ -68,7 +68,7 @@ export function createCaptchaEngine(deps: CaptchaEngineDeps): CaptchaEngine {
       if (!isTokenShape(token, CAPTCHA_TOKEN_LENGTH)) throw svcError('captchaTokenInvalid');
       const stored = await kv.get(pendingKey(app, token), clock.now());
       const record = stored === null ? null : decodeCaptchaRecord(stored);
-      const png = record && secrets.open(token, record.png);
+      const png = record && secrets.open(app, token, record.png);
       if (!png) throw svcError('captchaTokenInvalid');
       return png;
     },
@@ -79,7 +79,7 @@ export function createCaptchaEngine(deps: CaptchaEngineDeps): CaptchaEngine {
       const stored = await kv.take(pendingKey(app, token), now);
       const record = stored === null ? null : decodeCaptchaRecord(stored);
       if (!record) throw svcError('captchaTokenInvalid');
-      if (!digestsEqual(secrets.answerDigest(token, code), record.answer)) throw svcError('captchaCodeWrong');
+      if (!digestsEqual(secrets.answerDigest(app, token, code), record.answer)) throw svcError('captchaCodeWrong');
       const validateToken = newToken(random, VALIDATE_TOKEN_LENGTH);
       await kv.put(validatedKey(app, validateToken), '1', now + deps.validateTokenTtlMs);
       return validateToken;

@@ -20,9 +20,9 @@ export interface CaptchaFeatureOptions {
   fontPath?: string | readonly string[];
   /**
    * Key of the captcha entries in the KvStore (at least 16 bytes): tokens are stored as HMACs,
-   * answers as keyed digests, images sealed. Default: 32 random bytes per process, so a captcha is
-   * verified only by the process that issued it. Instances sharing a store (a load-balanced
-   * cluster, a restart that must keep pending captchas) must be given the same secret.
+   * answers as keyed digests, images sealed. Default: each application's master key (as for SMS
+   * codes), which every instance sharing the store already has. Instances sharing a store must use
+   * the same secret; rotating it voids pending captchas and unused validate_tokens.
    */
   secret?: string | Uint8Array;
 }

@@ -75,6 +75,13 @@ describe('D13: the captcha store holds keyed hashes only', () => {
     expect(await b!.service.registry.captcha!.consumeValidateToken(app, ok.body.validate_token)).toBe(false);
   });
 
+  it('D13: by default the key is the application master key: instances of one configuration share captchas', async () => {
+    const { servers: [a, b], renderer, dump } = await startShared(undefined, undefined);
+    const token = await request(a!);
+    expect(dump()).not.toContain(token);
+    expect((await verify(b!, token, renderer.last())).status).toBe(200);
+  });
+
   it('D13: an instance with another secret cannot use what the first stored', async () => {
     const { servers: [a, b], renderer } = await startShared(SECRET, 'a different secret of enough bytes');
     const token = await request(a!);
