@@ -118,6 +118,12 @@ export interface UserSettings {
   /** Name shown in mails and link pages (default: the applicationId). */
   appName?: string;
   mailTemplates: UserMailTemplates;
+  /**
+   * Sign-ups per client address (svcbase addition; each one costs a password hash): sliding windows
+   * over `POST /1/users` and `POST /1/classes/_User`. Over the limit: 10076 with Retry-After. Empty:
+   * no limit. Master-key callers and requests whose host supplies no client address are not counted.
+   */
+  signUpLimits: LoginThrottleWindow[];
   /** Login throttling (svcbase addition): 11050 with Retry-After when a window is full. */
   loginThrottle: {
     enabled: boolean;
@@ -224,6 +230,10 @@ export const DEFAULT_SETTINGS: AppSettings = {
         'Hello ${username},\n\nSomeone asked to reset the password of your ${appName} account. To choose a new password, open:\n\n' +
         '${link}\n\nThe link works once and expires soon. If it was not you, ignore this mail: your password stays unchanged.',
     },
+    signUpLimits: [
+      { limit: 20, windowMs: 60 * 1000 },
+      { limit: 500, windowMs: 24 * 60 * 60 * 1000 },
+    ],
     loginThrottle: {
       enabled: true,
       account: [

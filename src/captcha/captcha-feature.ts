@@ -66,11 +66,21 @@ export function createCaptchaFeature(
   const secrets = createCaptchaSecrets(ctx.random, options.secret);
   const engine = createCaptchaEngine({ kv: ctx.kv, clock: ctx.clock, random: ctx.random, renderer, secrets, validateTokenTtlMs });
   const limiter = createRateLimiter({ store: ctx.counters, clock: ctx.clock });
-  /** Each captcha renders an image: cap requests per client address (settings.captcha.requestLimits). */
+  let warnedNoAddress = false;
+  /**
+   * Each captcha renders an image: cap requests per client address (settings.captcha.requestLimits).
+   * Without an address (the host supplied none) the limit is skipped, logged once: one shared
+   * bucket would let a single client lock every other one out.
+   */
   const limitRequests = async (app: Application, address: string | undefined) => {
     const windows = app.settings.captcha.requestLimits;
     if (windows.length === 0) return;
-    const decision = await limiter.consume(`captcha:${app.applicationId}:${address ?? 'unknown'}`, windows);
+    if (!address) {
+      if (!warnedNoAddress) ctx.logger.warn('captcha: no client address on requestCaptcha: captcha.requestLimits not applied (the host should pass remoteAddress)');
+      warnedNoAddress = true;
+      return;
+    }
+    const decision = await limiter.consume(`captcha:${app.applicationId}:${address}`, windows);
     if (!decision.allowed) throw retryError('requestRateLimited', decision.retryAfterMs, 'requestCaptcha');
   };
   const routes: RouteDef[] = [

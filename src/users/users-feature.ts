@@ -8,7 +8,10 @@ import type { ServiceRegistry } from '../service.js';
 import type { Application } from '../app/application.js';
 import type { PhoneValidator } from '../sms/phone.js';
 import type { UserSmsCodes, UsersDeps } from './deps.js';
+import { createRateLimiter } from '../counters/rate-limiter.js';
+import { DEFAULT_HASHING_LIMITS, type HashingLimits, gatedHasher } from './hash-gate.js';
 import { createLinkTokens } from './link-tokens.js';
+import { createSignUpLimit } from './sign-up-limit.js';
 import { assertLinkBaseUrl } from './mail-templates.js';
 import { createLoginThrottle } from './login-throttle.js';
 import { DEFAULT_SCRYPT_PARAMS, type ScryptParams, scryptHasher } from './password-hash.js';
@@ -36,6 +39,8 @@ export interface UsersFeatureOptions {
   phoneValidator?: PhoneValidator;
   /** scrypt cost (default N=2^15, r=8, p=3). Lower it only in tests. */
   scrypt?: ScryptParams;
+  /** Password hashes at once and waiting (default 2 and 64); past both, 11102 with Retry-After. */
+  hashing?: Partial<HashingLimits>;
   /**
    * The records feature's class-policy registry (`recordsFeature.policies`): `/1/classes/_User` then
    * follows the same rules as `/1/users`, and `/1/classes/_Session` needs the master key.
@@ -71,7 +76,7 @@ export function createUsersFeature(ctx: ServiceContext, registry: ServiceRegistr
   if (!options.mail || typeof options.mail.send !== 'function') throw configError('users', 'createUsersFeature needs a mail transport');
   for (const app of ctx.applications.values()) {
     const throttle = app.settings.users.loginThrottle;
-    for (const windows of [throttle.account, throttle.address]) if (windows.length > 0) assertWindows(windows);
+    for (const windows of [throttle.account, throttle.address, app.settings.users.signUpLimits]) if (windows.length > 0) assertWindows(windows);
     if (!(app.settings.users.sessionTtlMs > 0)) throw configError('users', `application '${app.applicationId}': users.sessionTtlMs must be positive`);
     assertLinkSettings(app);
   }
@@ -85,13 +90,14 @@ export function createUsersFeature(ctx: ServiceContext, registry: ServiceRegistr
     ready: createTableSetup(ctx.storage, ctx.logger),
     users: createUserStore(ctx.storage),
     sessions: createSessionStore(ctx),
-    hasher: scryptHasher(ctx.random, options.scrypt ?? DEFAULT_SCRYPT_PARAMS),
+    hasher: gatedHasher(scryptHasher(ctx.random, options.scrypt ?? DEFAULT_SCRYPT_PARAMS), { ...DEFAULT_HASHING_LIMITS, ...options.hashing }),
     links: createLinkTokens(ctx),
     mail: options.mail,
     get sms() {
       return typeof sms === 'function' ? sms() : sms;
     },
     throttle: createLoginThrottle({ counters, clock: ctx.clock }),
+    signUpLimit: createSignUpLimit({ limiter: createRateLimiter({ store: counters, clock: ctx.clock }), logger: ctx.logger }),
     phoneValidator: options.phoneValidator ?? defaultUserPhoneValidator,
   };
   const sessions = createSessionResolver(deps);
