@@ -74,13 +74,12 @@ export function createRecordsFeature(ctx: ServiceContext, options: RecordsOption
       const className = param(rc, 'table');
       assertTableName(className);
       const base = { request: rc, storage: ctx.storage, inBatch: false };
-      // The listed table's guard first (a master-only table refuses before its query is parsed) ...
-      await guardListFootprint(policies.resolve.bind(policies), base, new Map([[className, new Set<string>()]]));
-      // ... then every table the parsed plan touches, with the columns it names there.
       const resolve = policies.resolve.bind(policies);
+      // The listed table's guard first (a master-only table refuses before its query is parsed) ...
+      await guardListFootprint(resolve, base, new Map([[className, new Set<string>()]]));
+      // ... then every table the parsed plan touches, with the columns it names there.
       const guard = (footprint: QueryFootprint) => guardListFootprint(resolve, base, footprint);
       return handleList(rc, { ...listDeps(rc, className), guard, isSecretColumn: secretColumnOf(resolve) });
-      return handleList(rc, listDeps(rc, className));
     },
   };
   const read: RouteDef = {

@@ -93,6 +93,19 @@ describe('D1: list guards see every table of the validated plan', () => {
     }
   });
 
+  it('D1: count and statistics queries probing password are refused before running (no count oracle)', async () => {
+    const probe = JSON.stringify(decoyWhere(15, passwordProbe));
+    for (const path of listPaths) {
+      for (const params of [{ where: probe, count: '1', limit: '0' }, { where: probe, count: '1' }, { where: probe, groupcount: 'true', groupby: 'title' }]) {
+        const before = reads();
+        const res = await s.request('GET', `${path}?${new URLSearchParams(params)}`);
+        expect(res.body.code, `${path} ${JSON.stringify(params)}`).toBe(102);
+        expect(res.body).not.toHaveProperty('count');
+        expect(reads()).toBe(before);
+      }
+    }
+  });
+
   it('D1: the same table names and columns still work when nothing secret is touched', async () => {
     const res = await get('/1/classes/Post', decoyWhere(14, { author: { $inQuery: { className: '_User', where: { username: 'ann' } } } }));
     expect(res.status).toBe(200);
