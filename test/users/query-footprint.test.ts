@@ -96,7 +96,8 @@ describe('D1: list guards see every table of the validated plan', () => {
   it('D1: count and statistics queries probing password are refused before running (no count oracle)', async () => {
     const probe = JSON.stringify(decoyWhere(15, passwordProbe));
     for (const path of listPaths) {
-      for (const params of [{ where: probe, count: '1', limit: '0' }, { where: probe, count: '1' }, { where: probe, groupcount: 'true', groupby: 'title' }]) {
+      const variants: Array<Record<string, string>> = [{ where: probe, count: '1', limit: '0' }, { where: probe, count: '1' }, { where: probe, groupcount: 'true', groupby: 'title' }];
+      for (const params of variants) {
         const before = reads();
         const res = await s.request('GET', `${path}?${new URLSearchParams(params)}`);
         expect(res.body.code, `${path} ${JSON.stringify(params)}`).toBe(102);
