@@ -62,8 +62,9 @@ export async function handleList(ctx: RouteContext, deps: ListDeps): Promise<Rou
   const namespace = app.namespace;
   const timeZone = app.settings.timeZone;
   const where = ctx.query.get('where');
-  // Only a where naming a class (`"className"`, possibly \u-escaped) refers to other tables.
-  const named = where !== null && (where.includes('className') || where.includes('\\')) ? referencedClasses(where) : [];
+  // Only a where naming a class can refer to other tables; an oversized one is refused by the parser.
+  const scan = where !== null && where.length <= app.settings.query.maxWhereBytes && (where.includes('className') || where.includes('\\'));
+  const named = scan ? referencedClasses(where) : [];
   const others = named.slice(0, MAX_PREFETCHED_CLASSES);
   const schemas = await loadSchemas(storage, namespace, others.length === 0 ? [className] : [className, ...others]);
   const schema = (name: string): TableSchema | null => {
