@@ -84,5 +84,5 @@ export { consoleMailTransport, memoryMailTransport, smtpMailTransport } from './
 export type { MailMessage, MailTransport, MemoryMailTransport, SmtpMailOptions } from './mail/index.js';
 export { createCanvasRenderer } from './captcha/index.js';
 export type { CaptchaApi, CaptchaFeatureOptions, CaptchaRenderer } from './captcha/index.js';
-export type { ClassPolicy, ClassPolicyContext, RecordsFeature } from './records/index.js';
-export type { UsersFeature, UsersFeatureOptions, ScryptParams } from './users/index.js';
+export type { ClassPolicy, ClassPolicyContext, ClassListContext, RecordsFeature } from './records/index.js';
+export type { UsersFeature, UsersFeatureOptions, ScryptParams, HashingLimits } from './users/index.js';

@@ -4,7 +4,7 @@
  * switch on, an unlimited SMS quota, and SMS/mail "sent" to this terminal.
  *
  *   PORT (3000)  SVC_DB (./data/svcbase.db)  SVC_APP_ID  SVC_REST_KEY  SVC_MASTER_KEY  SVC_SECRET_KEY
- *   SVC_SECURITY_CODE
+ *   SVC_SECURITY_CODE  SVC_PUBLIC_URL (base of mailed links; default the listen URL)
  */
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -19,7 +19,8 @@ import { sqliteCounterStore, sqliteKvStore, sqliteStorage } from 'svcbase/sqlite
 const env = process.env;
 const print = (line: string) => process.stdout.write(line + '\n');
 
-export function devApplication(): ApplicationConfig {
+/** `publicUrl`: where clients reach this server, the base of mailed links (SVC_PUBLIC_URL, else the listen URL). */
+export function devApplication(publicUrl?: string): ApplicationConfig {
   return {
     applicationId: env.SVC_APP_ID ?? 'dev-app-id',
     restApiKey: env.SVC_REST_KEY ?? 'dev-rest-key',
@@ -28,6 +29,7 @@ export function devApplication(): ApplicationConfig {
     securityCode: env.SVC_SECURITY_CODE ?? 'dev-safe-code',
     settings: {
       features: { regex: true, emailVerification: true, realtime: true },
+      users: { linkBaseUrl: env.SVC_PUBLIC_URL ?? publicUrl ?? `http://127.0.0.1:${env.PORT ?? 3000}` },
       sms: {
         quota: 'unlimited',
         templates: [
@@ -45,20 +47,22 @@ export async function start(options: { port?: number; dbFile?: string; quiet?: b
   mkdirSync(dirname(dbFile), { recursive: true });
   const db = new Database(dbFile);
   const log = options.quiet ? () => {} : print;
+  // Listen first: the listen URL is the base of mailed links unless SVC_PUBLIC_URL says otherwise.
+  const server = createServer();
+  const port = options.port ?? Number(env.PORT ?? 3000);
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const service = createService({
     storage: sqliteStorage({ database: db }),
     kv: sqliteKvStore({ database: db }),
     counters: sqliteCounterStore({ database: db }),
-    applications: [devApplication()],
+    applications: [devApplication(url)],
     brands: ['Svc', 'Bmob'],
     sms: { transport: consoleSmsTransport({ write: (line) => log(`[sms] ${line}`) }) },
     mail: consoleMailTransport({ write: (line) => log(`[mail] ${line}`) }),
     logger: lineLogger((line) => log(`[svcbase] ${line}`), 'info'),
   });
-  const server = createServer(toNodeListener(service));
-  const port = options.port ?? Number(env.PORT ?? 3000);
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server.on('request', toNodeListener(service));
   return {
     url,
     dbFile,

@@ -107,13 +107,23 @@ export interface UserSettings {
   verifyLinkTtlMs: number;
   /** Validity of a password-reset link in ms (default 1 hour). */
   resetLinkTtlMs: number;
-  /** Base of mailed links (`https://api.example.com`); default: the base URL of the request. */
+  /**
+   * Public base of mailed links (`https://api.example.com`), an absolute http(s) URL. Links never
+   * take their host from the request. Unset: password-reset and verification requests answer 11101,
+   * and an application with `features.emailVerification` on refuses to start.
+   */
   linkBaseUrl?: string;
   /** Sender of user mails (default: the transport's own default). */
   mailFrom?: string;
   /** Name shown in mails and link pages (default: the applicationId). */
   appName?: string;
   mailTemplates: UserMailTemplates;
+  /**
+   * Sign-ups per client address (svcbase addition; each one costs a password hash): sliding windows
+   * over `POST /1/users` and `POST /1/classes/_User`. Over the limit: 10076 with Retry-After. Empty:
+   * no limit. Master-key callers and requests whose host supplies no client address are not counted.
+   */
+  signUpLimits: LoginThrottleWindow[];
   /** Login throttling (svcbase addition): 11050 with Retry-After when a window is full. */
   loginThrottle: {
     enabled: boolean;
@@ -236,6 +246,10 @@ export const DEFAULT_SETTINGS: AppSettings = {
         'Hello ${username},\n\nSomeone asked to reset the password of your ${appName} account. To choose a new password, open:\n\n' +
         '${link}\n\nThe link works once and expires soon. If it was not you, ignore this mail: your password stays unchanged.',
     },
+    signUpLimits: [
+      { limit: 20, windowMs: 60 * 1000 },
+      { limit: 500, windowMs: 24 * 60 * 60 * 1000 },
+    ],
     loginThrottle: {
       enabled: true,
       account: [

@@ -8,6 +8,7 @@ import { type CanvasModuleShape, loadCanvasModule } from './canvas-module.js';
 import { createCanvasRenderer } from './canvas-renderer.js';
 import { type CaptchaEngine, createCaptchaEngine } from './captcha-engine.js';
 import { captchaImageRoute, captchaImageUrl } from './captcha-image-route.js';
+import { createCaptchaSecrets } from './captcha-secrets.js';
 import { REQUEST_CAPTCHA_SCHEMA, parseCaptchaParams } from './captcha-params.js';
 import type { CaptchaRenderer } from './renderer.js';
 
@@ -21,6 +22,13 @@ export interface CaptchaFeatureOptions {
   fontPath?: string | readonly string[];
   /** How the default renderer loads `@napi-rs/canvas` (default: `require`); for tests. */
   loadCanvas?: (id: string) => unknown;
+  /**
+   * Key of the captcha entries in the KvStore (at least 16 bytes): tokens are stored as HMACs,
+   * answers as keyed digests, images sealed. Default: each application's master key (as for SMS
+   * codes), which every instance sharing the store already has. Instances sharing a store must use
+   * the same secret; rotating it voids pending captchas and unused validate_tokens.
+   */
+  secret?: string | Uint8Array;
 }
 
 /** What other features use: the SMS feature consumes validate_tokens for captcha-gated templates. */
@@ -66,13 +74,24 @@ export function createCaptchaFeature(
     options.renderer ?? createCanvasRenderer({ ...(options.fontPath === undefined ? {} : { fontPath: options.fontPath }), ...(canvas ? { canvas } : {}) });
   // A host's own font files are checked now: a wrong fontPath fails createService, not the first captcha.
   if (canvas && options.fontPath !== undefined) renderer.render('2345', 60, 30, seededRandom(1));
-  const engine = createCaptchaEngine({ kv: ctx.kv, clock: ctx.clock, random: ctx.random, renderer, validateTokenTtlMs });
+  const secrets = createCaptchaSecrets(ctx.random, options.secret);
+  const engine = createCaptchaEngine({ kv: ctx.kv, clock: ctx.clock, random: ctx.random, renderer, secrets, validateTokenTtlMs });
   const limiter = createRateLimiter({ store: ctx.counters, clock: ctx.clock });
-  /** Each captcha renders an image: cap requests per client address (settings.captcha.requestLimits). */
+  let warnedNoAddress = false;
+  /**
+   * Each captcha renders an image: cap requests per client address (settings.captcha.requestLimits).
+   * Without an address (the host supplied none) the limit is skipped, logged once: one shared
+   * bucket would let a single client lock every other one out.
+   */
   const limitRequests = async (app: Application, address: string | undefined) => {
     const windows = app.settings.captcha.requestLimits;
     if (windows.length === 0) return;
-    const decision = await limiter.consume(`captcha:${app.applicationId}:${address ?? 'unknown'}`, windows);
+    if (!address) {
+      if (!warnedNoAddress) ctx.logger.warn('captcha: no client address on requestCaptcha: captcha.requestLimits not applied (the host should pass remoteAddress)');
+      warnedNoAddress = true;
+      return;
+    }
+    const decision = await limiter.consume(`captcha:${app.applicationId}:${address}`, windows);
     if (!decision.allowed) throw retryError('requestRateLimited', decision.retryAfterMs, 'requestCaptcha');
   };
   const routes: RouteDef[] = [

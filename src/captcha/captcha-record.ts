@@ -1,8 +1,8 @@
 /** What the store keeps for one pending captcha: the answer digest and the image rendered at issue. */
 export interface CaptchaRecord {
-  /** {@link answerDigest} of the token and the answer. */
+  /** `CaptchaSecrets.answerDigest` of the token and the answer (keyed: useless without the secret). */
   readonly answer: string;
-  /** The PNG, base64. Rendered once, so every fetch of the image shows the same picture. */
+  /** The PNG sealed by `CaptchaSecrets.seal`. Rendered once, so every fetch of the image shows the same picture. */
   readonly png: string;
 }
 

@@ -1,7 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { sha256Hex } from '../core/secrets.js';
 import { type Random, randomString } from '../core/random.js';
-import { normalizeCaptchaAnswer } from './alphabet.js';
 
 /** Length of a captcha_token: 20 alphanumerics, like the hosted service (`dtP6cLb3axn0Ho13EvZP`). */
 export const CAPTCHA_TOKEN_LENGTH = 20;
@@ -20,22 +18,14 @@ export function isTokenShape(token: string, length: number): boolean {
   return token.length === length && ALNUM.test(token);
 }
 
-/** KvStore key of a pending captcha, bound to the application. */
-export function captchaKey(applicationId: string, token: string): string {
-  return `captcha:${applicationId}:${token}`;
+/** KvStore key of a pending captcha, bound to the application; `tokenId` is the token's HMAC. */
+export function captchaKey(applicationId: string, tokenId: string): string {
+  return `captcha:${applicationId}:${tokenId}`;
 }
 
-/** KvStore key of an unused validate_token, bound to the application. */
-export function validateTokenKey(applicationId: string, token: string): string {
-  return `captcha-validated:${applicationId}:${token}`;
-}
-
-/**
- * The stored form of an answer: SHA-256 of the token and the normalised (trimmed, lowercase) answer, so
- * the store never holds the text itself and comparison ignores case.
- */
-export function answerDigest(token: string, answer: string): string {
-  return sha256Hex(`${token}:${normalizeCaptchaAnswer(answer)}`);
+/** KvStore key of an unused validate_token, bound to the application; `tokenId` is the token's HMAC. */
+export function validateTokenKey(applicationId: string, tokenId: string): string {
+  return `captcha-validated:${applicationId}:${tokenId}`;
 }
 
 /** Compares two answer digests in constant time. */

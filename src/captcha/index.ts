@@ -8,6 +8,7 @@ export {
   DEFAULT_VALIDATE_TOKEN_TTL_MS,
   createCaptchaFeature,
 } from './captcha-feature.js';
+export { type CaptchaSecrets, MIN_CAPTCHA_SECRET_BYTES, createCaptchaSecrets } from './captcha-secrets.js';
 export { CAPTCHA_IMAGE_HEADERS, captchaImageUrl } from './captcha-image-route.js';
 export { CAPTCHA_PARAM_LIMITS, type CaptchaParams, parseCaptchaParams } from './captcha-params.js';
 export { CAPTCHA_TOKEN_LENGTH, VALIDATE_TOKEN_LENGTH } from './captcha-tokens.js';

@@ -88,6 +88,10 @@ export const ERROR_CODES = {
   tooManyTables: { code: 11082, status: 400, message: "cannot create class '%s': this application already has %s classes (its limit)." },
   tooManyColumns: { code: 11083, status: 400, message: "cannot add field '%s': class %s already has %s fields (its limit)." },
   mailSendFailed: { code: 11052, status: 424, message: 'the mail could not be sent, try again later.' },
+  // --- H3 block: query footprint, user links, sign-up limits ---
+  tooManyInnerQueries: { code: 11100, status: 400, message: 'where has more than %s inner queries ($inQuery, $notInQuery, $select, $dontSelect, $relatedTo).' },
+  linkBaseUrlMissing: { code: 11101, status: 403, message: 'users.linkBaseUrl is not configured: this server cannot mail links.' },
+  passwordHashBusy: { code: 11102, status: 429, message: 'too many password hashes in progress, retry after %s seconds.' },
 } as const satisfies Record<string, { code: number; status: number; message: string }>;
 
 /** Symbolic name of a client-facing error condition. */

@@ -5,7 +5,8 @@ import { encodeRecord, type Json } from '../core/wire-values.js';
 import type { RouteContext, RouteResult } from '../http/types.js';
 import type { StorageAdapter, TableRef } from '../storage/port.js';
 import { expandIncludes, type IncludeDeps } from './include.js';
-import { parseInclude, parseListQuery, referencedClasses } from './parse.js';
+import { MAX_INNER_QUERIES } from './parse/context.js';
+import { listQueryFootprint, parseInclude, parseListQuery, referencedClasses, type QueryFootprint } from './parse.js';
 import type { TableSchema } from './plan.js';
 import { encodeStatisticsRow } from './statistics-output.js';
 
@@ -19,7 +20,17 @@ export interface ListDeps {
    * feature hides `password` and other users' session tokens here); `null` drops it.
    */
   readonly transformRecord?: (className: string, record: StoredRecord) => StoredRecord | null;
+  /**
+   * Access check of the parsed query, run before storage is read: every table the plan touches and
+   * the columns it names there (see `listQueryFootprint`). Throw a SvcError to refuse.
+   */
+  readonly guard?: (footprint: QueryFootprint) => Promise<void> | void;
+  /** Columns no query may name, refused while parsing (see `ParseContext.isSecretColumn`). */
+  readonly isSecretColumn?: (className: string, column: string) => boolean;
 }
+
+/** Most distinct class names whose schemas one where may make us fetch before parsing. */
+const MAX_PREFETCHED_CLASSES = 64;
 
 /** Fetches the schemas a query names (the table and its inner queries' tables). */
 async function loadSchemas(storage: StorageAdapter, namespace: string, names: readonly string[]): Promise<Map<string, TableSchema | null>> {
@@ -46,10 +57,19 @@ export async function handleList(ctx: RouteContext, deps: ListDeps): Promise<Rou
   const namespace = app.namespace;
   const timeZone = app.settings.timeZone;
   const where = ctx.query.get('where');
-  // Only a where naming a class (`"className"`, possibly \u-escaped) refers to other tables.
-  const others = where !== null && (where.includes('className') || where.includes('\\')) ? referencedClasses(where) : [];
+  // Only a where naming a class can refer to other tables; an oversized one is refused by the parser.
+  const scan = where !== null && where.length <= app.settings.query.maxWhereBytes && (where.includes('className') || where.includes('\\'));
+  const named = scan ? referencedClasses(where) : [];
+  const others = named.slice(0, MAX_PREFETCHED_CLASSES);
   const schemas = await loadSchemas(storage, namespace, others.length === 0 ? [className] : [className, ...others]);
-  const query = parseListQuery(ctx.query, { className, schema: (name) => schemas.get(name) ?? null, settings: app.settings });
+  const schema = (name: string): TableSchema | null => {
+    // A table past the prefetch bound would parse as empty: refuse instead (fail closed).
+    if (!schemas.has(name) && named.length > others.length) throw svcError('tooManyInnerQueries', MAX_INNER_QUERIES);
+    return schemas.get(name) ?? null;
+  };
+  const secret = deps.isSecretColumn;
+  const query = parseListQuery(ctx.query, { className, schema, settings: app.settings, ...(secret ? { isSecretColumn: secret } : {}) });
+  await deps.guard?.(listQueryFootprint(query, className));
   const table: TableRef = { namespace, className };
   const exists = schemas.get(className) !== null;
   if (query.kind === 'count') {

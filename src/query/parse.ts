@@ -10,6 +10,7 @@ import { parseWhereObject } from './parse/where.js';
 export type { ParseContext, QuerySettings } from './parse/context.js';
 export type { IncludePath, IncludeStep } from './parse/include.js';
 export { parseInclude } from './parse/include.js';
+export { ANY_TABLE, listQueryFootprint, type QueryFootprint } from './parse/footprint.js';
 
 /**
  * A parsed `GET /1/classes/:table` query, one of:
@@ -23,7 +24,7 @@ export type ListQuery =
   | { readonly kind: 'aggregate'; readonly plan: AggregatePlan };
 
 function rootScope(ctx: ParseContext): WhereScope {
-  return { ctx, className: ctx.className, schema: ctx.schema(ctx.className), depth: 0, budget: { nodes: 0 }, having: false };
+  return { ctx, className: ctx.className, schema: ctx.schema(ctx.className), depth: 0, budget: { nodes: 0, innerQueries: 0 }, having: false };
 }
 
 /**
@@ -82,11 +83,12 @@ function nearestOf(where: WhereNode, orderTerms: number): { nearest?: FindPlan['
 }
 
 /**
- * Class names a query's inner queries and `$relatedTo` name, so a caller can prefetch their schemas
- * before the synchronous parse. Lenient: malformed input yields what it can (parse reports errors).
+ * Class names a where text's inner queries and `$relatedTo` name, so a caller can prefetch their
+ * schemas before the synchronous parse. Lenient: malformed input yields what it can (parse reports
+ * errors). Only a prefetch hint: access checks use the parsed plan's {@link listQueryFootprint}.
  */
 export function referencedClasses(whereText: string | null): string[] {
-  if (whereText === null || whereText.length > 1_000_000) return [];
+  if (whereText === null) return [];
   let json: unknown;
   try {
     json = JSON.parse(whereText);
@@ -94,15 +96,15 @@ export function referencedClasses(whereText: string | null): string[] {
     return [];
   }
   const found = new Set<string>();
-  const stack: Array<[unknown, number]> = [[json, 0]];
+  const stack: unknown[] = [json];
   while (stack.length > 0) {
-    const [value, depth] = stack.pop()!;
-    if (typeof value !== 'object' || value === null || depth > 64) continue;
+    const value = stack.pop();
+    if (typeof value !== 'object' || value === null) continue;
     if (!Array.isArray(value)) {
       const className = (value as { className?: unknown }).className;
-      if (typeof className === 'string' && found.size < 64) found.add(className);
+      if (typeof className === 'string') found.add(className);
     }
-    for (const child of Object.values(value as object)) stack.push([child, depth + 1]);
+    for (const child of Object.values(value as object)) stack.push(child);
   }
   return [...found];
 }

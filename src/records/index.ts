@@ -2,6 +2,7 @@
 export { type RecordsFeature, type RecordsOptions, createRecordsFeature } from './records-feature.js';
 export {
   type ClassPolicy,
+  type ClassListContext,
   type ClassPolicyContext,
   type ClassWriteContext,
   ClassPolicyRegistry,

@@ -4,10 +4,10 @@ import { type Json, encodeRecord } from '../core/wire-values.js';
 import { createRouter } from '../http/router.js';
 import type { Feature, RouteContext, RouteDef, ServiceContext, SessionResolver } from '../http/types.js';
 import { type ListDeps, expandRecordIncludes, handleList } from '../query/list-handler.js';
-import { referencedClasses } from '../query/parse.js';
+import type { QueryFootprint } from '../query/parse.js';
 import type { StorageAdapter } from '../storage/port.js';
 import { type BatchRunner, parseBatch, runBatch } from './batch.js';
-import { type ClassPolicy, type ClassPolicyContext, ClassPolicyRegistry, type JsonObject } from './class-policy.js';
+import { type ClassPolicy, ClassPolicyRegistry, type JsonObject, guardListFootprint, secretColumnOf } from './class-policy.js';
 import { type RecordDeps, createRecord, deleteRecord, readRecord, updateRecord } from './record-ops.js';
 
 export interface RecordsOptions {
@@ -50,7 +50,12 @@ export function createRecordsFeature(ctx: ServiceContext, options: RecordsOption
     path: '/1/classes/:table',
     auth: 'app',
     body: 'json',
-    handler: (rc) => createRecord(deps(ctx.storage, false), rc, param(rc, 'table'), bodyOf(rc)),
+    handler: (rc) => {
+      const className = param(rc, 'table');
+      assertTableName(className);
+      const own = policies.resolve(className).create;
+      return own ? own(rc) : createRecord(deps(ctx.storage, false), rc, className, bodyOf(rc));
+    },
   };
   const listDeps = (rc: RouteContext, className: string): ListDeps => ({
     storage: ctx.storage,
@@ -68,11 +73,13 @@ export function createRecordsFeature(ctx: ServiceContext, options: RecordsOption
     handler: async (rc) => {
       const className = param(rc, 'table');
       assertTableName(className);
-      // Inner queries ($inQuery/$select) read other tables: their list guards apply too (users: no password oracle).
-      for (const table of [className, ...referencedClasses(rc.query.get('where'))]) {
-        await guardList(policies.resolve(table), { request: rc, className: table, storage: ctx.storage, inBatch: false });
-      }
-      return handleList(rc, listDeps(rc, className));
+      const base = { request: rc, storage: ctx.storage, inBatch: false };
+      const resolve = policies.resolve.bind(policies);
+      // The listed table's guard first (a master-only table refuses before its query is parsed) ...
+      await guardListFootprint(resolve, base, new Map([[className, new Set<string>()]]));
+      // ... then every table the parsed plan touches, with the columns it names there.
+      const guard = (footprint: QueryFootprint) => guardListFootprint(resolve, base, footprint);
+      return handleList(rc, { ...listDeps(rc, className), guard, isSecretColumn: secretColumnOf(resolve) });
     },
   };
   const read: RouteDef = {
@@ -132,12 +139,6 @@ export function createRecordsFeature(ctx: ServiceContext, options: RecordsOption
     policies,
     registerClassPolicy: (className, policy) => policies.register(className, policy),
   };
-}
-
-/** A list is guarded by `beforeList`, or by `beforeRead` (with no objectId) when the policy has none. */
-async function guardList(policy: ClassPolicy, context: ClassPolicyContext): Promise<void> {
-  if (policy.beforeList) await policy.beforeList(context);
-  else await policy.beforeRead?.(context, '');
 }
 
 /** Refuses the whole batch when an item targets a table whose policy forbids batches (11071). */

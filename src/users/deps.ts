@@ -10,6 +10,7 @@ import type { LinkTokens } from './link-tokens.js';
 import type { LoginThrottle } from './login-throttle.js';
 import type { PasswordHasher } from './password-hash.js';
 import type { SessionStore } from './session-store.js';
+import type { SignUpLimit } from './sign-up-limit.js';
 import type { UserStore } from './user-store.js';
 
 /** The SMS code operations the users feature needs (the SMS feature's `api` has them). */
@@ -31,5 +32,7 @@ export interface UsersDeps {
   /** Absent: phone-code sign-up/login and SMS reset answer 11007. */
   readonly sms: UserSmsCodes | undefined;
   readonly throttle: LoginThrottle;
+  /** Per-address sign-up limit (`users.signUpLimits`). */
+  readonly signUpLimit: SignUpLimit;
   readonly phoneValidator: PhoneValidator;
 }

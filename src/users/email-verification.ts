@@ -5,7 +5,7 @@ import type { RouteContext, RouteResult } from '../http/types.js';
 import type { UsersDeps } from './deps.js';
 import { emailTransition } from './email-state.js';
 import { messagePage } from './html.js';
-import { buildUserMail, linkUrl } from './mail-templates.js';
+import { buildUserMail, linkBase, linkUrl } from './mail-templates.js';
 import { updateUserRecord } from './user-records.js';
 
 /** Who a link is mailed to. `objectId` is empty when the user is not stored yet (`/1/classes/_User` create). */
@@ -20,10 +20,11 @@ export interface LinkRecipient {
  * fails (the cause goes to the logger, never to the client); a SvcError the transport throws itself
  * (e.g. 11007 when no transport is configured) passes through unchanged.
  */
-export async function mailLink(deps: UsersDeps, app: Application, baseUrl: string, kind: 'verify' | 'reset', to: LinkRecipient): Promise<void> {
+export async function mailLink(deps: UsersDeps, app: Application, kind: 'verify' | 'reset', to: LinkRecipient): Promise<void> {
+  linkBase(app); // 11101 before a token is issued
   const ttl = kind === 'verify' ? app.settings.users.verifyLinkTtlMs : app.settings.users.resetLinkTtlMs;
   const token = await deps.links.issue(kind, { applicationId: app.applicationId, userId: to.objectId, email: to.email }, ttl);
-  const message = buildUserMail(app, kind, { link: linkUrl(app, baseUrl, kind, token), username: to.username, email: to.email });
+  const message = buildUserMail(app, kind, { link: linkUrl(app, kind, token), username: to.username, email: to.email });
   try {
     await deps.mail.send(message);
   } catch (error) {
@@ -33,12 +34,13 @@ export async function mailLink(deps: UsersDeps, app: Application, baseUrl: strin
   }
 }
 
-/** Mails a verification link after a write; a transport failure is logged, not fatal (the user can re-request). */
-export async function mailVerifyAfterWrite(deps: UsersDeps, app: Application, baseUrl: string, to: LinkRecipient): Promise<void> {
+/** Mails a verification link after a write; a failure is logged, not fatal (the user can re-request). */
+export async function mailVerifyAfterWrite(deps: UsersDeps, app: Application, to: LinkRecipient): Promise<void> {
   try {
-    await mailLink(deps, app, baseUrl, 'verify', to);
-  } catch {
-    /* logged by mailLink */
+    await mailLink(deps, app, 'verify', to);
+  } catch (error) {
+    // Transport failures were logged by mailLink; a coded error (e.g. 11101) is logged here.
+    if (isSvcError(error) && error.errorName !== 'mailSendFailed') deps.logger.warn('users: verification mail not sent', { code: error.code });
   }
 }
 
@@ -56,6 +58,7 @@ export async function requestEmailVerify(deps: UsersDeps, rc: RouteContext): Pro
   if (!app.settings.features.emailVerification) throw svcError('emailVerifyDisabled');
   const email = rc.body?.email;
   if (typeof email !== 'string' || email === '') throw svcError('paramRequired', 'email');
+  linkBase(app); // 11101 whatever the address, so an unconfigured server reveals nothing
   await deps.ready(app);
   const user = await deps.users.findBy(app, 'email', email);
   if (!user) {
@@ -64,7 +67,7 @@ export async function requestEmailVerify(deps: UsersDeps, rc: RouteContext): Pro
   }
   const state = typeof user.emailVerified === 'boolean' ? user.emailVerified : 'missing';
   if (emailTransition({ kind: 'verify-requested', email }, state, true).mailLink) {
-    await mailLink(deps, app, rc.baseUrl, 'verify', recipientOf(user, email));
+    await mailLink(deps, app, 'verify', recipientOf(user, email));
   }
   return { body: { msg: 'ok' } };
 }

@@ -1,6 +1,7 @@
 import type { Application } from '../app/application.js';
 import type { Clock } from '../core/clock.js';
 import { retryError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
 import { sha256Hex } from '../core/secrets.js';
 import type { CounterStore } from '../counters/port.js';
 
@@ -20,8 +21,9 @@ export interface LoginThrottle {
 }
 
 /** @example const throttle = createLoginThrottle({ counters: memoryCounterStore(), clock }); */
-export function createLoginThrottle(deps: { counters: CounterStore; clock: Clock }): LoginThrottle {
+export function createLoginThrottle(deps: { counters: CounterStore; clock: Clock; logger?: Logger }): LoginThrottle {
   const { counters, clock } = deps;
+  let warnedNoAddress = false;
   const accountKey = (app: Application, account: string) => `login:acct:${app.applicationId}:${sha256Hex(account)}`;
   const consume = async (key: string, windows: ReadonlyArray<{ limit: number; windowMs: number }>) => {
     if (windows.length === 0) return;
@@ -31,7 +33,13 @@ export function createLoginThrottle(deps: { counters: CounterStore; clock: Clock
   return {
     async hitAddress(app, address) {
       const settings = app.settings.users.loginThrottle;
-      if (!settings.enabled || !address) return;
+      if (!settings.enabled) return;
+      if (!address) {
+        // Skipped rather than one bucket shared by every such client; said once.
+        if (!warnedNoAddress) deps.logger?.warn('users: no client address on a login: users.loginThrottle.address not applied (the host should pass remoteAddress)');
+        warnedNoAddress = true;
+        return;
+      }
       await consume(`login:addr:${app.applicationId}:${address}`, settings.address);
     },
     async hitAccount(app, account) {

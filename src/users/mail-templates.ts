@@ -1,5 +1,6 @@
 import type { Application } from '../app/application.js';
 import type { MailMessage } from '../mail/port.js';
+import { configError, svcError } from '../core/errors.js';
 import { escapeHtml } from './html.js';
 
 /** Values a user mail may mention. */
@@ -34,8 +35,30 @@ export function buildUserMail(app: Application, kind: 'verify' | 'reset', values
   return { to: values.email, subject, text, html, ...(settings.mailFrom ? { from: settings.mailFrom } : {}) };
 }
 
+/**
+ * The base of mailed links: `users.linkBaseUrl`, from configuration only. Never the request's Host
+ * header: a forged Host would mail a live token to the sender's server. 11101 when unset.
+ */
+export function linkBase(app: Application): string {
+  const base = app.settings.users.linkBaseUrl;
+  if (base === undefined || base === '') throw svcError('linkBaseUrlMissing');
+  return base.replace(/\/+$/, '');
+}
+
 /** The absolute link of a mailed token: `<base>/1/verifyEmail?token=…` or `<base>/1/resetPassword?token=…`. */
-export function linkUrl(app: Application, requestBaseUrl: string, kind: 'verify' | 'reset', token: string): string {
-  const base = (app.settings.users.linkBaseUrl ?? requestBaseUrl).replace(/\/+$/, '');
-  return `${base}/1/${kind === 'verify' ? 'verifyEmail' : 'resetPassword'}?token=${token}`;
+export function linkUrl(app: Application, kind: 'verify' | 'reset', token: string): string {
+  return `${linkBase(app)}/1/${kind === 'verify' ? 'verifyEmail' : 'resetPassword'}?token=${token}`;
+}
+
+/** Throws a `[svcbase]` error unless `url` is an absolute http(s) URL without query or fragment. */
+export function assertLinkBaseUrl(applicationId: string, url: string): void {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    /* reported below */
+  }
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.search !== '' || parsed.hash !== '') {
+    throw configError('users', `application '${applicationId}': users.linkBaseUrl must be an absolute http(s) URL without query, got '${url}'`);
+  }
 }

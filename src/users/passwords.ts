@@ -4,6 +4,7 @@ import type { RouteContext, RouteResult, SessionUser } from '../http/types.js';
 import { requireSelfOrMaster, requireSession } from './access.js';
 import type { UsersDeps } from './deps.js';
 import { mailLink, recipientOf } from './email-verification.js';
+import { linkBase } from './mail-templates.js';
 import { requireSms } from './sign-up.js';
 import { assertNewPassword } from './user-fields.js';
 import { updateUserRecord } from './user-records.js';
@@ -55,6 +56,7 @@ export async function requestPasswordReset(deps: UsersDeps, rc: RouteContext): P
   const app = rc.app;
   const email = rc.body?.email;
   if (typeof email !== 'string' || email === '') throw svcError('paramRequired', 'email');
+  linkBase(app); // 11101 whatever the address, so an unconfigured server reveals nothing
   await deps.throttle.hitAddress(app, rc.remoteAddress);
   await deps.ready(app);
   const user = await deps.users.findBy(app, 'email', email);
@@ -62,7 +64,7 @@ export async function requestPasswordReset(deps: UsersDeps, rc: RouteContext): P
     if (app.settings.users.revealUnknownEmail) throw svcError('userNotFound', 'email', email);
     return OK;
   }
-  await mailLink(deps, app, rc.baseUrl, 'reset', recipientOf(user, email));
+  await mailLink(deps, app, 'reset', recipientOf(user, email));
   return OK;
 }
 

@@ -14,7 +14,8 @@ type JsonObject = { readonly [key: string]: Json };
 /**
  * `POST /1/users`: sign-up. 201 `{createdAt, objectId, sessionToken}` with a Location header. An
  * empty body is 107; a body with `smsCode` signs up or logs in by phone instead; `authData` is not
- * supported (11005). Duplicates: 202 username, 203 email, 209 phone.
+ * supported (11005). Duplicates: 202 username, 203 email, 209 phone. Counted against the client
+ * address's `users.signUpLimits` (10076 with Retry-After when over).
  */
 export async function signUp(deps: UsersDeps, rc: RouteContext): Promise<RouteResult> {
   const app = rc.app;
@@ -22,6 +23,7 @@ export async function signUp(deps: UsersDeps, rc: RouteContext): Promise<RouteRe
   if (Object.keys(body).length === 0) throw svcError('contentEmpty');
   if (Object.hasOwn(body, 'authData')) throw svcError('invalidParameter', 'authData sign-up is not supported by this server');
   if (Object.hasOwn(body, 'smsCode')) return phoneSignUpOrLogin(deps, rc);
+  await deps.signUpLimit(app, rc); // before the password hash: each sign-up costs one
   const prepared = await prepareUserWrite({
     app,
     isMaster: rc.auth.isMaster,
@@ -34,7 +36,7 @@ export async function signUp(deps: UsersDeps, rc: RouteContext): Promise<RouteRe
   await deps.users.assertAvailable(app, prepared.unique);
   const user = await insertUser(deps, app, prepared.body);
   const { token } = await deps.sessions.create(app, user.objectId);
-  if (prepared.mailVerifyTo) await mailVerifyAfterWrite(deps, app, rc.baseUrl, recipientOf(user, prepared.mailVerifyTo));
+  if (prepared.mailVerifyTo) await mailVerifyAfterWrite(deps, app, recipientOf(user, prepared.mailVerifyTo));
   return {
     status: 201,
     headers: { location: `${rc.baseUrl}/1/users/${user.objectId}` },
@@ -73,7 +75,7 @@ export async function phoneSignUpOrLogin(deps: UsersDeps, rc: RouteContext): Pro
     });
     await deps.users.assertAvailable(app, prepared.unique);
     user = await insertUser(deps, app, prepared.body, { mobilePhoneVerified: true });
-    if (prepared.mailVerifyTo) await mailVerifyAfterWrite(deps, app, rc.baseUrl, recipientOf(user, prepared.mailVerifyTo));
+    if (prepared.mailVerifyTo) await mailVerifyAfterWrite(deps, app, recipientOf(user, prepared.mailVerifyTo));
   }
   const { token } = await deps.sessions.create(app, user.objectId);
   return { body: userJson(app, user, token) };

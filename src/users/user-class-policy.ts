@@ -4,18 +4,20 @@ import type { ClassPolicy, ClassPolicyContext, ClassWriteContext, JsonObject } f
 import { requireSelfOrMaster } from './access.js';
 import type { UsersDeps } from './deps.js';
 import { mailVerifyAfterWrite } from './email-verification.js';
-import { assertNoSecretColumns } from './secret-columns.js';
+import { SECRET_COLUMNS } from './secret-columns.js';
 import { withoutPassword } from './user-output.js';
+import { signUp } from './sign-up.js';
+import { USER_CLASS } from './user-table.js';
 import { prepareUserWrite } from './user-write.js';
 
 /**
  * The rules of `/1/classes/_User`, the same as `/1/users`: anyone with the application keys reads
- * (never the password); creates go through the sign-up rules (hashed password, 202/203/209,
- * emailVerified state machine) but return no session token; updates and deletes need that user's
+ * (never the password); creates are sign-ups, exactly as `POST /1/users` (hashed password,
+ * 202/203/209, emailVerified state machine, `sessionToken` in the answer); updates and deletes need that user's
  * session token or the master key (206); never in a batch.
  *
  * Lists of `_User`, and other tables' lists whose inner queries read `_User`, refuse queries that
- * name `password` (102).
+ * name `password` anywhere in their plan (102), whoever asks.
  *
  * Side effects (revoking sessions after a password change or delete, mailing a verification link)
  * run after the write succeeded; a unique-index race lost in storage (401) becomes 202/203/209.
@@ -44,14 +46,21 @@ export function userClassPolicy(deps: UsersDeps): ClassPolicy {
   const username = (value: unknown, fallback: string) => (typeof value === 'string' ? value : fallback);
   return {
     allowBatch: false,
+    // The same as `POST /1/users` (fix 11.5): the new user gets a session token.
+    async create(rc) {
+      const result = await signUp(deps, rc);
+      const objectId = (result.body as { objectId?: unknown } | undefined)?.objectId;
+      if (result.status !== 201 || typeof objectId !== 'string') return result;
+      return { ...result, headers: { ...result.headers, location: `${rc.baseUrl}/1/classes/${USER_CLASS}/${objectId}` } };
+    },
     // Lists (and inner queries of other tables' lists) must not probe the password hash.
-    beforeList: (ctx) => assertNoSecretColumns(ctx.request.query),
+    secretColumns: SECRET_COLUMNS,
     async beforeCreate(ctx, body) {
       const prepared = await prepare(ctx, body);
       const email = prepared.mailVerifyTo;
       if (email) {
         ctx.afterWrite((objectId) =>
-          mailVerifyAfterWrite(deps, ctx.request.app, ctx.request.baseUrl, { objectId, username: username(prepared.body.username, email), email }),
+          mailVerifyAfterWrite(deps, ctx.request.app, { objectId, username: username(prepared.body.username, email), email }),
         );
       }
       return prepared.body;
@@ -69,7 +78,7 @@ export function userClassPolicy(deps: UsersDeps): ClassPolicy {
         ctx.afterWrite(async () => {
           const current = await deps.users.get(app, objectId);
           const to = { objectId, username: username(prepared.body.username ?? current?.username, email), email };
-          await mailVerifyAfterWrite(deps, app, ctx.request.baseUrl, to);
+          await mailVerifyAfterWrite(deps, app, to);
         });
       }
       return prepared.body;

@@ -49,7 +49,7 @@ export async function updateUser(deps: UsersDeps, rc: RouteContext, objectId: st
   if (prepared.passwordChanged) {
     await deps.sessions.revokeAll(app, objectId, session?.objectId === objectId ? session.sessionId : undefined);
   }
-  if (prepared.mailVerifyTo) await mailVerifyAfterWrite(deps, app, rc.baseUrl, recipientOf(updated, prepared.mailVerifyTo));
+  if (prepared.mailVerifyTo) await mailVerifyAfterWrite(deps, app, recipientOf(updated, prepared.mailVerifyTo));
   return { body: { updatedAt: formatDateTime(dateMs(updated.updatedAt), app.settings.timeZone) } };
 }
 

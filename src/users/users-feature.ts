@@ -1,18 +1,23 @@
+import type { Application } from '../app/application.js';
 import { configError } from '../core/errors.js';
-import { assertWindows } from '../counters/sliding-window.js';
 import type { CounterStore } from '../counters/port.js';
+import { createRateLimiter } from '../counters/rate-limiter.js';
+import { assertWindows } from '../counters/sliding-window.js';
 import type { Feature, ServiceContext, SessionResolver } from '../http/types.js';
 import type { MailTransport } from '../mail/port.js';
-import type { ClassPolicy } from '../records/class-policy.js';
+import { type ClassPolicy, ClassPolicyRegistry } from '../records/class-policy.js';
 import type { ServiceRegistry } from '../service.js';
 import type { PhoneValidator } from '../sms/phone.js';
 import type { UserSmsCodes, UsersDeps } from './deps.js';
+import { DEFAULT_HASHING_LIMITS, type HashingLimits, gatedHasher } from './hash-gate.js';
 import { createLinkTokens } from './link-tokens.js';
 import { createLoginThrottle } from './login-throttle.js';
+import { assertLinkBaseUrl } from './mail-templates.js';
 import { DEFAULT_SCRYPT_PARAMS, type ScryptParams, scryptHasher } from './password-hash.js';
 import { type UserLister, userRoutes } from './routes.js';
 import { createSessionResolver } from './session-resolver.js';
 import { createSessionStore } from './session-store.js';
+import { createSignUpLimit } from './sign-up-limit.js';
 import { SESSION_CLASS_POLICY, userClassPolicy } from './user-class-policy.js';
 import { defaultUserPhoneValidator } from './user-fields.js';
 import { createUserLister } from './user-list.js';
@@ -34,11 +39,13 @@ export interface UsersFeatureOptions {
   phoneValidator?: PhoneValidator;
   /** scrypt cost (default N=2^15, r=8, p=3). Lower it only in tests. */
   scrypt?: ScryptParams;
+  /** Password hashes at once and waiting (default 2 and 64); past both, 11102 with Retry-After. */
+  hashing?: Partial<HashingLimits>;
   /**
    * The records feature's class-policy registry (`recordsFeature.policies`): `/1/classes/_User` then
    * follows the same rules as `/1/users`, and `/1/classes/_Session` needs the master key.
    */
-  classPolicies?: { register(className: string, policy: ClassPolicy): void };
+  classPolicies?: { register(className: string, policy: ClassPolicy): void; resolve?(className: string): ClassPolicy };
   /** Serves `GET /1/users` (default: the query engine's list handler over `_User`, passwords removed). */
   list?: UserLister;
 }
@@ -69,8 +76,9 @@ export function createUsersFeature(ctx: ServiceContext, registry: ServiceRegistr
   if (!options.mail || typeof options.mail.send !== 'function') throw configError('users', 'createUsersFeature needs a mail transport');
   for (const app of ctx.applications.values()) {
     const throttle = app.settings.users.loginThrottle;
-    for (const windows of [throttle.account, throttle.address]) if (windows.length > 0) assertWindows(windows);
+    for (const windows of [throttle.account, throttle.address, app.settings.users.signUpLimits]) if (windows.length > 0) assertWindows(windows);
     if (!(app.settings.users.sessionTtlMs > 0)) throw configError('users', `application '${app.applicationId}': users.sessionTtlMs must be positive`);
+    assertLinkSettings(app);
   }
   const counters = options.counters ?? ctx.counters;
   const sms = options.sms;
@@ -82,13 +90,14 @@ export function createUsersFeature(ctx: ServiceContext, registry: ServiceRegistr
     ready: createTableSetup(ctx.storage, ctx.logger),
     users: createUserStore(ctx.storage),
     sessions: createSessionStore(ctx),
-    hasher: scryptHasher(ctx.random, options.scrypt ?? DEFAULT_SCRYPT_PARAMS),
+    hasher: gatedHasher(scryptHasher(ctx.random, options.scrypt ?? DEFAULT_SCRYPT_PARAMS), { ...DEFAULT_HASHING_LIMITS, ...options.hashing }),
     links: createLinkTokens(ctx),
     mail: options.mail,
     get sms() {
       return typeof sms === 'function' ? sms() : sms;
     },
-    throttle: createLoginThrottle({ counters, clock: ctx.clock }),
+    throttle: createLoginThrottle({ counters, clock: ctx.clock, logger: ctx.logger }),
+    signUpLimit: createSignUpLimit({ limiter: createRateLimiter({ store: counters, clock: ctx.clock }), logger: ctx.logger }),
     phoneValidator: options.phoneValidator ?? defaultUserPhoneValidator,
   };
   const sessions = createSessionResolver(deps);
@@ -96,7 +105,13 @@ export function createUsersFeature(ctx: ServiceContext, registry: ServiceRegistr
   const classPolicy = userClassPolicy(deps);
   options.classPolicies?.register(USER_CLASS, classPolicy);
   options.classPolicies?.register(SESSION_CLASS, SESSION_CLASS_POLICY);
-  const list = options.list ?? createUserLister(deps);
+  // `GET /1/users` guards the tables its queries touch with the same policies as `/1/classes`.
+  const own = new ClassPolicyRegistry();
+  own.register(USER_CLASS, classPolicy);
+  own.register(SESSION_CLASS, SESSION_CLASS_POLICY);
+  const shared = options.classPolicies?.resolve?.bind(options.classPolicies);
+  const resolve = (name: string) => (name === USER_CLASS || name === SESSION_CLASS || !shared ? own.resolve(name) : shared(name));
+  const list = options.list ?? createUserLister(deps, resolve);
   return {
     name: 'users',
     routes: userRoutes(deps, ctx.applications, list),
@@ -107,4 +122,16 @@ export function createUsersFeature(ctx: ServiceContext, registry: ServiceRegistr
       await options.mail.close?.();
     },
   };
+}
+
+/**
+ * Mailed links take their base from `users.linkBaseUrl` only (never the request's Host). An
+ * application with email verification on mails links at sign-up, so it cannot start without one.
+ */
+function assertLinkSettings(app: Application): void {
+  const base = app.settings.users.linkBaseUrl;
+  if (base !== undefined) assertLinkBaseUrl(app.applicationId, base);
+  else if (app.settings.features.emailVerification) {
+    throw configError('users', `application '${app.applicationId}': features.emailVerification needs users.linkBaseUrl (the public base URL of mailed links)`);
+  }
 }

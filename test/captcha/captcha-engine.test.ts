@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { CAPTCHA_SYMBOLS } from '../../src/captcha/alphabet.js';
 import { createCaptchaEngine } from '../../src/captcha/captcha-engine.js';
+import { createCaptchaSecrets } from '../../src/captcha/captcha-secrets.js';
 import type { CaptchaParams } from '../../src/captcha/captcha-params.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { isSvcError } from '../../src/core/errors.js';
@@ -14,10 +15,14 @@ import { appA, appB, recordingRenderer } from './fixtures.js';
 const DEFAULTS: CaptchaParams = { width: 85, height: 30, size: 4, ttl: 60 };
 const VALIDATE_TTL = 10 * 60 * 1000;
 
-function setup(seed = 1, kv: KvStore = memoryKvStore()) {
+/** Engines sharing a store share this captcha secret (the option hosts set on every instance). */
+const SHARED_SECRET = 'a shared captcha secret, 32 bytes';
+
+function setup(seed = 1, kv: KvStore = memoryKvStore(), secret?: string) {
   const clock = new FakeClock();
   const renderer = recordingRenderer();
-  const engine = createCaptchaEngine({ kv, clock, random: seededRandom(seed), renderer, validateTokenTtlMs: VALIDATE_TTL });
+  const secrets = createCaptchaSecrets(seededRandom(seed + 1000), secret);
+  const engine = createCaptchaEngine({ kv, clock, random: seededRandom(seed), renderer, secrets, validateTokenTtlMs: VALIDATE_TTL });
   const issue = async (params: CaptchaParams = DEFAULTS, app = appA) => {
     const { token } = await engine.issue(app, params);
     return { token, answer: renderer.texts.at(-1) as string };
@@ -226,8 +231,8 @@ describe('captcha engine over the SQLite store (a second instance shares what th
     const database = new Database(':memory:');
     try {
       const kv = sqliteKvStore({ database });
-      const first = setup(21, kv);
-      const second = setup(22, kv);
+      const first = setup(21, kv, SHARED_SECRET);
+      const second = setup(22, kv, SHARED_SECRET);
       const { token, answer } = await first.issue();
       expect(await second.engine.image(appA, token)).toEqual(await first.engine.image(appA, token));
       const outcomes = await Promise.all(
@@ -244,8 +249,8 @@ describe('captcha engine over the SQLite store (a second instance shares what th
     const database = new Database(':memory:');
     try {
       const kv = sqliteKvStore({ database });
-      const first = setup(23, kv);
-      const second = setup(24, kv);
+      const first = setup(23, kv, SHARED_SECRET);
+      const second = setup(24, kv, SHARED_SECRET);
       const { token, answer } = await first.issue();
       const vt = await first.engine.verify(appA, token, answer);
       expect(await second.engine.consumeValidateToken(appB, vt)).toBe(false);

@@ -56,6 +56,41 @@ describe('sqliteCounterStore specifics', () => {
     expect(allowed[0]! + allowed[1]!).toBe(500);
     expect(setup.prepare('SELECT count(*) AS n FROM svc_rate_hits').get()).toEqual({ n: 500 });
   }, 60_000);
+
+  it('D7: another process\'s short-window traffic never sweeps a key\'s per-day hits', async () => {
+    const file = join(dir, 'd7-two-processes.db');
+    const db = open(file);
+    db.pragma('journal_mode = WAL');
+    const sms = sqliteCounterStore({ database: db });
+    const perDay = [{ limit: 1, windowMs: 24 * 3_600_000 }];
+    expect((await sms.consume('sms:app:13800138000', perDay, T0)).allowed).toBe(true);
+    const worker = fileURLToPath(new URL('./fixtures/captcha-traffic-worker.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', worker, file, '1020', String(T0 + 120_000)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    expect(await lineReader(child)()).toBe('1020');
+    const again = await sms.consume('sms:app:13800138000', perDay, T0 + 180_000);
+    expect(again).toEqual({ allowed: false, retryAfterMs: 24 * 3_600_000 - 180_000 });
+  }, 60_000);
+
+  it('D7: the sweep still removes hits past their own expiry', async () => {
+    const db = open();
+    const store = sqliteCounterStore({ database: db, sweepEvery: 10 });
+    await store.consume('day', [{ limit: 5, windowMs: 24 * 3_600_000 }], T0);
+    for (let i = 0; i < 10; i++) await store.consume(`minute:${i}`, [{ limit: 5, windowMs: 60_000 }], T0 + i);
+    for (let i = 0; i < 10; i++) await store.consume(`later:${i}`, [{ limit: 5, windowMs: 60_000 }], T0 + 120_000 + i);
+    const keys = (db.prepare('SELECT DISTINCT key FROM svc_rate_hits').all() as Array<{ key: string }>).map((r) => r.key);
+    expect(keys).toContain('day');
+    expect(keys.some((k) => k.startsWith('minute:'))).toBe(false);
+  });
+
+  it('D7: a table from an earlier version gains the expires column; its old hits still count', async () => {
+    const db = open();
+    db.exec('CREATE TABLE svc_rate_hits (key TEXT NOT NULL, at INTEGER NOT NULL)');
+    db.prepare('INSERT INTO svc_rate_hits (key, at) VALUES (?, ?)').run('old', T0);
+    const store = sqliteCounterStore({ database: db, sweepEvery: 1 });
+    const perDay = [{ limit: 1, windowMs: 24 * 3_600_000 }];
+    expect((await store.consume('other', [{ limit: 5, windowMs: 60_000 }], T0 + 120_000)).allowed).toBe(true);
+    expect((await store.consume('old', perDay, T0 + 180_000)).allowed).toBe(false);
+  });
 });
 
 /** Reads stdout line by line: each call resolves with the next line. */

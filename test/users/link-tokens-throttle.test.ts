@@ -99,4 +99,13 @@ describe('login throttle', () => {
     await expect(throttle.hitAddress(on, '10.0.0.1')).rejects.toMatchObject({ code: 11050 });
     expect(touched.length).toBe(4);
   });
+
+  it('skips the address limit without a client address (no shared bucket) and says so once', async () => {
+    const app = resolveApplication({ applicationId: 'a', restApiKey: 'r', masterKey: 'm', settings: { users: { loginThrottle: { address: [{ limit: 1, windowMs: 60_000 }] } } } });
+    const warnings: string[] = [];
+    const logger = { debug() {}, info() {}, error() {}, warn: (message: string) => void warnings.push(message) };
+    const throttle = createLoginThrottle({ counters: memoryCounterStore(), clock: new FakeClock(), logger });
+    for (let i = 0; i < 5; i++) await throttle.hitAddress(app, undefined);
+    expect(warnings).toHaveLength(1);
+  });
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type UsersServer, pathOf, startUsersServer } from './users-server.js';
+import { LINK_BASE, type UsersServer, pathOf, startUsersServer } from './users-server.js';
 
 let s: UsersServer;
 let ann: { objectId: string; sessionToken: string };
@@ -42,7 +42,7 @@ describe('reset by email link', () => {
   it('mails a link; the form sets a new password once; every session is revoked', async () => {
     expect((await s.request('POST', '/1/requestPasswordReset', { body: { email: 'ann@example.com' } })).body).toEqual({ msg: 'ok' });
     const link = s.linkOf('ann@example.com');
-    expect(link).toMatch(new RegExp(`^${s.url}/1/resetPassword\\?token=[0-9a-f]{64}$`));
+    expect(link).toMatch(new RegExp(`^${LINK_BASE}/1/resetPassword\\?token=[0-9a-f]{64}$`));
     expect(s.mail.last('ann@example.com')!.subject).toBe('Reset your test-app password');
 
     const form = await fetch(s.url + pathOf(link));

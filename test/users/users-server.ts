@@ -33,7 +33,12 @@ export interface UsersServerOptions {
   sms?: boolean;
   counters?: CounterStore;
   storage?: StorageAdapter;
+  /** `users.linkBaseUrl` (default `LINK_BASE`); null leaves it unset. */
+  linkBaseUrl?: string | null;
 }
+
+/** The public base URL test servers mail links under (tests fetch only the links' paths). */
+export const LINK_BASE = 'https://links.example.test';
 
 /**
  * A real HTTP server with the service's built-in records, SMS and users features, memory mail and
@@ -43,8 +48,10 @@ export async function startUsersServer(options: UsersServerOptions = {}): Promis
   const mail = memoryMailTransport();
   const smsOut = memorySmsTransport();
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  const linkBaseUrl = options.linkBaseUrl === undefined ? LINK_BASE : options.linkBaseUrl;
   const settings: DeepPartial<AppSettings> = {
     ...options.settings,
+    users: { ...(linkBaseUrl === null ? {} : { linkBaseUrl }), ...options.settings?.users },
     sms: { quota: 'unlimited', limits: { perMinute: 1000, perHour: 1000, perDay: 1000 }, ...options.settings?.sms },
   };
   // The service's own wiring: records, SMS (when given a transport) and users share one registry.

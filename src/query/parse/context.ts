@@ -19,6 +19,11 @@ export interface ParseContext {
   readonly className: string;
   schema(className: string): TableSchema | null;
   readonly settings: QuerySettings;
+  /**
+   * Columns no query may name (e.g. `_User.password`): a where key naming one is refused (102) as
+   * soon as it is read. The list guards check the whole plan again (order, keys, include, ...).
+   */
+  isSecretColumn?(className: string, column: string): boolean;
 }
 
 /** Parser state for one where object: the table its keys name and how deep we are. */
@@ -28,8 +33,8 @@ export interface WhereScope {
   readonly schema: TableSchema | null;
   /** Nesting of $or/$and/inner queries. */
   readonly depth: number;
-  /** Shared count of produced nodes, bounded per query. */
-  readonly budget: { nodes: number };
+  /** Shared counts of produced nodes and inner queries, bounded per query. */
+  readonly budget: { nodes: number; innerQueries: number };
   /** `having` scopes allow only comparisons, membership, existence, regex and $or/$and. */
   readonly having: boolean;
 }
@@ -38,8 +43,18 @@ export interface WhereScope {
 export const MAX_WHERE_DEPTH = 8;
 /** Most nodes one query may produce. */
 export const MAX_WHERE_NODES = 1000;
+/**
+ * Most inner queries ($inQuery, $notInQuery, $select, $dontSelect, $relatedTo) one query may hold.
+ * Each one reads another table; over the bound the query is refused (11100), never truncated.
+ */
+export const MAX_INNER_QUERIES = 16;
 /** Most values in one $in, $nin or $all list. */
 export const MAX_LIST_VALUES = 1000;
+
+/** The refusal of a query naming a secret column (102). */
+export function secretColumnError(column: string): SvcError {
+  return queryError(`invalid key '${column}' for find: this column cannot be queried.`);
+}
 
 /** The query error: SvcError 102 `invalidQueryKey` with a message naming the offending key. */
 export function queryError(message: string): SvcError {
@@ -60,4 +75,9 @@ export function childScope(scope: WhereScope, className: string): WhereScope {
 
 export function countNode(scope: WhereScope): void {
   if (++scope.budget.nodes > MAX_WHERE_NODES) throw queryError(`where has more than ${MAX_WHERE_NODES} conditions.`);
+}
+
+/** Counts one inner query against the query's budget: 11100 past {@link MAX_INNER_QUERIES}. */
+export function countInnerQuery(scope: WhereScope): void {
+  if (++scope.budget.innerQueries > MAX_INNER_QUERIES) throw svcError('tooManyInnerQueries', MAX_INNER_QUERIES);
 }

@@ -2,7 +2,7 @@ import { FORBIDDEN_KEYS, isValidFieldName } from '../../core/names.js';
 import type { ColumnType } from '../../core/values.js';
 import type { FieldRef } from '../plan.js';
 import { schemaColumn } from '../schema-lookup.js';
-import { queryError, SYSTEM_FIELDS, type WhereScope } from './context.js';
+import { queryError, secretColumnError, SYSTEM_FIELDS, type WhereScope } from './context.js';
 
 /** A where key resolved against the schema. */
 export interface FieldInfo {
@@ -27,6 +27,7 @@ export function resolveField(key: string, scope: WhereScope): FieldInfo {
   const [column = '', ...path] = key.split('.');
   const system = Object.hasOwn(SYSTEM_FIELDS, column);
   if (!system && !isValidFieldName(column)) throw queryError(`invalid key '${key}' for find.`);
+  if (scope.ctx.isSecretColumn?.(scope.className, column)) throw secretColumnError(column);
   if (path.length > MAX_PATH) throw queryError(`key '${key}' is nested deeper than ${MAX_PATH} levels.`);
   for (const segment of path) {
     if (!SUBKEY.test(segment) || FORBIDDEN_KEYS.has(segment)) throw queryError(`invalid key '${key}' for find.`);

@@ -2,7 +2,7 @@ import { isValidTableName } from '../../core/names.js';
 import { decodePointer, type Json } from '../../core/wire-values.js';
 import type { SubQuery, WhereNode } from '../plan.js';
 import { schemaColumn } from '../schema-lookup.js';
-import { childScope, queryError, type WhereScope } from './context.js';
+import { childScope, countInnerQuery, queryError, type WhereScope } from './context.js';
 import { columnTypeOf, resolveField, type FieldInfo } from './field.js';
 import { isJsonObject, node } from './nodes.js';
 import { parseWhereObject } from './where.js';
@@ -21,6 +21,7 @@ function parseSubQuery(json: Json, key: string, op: string, scope: WhereScope): 
   if (typeof className !== 'string' || !isValidTableName(className)) {
     throw queryError(`key '${key}': ${op} needs a valid className.`);
   }
+  countInnerQuery(scope);
   const limits = scope.ctx.settings.query;
   let innerLimit = limits.innerQueryDefaultLimit;
   if (limit !== undefined) {
@@ -80,6 +81,7 @@ export function parseRelatedTo(operand: Json, scope: WhereScope): WhereNode {
   }
   for (const k of Object.keys(operand)) if (k !== 'object' && k !== 'key') throw queryError(`$relatedTo does not accept '${k}'.`);
   if (operand.object.__type !== 'Pointer') throw queryError('$relatedTo object must be a Pointer.');
+  countInnerQuery(scope);
   const owner = Object.freeze(decodePointer(operand.object, '$relatedTo.object'));
   const ownerScope = childScope(scope, owner.className);
   const keyInfo = resolveField(operand.key, ownerScope);
