@@ -22,5 +22,5 @@ export default defineConfig({
   shims: true,
   target: 'node20',
   splitting: true,
-  external: ['better-sqlite3', '@napi-rs/canvas', 'vitest', 'nodemailer', 'dejavu-fonts-ttf', 'ajv', 'date-fns'],
+  external: ['better-sqlite3', '@napi-rs/canvas', 'vitest', 'nodemailer', 'ajv'],
 });

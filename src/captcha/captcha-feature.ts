@@ -1,5 +1,6 @@
 import type { Application } from '../app/application.js';
 import { configError, retryError, svcError } from '../core/errors.js';
+import { limitedAddress } from '../counters/address-limit.js';
 import { createRateLimiter } from '../counters/rate-limiter.js';
 import type { Json } from '../core/wire-values.js';
 import type { Feature, RouteDef, ServiceContext } from '../http/types.js';
@@ -60,8 +61,8 @@ export function createCaptchaFeature(
   /** Each captcha renders an image: cap requests per client address (settings.captcha.requestLimits). */
   const limitRequests = async (app: Application, address: string | undefined) => {
     const windows = app.settings.captcha.requestLimits;
-    if (windows.length === 0) return;
-    const decision = await limiter.consume(`captcha:${app.applicationId}:${address ?? 'unknown'}`, windows);
+    if (windows.length === 0 || !limitedAddress(ctx.logger, address, 'captcha.requestLimits')) return;
+    const decision = await limiter.consume(`captcha:${app.applicationId}:${address}`, windows);
     if (!decision.allowed) throw retryError('requestRateLimited', decision.retryAfterMs, 'requestCaptcha');
   };
   const routes: RouteDef[] = [

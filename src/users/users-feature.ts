@@ -88,7 +88,7 @@ export function createUsersFeature(ctx: ServiceContext, registry: ServiceRegistr
     get sms() {
       return typeof sms === 'function' ? sms() : sms;
     },
-    throttle: createLoginThrottle({ counters, clock: ctx.clock }),
+    throttle: createLoginThrottle({ counters, clock: ctx.clock, logger: ctx.logger }),
     phoneValidator: options.phoneValidator ?? defaultUserPhoneValidator,
   };
   const sessions = createSessionResolver(deps);
