@@ -2,6 +2,7 @@
  * svcbase in Hono through the fetch handler (the same handler serves Bun, Deno and workers).
  * Run: npx tsx examples/hono/server.ts
  */
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
@@ -10,6 +11,7 @@ import { type Context, Hono } from 'hono';
 import { createService } from 'svcbase';
 import { toFetchHandler } from 'svcbase/fetch';
 import { memoryStorage } from 'svcbase/memory';
+import { applyServerLimits } from '../server-limits.js';
 
 export async function start(port = Number(process.env.PORT ?? 3003)) {
   const service = createService({
@@ -22,7 +24,7 @@ export async function start(port = Number(process.env.PORT ?? 3003)) {
   const app = new Hono();
   app.get('/health', (c) => c.json({ ok: true }));
   app.all('/api/*', (c) => handler(c.req.raw, c));
-  const server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' });
+  const server = applyServerLimits(serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }) as Server);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
