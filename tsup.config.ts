@@ -10,6 +10,7 @@ export const entries = {
   sqlite: 'src/sqlite.ts',
   testing: 'src/testing.ts',
   query: 'src/query/index.ts',
+  'adapter-kit': 'src/adapter-kit.ts',
 };
 
 export default defineConfig({

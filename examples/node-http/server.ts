@@ -1,7 +1,7 @@
 /**
  * The quick start: `npm install && npm start`. A real svcbase server on node:http and SQLite, with a
- * development application whose keys are fixed (override them with env variables), every feature
- * switch on, an unlimited SMS quota, and SMS/mail "sent" to this terminal.
+ * development application whose keys are fixed (override them with env variables), `$regex` and
+ * email verification on, an unlimited SMS quota, and SMS/mail "sent" to this terminal.
  *
  *   HOST (127.0.0.1)  PORT (3000)  SVC_DB (./data/svcbase.db)  SVC_APP_ID  SVC_REST_KEY  SVC_MASTER_KEY
  *   SVC_SECRET_KEY  SVC_SECURITY_CODE
@@ -31,7 +31,7 @@ export function devApplication(): ApplicationConfig {
     secretKey: env.SVC_SECRET_KEY ?? 'dev-secret-key',
     securityCode: env.SVC_SECURITY_CODE ?? 'dev-safe-code',
     settings: {
-      features: { regex: true, emailVerification: true, realtime: true },
+      features: { regex: true, emailVerification: true },
       sms: {
         quota: 'unlimited',
         templates: [

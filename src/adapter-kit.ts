@@ -1,0 +1,11 @@
+/**
+ * For storage adapter authors: the shared semantics an adapter reuses instead of re-deriving them.
+ * The reference query evaluator (`runFind`, `runCount`, `runAggregate`) is in `svcbase/query`.
+ *
+ * @example
+ * import { applyOps, mergeColumns } from 'svcbase/adapter-kit';
+ * const { schema, added } = mergeColumns('GameScore', current, wanted); // 111 on a type conflict
+ * const next = applyOps(record, ops); // every field operation, pure
+ */
+export { applyOps } from './operators/apply.js';
+export { mergeColumns } from './operators/column-types.js';
