@@ -18,8 +18,15 @@ let families = 0;
  * lookup works from src/ (tests), from dist/ and from an installed copy.
  */
 export function bundledFontPaths(): string[] {
-  const root = dirname(createRequire(import.meta.url).resolve('svcbase/package.json'));
-  return BUNDLED_FONTS.map((file) => join(root, file));
+  try {
+    const root = dirname(createRequire(import.meta.url).resolve('svcbase/package.json'));
+    return BUNDLED_FONTS.map((file) => join(root, file));
+  } catch (cause) {
+    // A host that bundles svcbase into one file leaves the package folder behind.
+    const error = configError('captcha', 'the bundled captcha fonts are not found (is svcbase bundled into another file?): pass `fontPath`');
+    error.cause = cause;
+    throw error;
+  }
 }
 
 /**
