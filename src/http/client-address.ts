@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { configError } from '../core/errors.js';
 
 /**
  * Which peers may name the client in `X-Forwarded-For`:
@@ -17,7 +18,7 @@ export function compileTrustProxy(setting: TrustProxy | undefined): ProxyTrust {
   if (setting === undefined || setting === false) return () => false;
   if (setting === true) return () => true;
   if (typeof setting === 'number') {
-    if (!Number.isInteger(setting) || setting < 0) throw new TypeError(`[svcbase] trustProxy: a hop count must be a non-negative integer, got ${setting}`);
+    if (!Number.isInteger(setting) || setting < 0) throw configError('trustProxy', `a hop count must be a non-negative integer, got ${setting}`);
     return (_address, hop) => hop < setting;
   }
   const list = new BlockList();
@@ -34,7 +35,7 @@ function addTrusted(list: BlockList, entry: string): void {
   const prefix = bits === undefined ? undefined : Number(bits);
   const max = family === 6 ? 128 : 32;
   if (family === 0 || (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= max))) {
-    throw new TypeError(`[svcbase] trustProxy: '${entry}' is not an IP address or CIDR range`);
+    throw configError('trustProxy', `'${entry}' is not an IP address or CIDR range`);
   }
   const type = family === 6 ? 'ipv6' : 'ipv4';
   if (prefix === undefined) list.addAddress(address, type);

@@ -85,7 +85,7 @@ describe('fix 11.6: client addresses (node:http / Express listener)', () => {
   });
 
   it('fix 11.6: a bad trustProxy entry fails at startup with a clear message', () => {
-    expect(() => compileTrustProxy(['10.0.0.0/40'])).toThrow(/\[svcbase\] trustProxy: '10.0.0.0\/40'/);
+    expect(() => compileTrustProxy(['10.0.0.0/40'])).toThrow(/\[svcbase\] \[trustProxy\] '10.0.0.0\/40'/);
     expect(() => compileTrustProxy(-1)).toThrow(/hop count/);
     expect(compileTrustProxy(['127.0.0.1'])('::ffff:127.0.0.1', 0)).toBe(true);
   });
@@ -116,6 +116,27 @@ describe('fix 11.6: client addresses (fetch handler)', () => {
     for (let i = 0; i < 5; i++) expect(await requestCaptcha(url)).toBe(200);
     expect(lines.filter((l) => l.includes('captcha.requestLimits'))).toHaveLength(1);
     expect(lines[0]).toMatch(/^WARN requests without a client address skip the per-address limit captcha\.requestLimits/);
+  });
+});
+
+describe('fix 11.6: login throttling without a client address', () => {
+  it('fix 11.6: the address limit is skipped (no shared bucket) while the account limit still counts', async () => {
+    const throttled: ApplicationConfig = {
+      ...TEST_APP,
+      settings: { users: { loginThrottle: { enabled: true, address: [{ limit: 2, windowMs: 60_000 }], account: [{ limit: 3, windowMs: 60_000 }] } } },
+    };
+    const lines: string[] = [];
+    const s = createService({ storage: memoryStorage(), applications: [throttled], users: { scrypt: { N: 1024, r: 8, p: 1 } }, logger: lineLogger((l) => lines.push(l), 'warn') });
+    closers.push(() => s.close());
+    const handler = toFetchHandler(s);
+    const login = (username: string) =>
+      handler(new Request('http://svc.test/1/login', { method: 'POST', headers: { ...appHeaders(), 'content-type': 'application/json' }, body: JSON.stringify({ username, password: 'wrong' }) }))
+        .then(async (r) => ((await r.json()) as { code: number }).code);
+    // Five different accounts from "nobody knows where": none is refused for the address.
+    for (let i = 0; i < 5; i++) expect(await login(`someone-${i}`)).not.toBe(11050);
+    for (let i = 0; i < 3; i++) expect(await login('target')).not.toBe(11050);
+    expect(await login('target')).toBe(11050);
+    expect(lines.filter((l) => l.includes('users.loginThrottle.address'))).toHaveLength(1);
   });
 });
 
