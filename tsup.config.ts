@@ -11,6 +11,7 @@ export const entries = {
   testing: 'src/testing.ts',
   query: 'src/query/index.ts',
   redis: 'src/redis.ts',
+  'adapter-kit': 'src/adapter-kit.ts',
 };
 
 export default defineConfig({
@@ -23,5 +24,5 @@ export default defineConfig({
   shims: true,
   target: 'node20',
   splitting: true,
-  external: ['better-sqlite3', '@napi-rs/canvas', 'vitest', 'nodemailer', 'dejavu-fonts-ttf', 'ajv', 'date-fns'],
+  external: ['better-sqlite3', '@napi-rs/canvas', 'vitest', 'nodemailer', 'ajv'],
 });

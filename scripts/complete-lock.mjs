@@ -15,7 +15,9 @@ for (const [location, entry] of Object.entries(packages)) {
     if (!platform || !/^\d+\.\d+\.\d+$/.test(spec)) continue;
     const parent = location === '' ? '' : `${location}/`;
     if (packages[`${parent}node_modules/${name}`] || packages[`node_modules/${name}`]) continue;
-    packages[`node_modules/${name}`] = { version: spec, dev: entry.dev, optional: true, license: 'MIT', ...platform };
+    // Keys in the order npm itself writes them, so a later `npm install` leaves the file unchanged.
+    const { os, cpu, libc } = platform;
+    packages[`node_modules/${name}`] = { version: spec, cpu, dev: entry.dev, ...(libc ? { libc } : {}), license: 'MIT', optional: true, os };
     added++;
   }
 }

@@ -2,25 +2,33 @@
  * Mount a service in any fetch-style runtime (Hono, Bun, Deno, Cloudflare-style workers).
  *
  * @example
- * const handler = toFetchHandler(service, { prefix: '/api' });
- * honoApp.all('/api/*', (c) => handler(c.req.raw));
+ * const handler = toFetchHandler(service, { prefix: '/api', clientAddress: (_request, c: Context) => getConnInfo(c).remote.address });
+ * honoApp.all('/api/*', (c) => handler(c.req.raw, c));
  */
 import { svcError } from './core/errors.js';
 import type { Service } from './service.js';
 
-export interface FetchHandlerOptions {
+/** `C` is whatever the runtime hands the handler beside the request (Hono's context, Deno's serve info...). */
+export interface FetchHandlerOptions<C = unknown> {
   /** Path prefix the service lives under, e.g. `/api`. */
   prefix?: string;
   /** Largest request body in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /**
+   * The client's address, for per-address limits. A `Request` carries none, so the runtime must say:
+   * Hono `getConnInfo(c).remote.address`, Bun `server.requestIP(request)?.address`, Deno
+   * `info.remoteAddr.hostname`. Without it, per-address limits are skipped (docs/mounting.md).
+   */
+  clientAddress?: (request: Request, context: C | undefined) => string | undefined;
 }
 
-export type FetchHandler = (request: Request) => Promise<Response>;
+/** The second argument is passed to `clientAddress` as is. */
+export type FetchHandler<C = unknown> = (request: Request, context?: C) => Promise<Response>;
 
-export function toFetchHandler(service: Service, options: FetchHandlerOptions = {}): FetchHandler {
+export function toFetchHandler<C = unknown>(service: Service, options: FetchHandlerOptions<C> = {}): FetchHandler<C> {
   const prefix = options.prefix && options.prefix !== '/' ? '/' + options.prefix.replace(/^\/+|\/+$/g, '') : '';
   const bodyLimit = options.bodyLimit ?? 1024 * 1024;
-  return async (request) => {
+  return async (request, context) => {
     const url = new URL(request.url);
     let path = url.pathname;
     if (prefix) {
@@ -41,6 +49,7 @@ export function toFetchHandler(service: Service, options: FetchHandlerOptions = 
       search: url.search.replace(/^\?/, ''),
       headers,
       body: buffer && buffer.length > 0 ? buffer : null,
+      remoteAddress: options.clientAddress?.(request, context) || undefined,
       baseUrl: `${url.origin}${prefix}`,
     });
     const status = response.status;

@@ -3,11 +3,13 @@
  *
  * @example
  * http.createServer(toNodeListener(service)).listen(3000);
+ * http.createServer(toNodeListener(service, { trustProxy: ['127.0.0.1'] })); // behind a local nginx
  * expressApp.use('/api', toNodeListener(service)); // before any body parser: signatures need the raw body
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { svcError } from './core/errors.js';
 import type { Service } from './service.js';
+import { type TrustProxy, clientAddress, compileTrustProxy } from './http/client-address.js';
 import type { SvcRequest, SvcResponse } from './http/types.js';
 
 export interface NodeListenerOptions {
@@ -15,17 +17,25 @@ export interface NodeListenerOptions {
   prefix?: string;
   /** Largest body read from the socket, in bytes (default 1 MiB); reading stops there and the request gets 413. */
   bodyLimit?: number;
-  /** Trust `X-Forwarded-Proto`/`X-Forwarded-Host` when building absolute links (behind a proxy). */
-  trustProxy?: boolean;
+  /**
+   * Behind a reverse proxy: which peers are your proxies (`true`, a hop count, or a list of addresses
+   * and CIDR ranges). From those peers only, `X-Forwarded-For` names the client (the address that
+   * per-address limits count) and `X-Forwarded-Proto`/`X-Forwarded-Host` shape absolute links.
+   * Default `false`: the client is the socket peer and forwarded headers are ignored.
+   */
+  trustProxy?: TrustProxy;
 }
 
 type Next = (error?: unknown) => void;
+
+export type { TrustProxy };
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse, next?: Next) => void;
 
 export function toNodeListener(service: Service, options: NodeListenerOptions = {}): NodeListener {
   const prefix = normalizePrefix(options.prefix);
   const bodyLimit = options.bodyLimit ?? 1024 * 1024;
+  const trust = compileTrustProxy(options.trustProxy);
   return (req, res, next) => {
     const url = req.url ?? '/';
     const queryAt = url.indexOf('?');
@@ -39,14 +49,15 @@ export function toNodeListener(service: Service, options: NodeListenerOptions = 
     }
     const search = queryAt === -1 ? '' : url.slice(queryAt + 1);
     const dispatch = (body: Uint8Array | null) => {
+      const peer = req.socket.remoteAddress;
       const request: SvcRequest = {
         method: req.method ?? 'GET',
         path,
         search,
         headers: flattenHeaders(req),
         body,
-        remoteAddress: req.socket.remoteAddress,
-        baseUrl: baseUrl(req, prefix, options.trustProxy === true),
+        remoteAddress: clientAddress(peer, joinedValue(req.headers['x-forwarded-for']), trust),
+        baseUrl: baseUrl(req, prefix, peer !== undefined && trust(peer, 0)),
       };
       return service.handle(request).then((response) => send(res, response));
     };
@@ -88,6 +99,10 @@ function baseUrl(req: IncomingMessage, prefix: string, trustProxy: boolean): str
   // Express strips its mount path from req.url and keeps it in req.baseUrl.
   const mount = (req as IncomingMessage & { baseUrl?: string }).baseUrl ?? '';
   return `${proto}://${host}${mount}${prefix}`;
+}
+
+function joinedValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 function firstHeader(value: string | string[] | undefined): string | undefined {

@@ -1,6 +1,7 @@
 /**
  * For tests and adapter authors: the storage conformance kit (runs under vitest), a fake clock,
  * seeded randomness, and in-memory transports that capture what the service sends.
+ * ES modules only (vitest loads only as one); `require('svcbase/testing')` throws an error that says so.
  *
  * @example
  * import { runStorageConformance } from 'svcbase/testing';

@@ -8,6 +8,7 @@ import express from 'express';
 import { createService } from 'svcbase';
 import { memoryStorage } from 'svcbase/memory';
 import { toNodeListener } from 'svcbase/node';
+import { applyServerLimits } from '../server-limits.js';
 
 export async function start(port = Number(process.env.PORT ?? 3001)) {
   const service = createService({
@@ -19,8 +20,9 @@ export async function start(port = Number(process.env.PORT ?? 3001)) {
   app.get('/health', (_req, res) => {
     res.json({ ok: true });
   });
+  // Behind a reverse proxy, name it so X-Forwarded-For counts: toNodeListener(service, { trustProxy: ['10.0.0.5'] }).
   app.use('/api', toNodeListener(service));
-  const server = app.listen(port, '127.0.0.1');
+  const server = applyServerLimits(app.listen(port, '127.0.0.1'));
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -4,6 +4,7 @@ import Fastify from 'fastify';
 import { createService } from 'svcbase';
 import { svcbaseFastify } from 'svcbase/fastify';
 import { memoryStorage } from 'svcbase/memory';
+import { SERVER_LIMITS } from '../server-limits.js';
 
 export async function start(port = Number(process.env.PORT ?? 3002)) {
   const service = createService({
@@ -11,7 +12,14 @@ export async function start(port = Number(process.env.PORT ?? 3002)) {
     applications: [{ applicationId: 'dev-app-id', restApiKey: 'dev-rest-key', masterKey: 'dev-master-key' }],
     brands: ['Svc', 'Bmob'],
   });
-  const fastify = Fastify();
+  // request.ip is the client address svcbase counts; behind a proxy set Fastify's own `trustProxy`.
+  const fastify = Fastify({
+    connectionTimeout: SERVER_LIMITS.idleSocketMs,
+    requestTimeout: SERVER_LIMITS.requestTimeoutMs,
+    keepAliveTimeout: SERVER_LIMITS.keepAliveTimeoutMs,
+  });
+  fastify.server.headersTimeout = SERVER_LIMITS.headersTimeoutMs;
+  fastify.server.maxConnections = SERVER_LIMITS.maxConnections;
   fastify.get('/health', async () => ({ ok: true }));
   await fastify.register(svcbaseFastify, { service, prefix: '/api' });
   const url = await fastify.listen({ port, host: '127.0.0.1' });

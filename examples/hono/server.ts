@@ -2,13 +2,16 @@
  * svcbase in Hono through the fetch handler (the same handler serves Bun, Deno and workers).
  * Run: npx tsx examples/hono/server.ts
  */
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
-import { Hono } from 'hono';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { type Context, Hono } from 'hono';
 import { createService } from 'svcbase';
 import { toFetchHandler } from 'svcbase/fetch';
 import { memoryStorage } from 'svcbase/memory';
+import { applyServerLimits } from '../server-limits.js';
 
 export async function start(port = Number(process.env.PORT ?? 3003)) {
   const service = createService({
@@ -16,11 +19,12 @@ export async function start(port = Number(process.env.PORT ?? 3003)) {
     applications: [{ applicationId: 'dev-app-id', restApiKey: 'dev-rest-key', masterKey: 'dev-master-key' }],
     brands: ['Svc', 'Bmob'],
   });
-  const handler = toFetchHandler(service, { prefix: '/api' });
+  // A Request carries no client address: take it from Hono's connection info (per-address limits).
+  const handler = toFetchHandler(service, { prefix: '/api', clientAddress: (_request, c: Context | undefined) => (c ? getConnInfo(c).remote.address : undefined) });
   const app = new Hono();
   app.get('/health', (c) => c.json({ ok: true }));
-  app.all('/api/*', (c) => handler(c.req.raw));
-  const server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' });
+  app.all('/api/*', (c) => handler(c.req.raw, c));
+  const server = applyServerLimits(serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }) as Server);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -1,10 +1,12 @@
 /**
  * The quick start: `npm install && npm start`. A real svcbase server on node:http and SQLite, with a
- * development application whose keys are fixed (override them with env variables), every feature
- * switch on, an unlimited SMS quota, and SMS/mail "sent" to this terminal.
+ * development application whose keys are fixed (override them with env variables), `$regex` and
+ * email verification on, an unlimited SMS quota, and SMS/mail "sent" to this terminal.
  *
- *   PORT (3000)  SVC_DB (./data/svcbase.db)  SVC_APP_ID  SVC_REST_KEY  SVC_MASTER_KEY  SVC_SECRET_KEY
- *   SVC_SECURITY_CODE  SVC_PUBLIC_URL (base of mailed links; default the listen URL)
+ *   HOST (127.0.0.1)  PORT (3000)  SVC_DB (./data/svcbase.db)  SVC_APP_ID  SVC_REST_KEY  SVC_MASTER_KEY
+ *   SVC_SECRET_KEY  SVC_SECURITY_CODE  SVC_PUBLIC_URL (base of mailed links; default the listen URL)
+ *
+ * One log line per request (method, path, status, ms, request id); socket limits from ../server-limits.ts.
  */
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -15,6 +17,8 @@ import Database from 'better-sqlite3';
 import { type ApplicationConfig, consoleMailTransport, consoleSmsTransport, createService, lineLogger } from 'svcbase';
 import { toNodeListener } from 'svcbase/node';
 import { sqliteCounterStore, sqliteKvStore, sqliteStorage } from 'svcbase/sqlite';
+import { applyServerLimits } from '../server-limits.js';
+import { withRequestLog } from './request-log.js';
 
 const env = process.env;
 const print = (line: string) => process.stdout.write(line + '\n');
@@ -28,7 +32,7 @@ export function devApplication(publicUrl?: string): ApplicationConfig {
     secretKey: env.SVC_SECRET_KEY ?? 'dev-secret-key',
     securityCode: env.SVC_SECURITY_CODE ?? 'dev-safe-code',
     settings: {
-      features: { regex: true, emailVerification: true, realtime: true },
+      features: { regex: true, emailVerification: true },
       users: { linkBaseUrl: env.SVC_PUBLIC_URL ?? publicUrl ?? `http://127.0.0.1:${env.PORT ?? 3000}` },
       sms: {
         quota: 'unlimited',
@@ -41,17 +45,42 @@ export function devApplication(publicUrl?: string): ApplicationConfig {
   };
 }
 
-/** Starts the server; resolves once it listens. `port` 0 picks a free port (tests). */
-export async function start(options: { port?: number; dbFile?: string; quiet?: boolean } = {}) {
+export interface StartOptions {
+  /** 0 picks a free port (tests). Default: `PORT`, else 3000. */
+  port?: number;
+  /** Default: `HOST`, else 127.0.0.1. */
+  host?: string;
+  dbFile?: string;
+  quiet?: boolean;
+  /** Where log lines go (default: stdout, or nowhere when `quiet`). */
+  write?: (line: string) => void;
+}
+
+/** Starts the server; resolves once it listens, rejects with the listen error (e.g. EADDRINUSE). */
+export async function start(options: StartOptions = {}) {
   const dbFile = resolve(options.dbFile ?? env.SVC_DB ?? 'data/svcbase.db');
   mkdirSync(dirname(dbFile), { recursive: true });
   const db = new Database(dbFile);
-  const log = options.quiet ? () => {} : print;
+  const log = options.write ?? (options.quiet ? () => {} : print);
+  const logger = lineLogger((line) => log(`[svcbase] ${line}`), 'info');
   // Listen first: the listen URL is the base of mailed links unless SVC_PUBLIC_URL says otherwise.
-  const server = createServer();
+  const server = applyServerLimits(createServer());
   const port = options.port ?? Number(env.PORT ?? 3000);
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const host = options.host ?? env.HOST ?? '127.0.0.1';
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   const service = createService({
     storage: sqliteStorage({ database: db }),
     kv: sqliteKvStore({ database: db }),
@@ -60,12 +89,13 @@ export async function start(options: { port?: number; dbFile?: string; quiet?: b
     brands: ['Svc', 'Bmob'],
     sms: { transport: consoleSmsTransport({ write: (line) => log(`[sms] ${line}`) }) },
     mail: consoleMailTransport({ write: (line) => log(`[mail] ${line}`) }),
-    logger: lineLogger((line) => log(`[svcbase] ${line}`), 'info'),
+    logger,
   });
-  server.on('request', toNodeListener(service));
+  server.on('request', withRequestLog(toNodeListener(service), logger));
   return {
     url,
     dbFile,
+    server,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -95,8 +125,21 @@ function banner(url: string, dbFile: string): string {
   ].join('\n');
 }
 
+/** One line for a failed listen, instead of an unhandled 'error' event stack. */
+export function listenFailure(error: NodeJS.ErrnoException, host = env.HOST ?? '127.0.0.1', port = env.PORT ?? '3000'): string {
+  const where = `${host}:${port}`;
+  if (error.code === 'EADDRINUSE') return `svcbase: cannot listen on ${where}: the port is in use (set PORT to a free port)`;
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') return `svcbase: cannot listen on ${where}: no such local address (check HOST)`;
+  if (error.code === 'EACCES') return `svcbase: cannot listen on ${where}: permission denied (use a port above 1023)`;
+  return `svcbase: cannot listen on ${where}: ${error.message}`;
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { url, dbFile, close } = await start();
+  const started = await start().catch((error: NodeJS.ErrnoException) => {
+    process.stderr.write(listenFailure(error) + '\n');
+    process.exit(1);
+  });
+  const { url, dbFile, close } = started;
   print(banner(url, dbFile));
   const stop = () => void close().then(() => process.exit(0));
   process.once('SIGINT', stop);

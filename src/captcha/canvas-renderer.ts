@@ -8,7 +8,7 @@ import type { SyncCaptchaRenderer } from './renderer.js';
 export interface CanvasRendererOptions {
   /**
    * Font file(s) to draw glyphs with (TrueType/OpenType), one picked per glyph. Default: DejaVu Sans
-   * Bold and DejaVu Sans Mono Bold from the `dejavu-fonts-ttf` package.
+   * Bold and DejaVu Sans Mono Bold, subset to the captcha alphabet and shipped in assets/fonts.
    */
   fontPath?: string | readonly string[];
   /** The `@napi-rs/canvas` module, for hosts that load it themselves (bundlers). Default: loaded lazily. */

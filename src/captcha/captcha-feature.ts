@@ -1,5 +1,6 @@
 import type { Application } from '../app/application.js';
 import { configError, retryError, svcError } from '../core/errors.js';
+import { limitedAddress } from '../counters/address-limit.js';
 import { createRateLimiter } from '../counters/rate-limiter.js';
 import { seededRandom } from '../core/random.js';
 import type { Json } from '../core/wire-values.js';
@@ -77,20 +78,13 @@ export function createCaptchaFeature(
   const secrets = createCaptchaSecrets(ctx.random, options.secret);
   const engine = createCaptchaEngine({ kv: ctx.kv, clock: ctx.clock, random: ctx.random, renderer, secrets, validateTokenTtlMs });
   const limiter = createRateLimiter({ store: ctx.counters, clock: ctx.clock });
-  let warnedNoAddress = false;
   /**
    * Each captcha renders an image: cap requests per client address (settings.captcha.requestLimits).
-   * Without an address (the host supplied none) the limit is skipped, logged once: one shared
-   * bucket would let a single client lock every other one out.
+   * Without an address the limit is skipped, logged once (`limitedAddress`).
    */
   const limitRequests = async (app: Application, address: string | undefined) => {
     const windows = app.settings.captcha.requestLimits;
-    if (windows.length === 0) return;
-    if (!address) {
-      if (!warnedNoAddress) ctx.logger.warn('captcha: no client address on requestCaptcha: captcha.requestLimits not applied (the host should pass remoteAddress)');
-      warnedNoAddress = true;
-      return;
-    }
+    if (windows.length === 0 || !limitedAddress(ctx.logger, address, 'captcha.requestLimits')) return;
     const decision = await limiter.consume(`captcha:${app.applicationId}:${address}`, windows);
     if (!decision.allowed) throw retryError('requestRateLimited', decision.retryAfterMs, 'requestCaptcha');
   };

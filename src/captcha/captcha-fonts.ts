@@ -1,27 +1,29 @@
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { configError } from '../core/errors.js';
 import type { CanvasModuleShape } from './canvas-module.js';
 
 /**
- * The bundled faces (from the `dejavu-fonts-ttf` package), mixed per glyph: DejaVu Sans Bold and
- * DejaVu Sans Mono Bold.
+ * The bundled faces, mixed per glyph: DejaVu Sans Bold and DejaVu Sans Mono Bold, cut down to the
+ * captcha alphabet's glyphs by `scripts/subset-captcha-fonts.mjs` (licence: assets/fonts/LICENSE-DejaVu.txt).
  */
-const BUNDLED_FONTS = ['dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf', 'dejavu-fonts-ttf/ttf/DejaVuSansMono-Bold.ttf'];
+const BUNDLED_FONTS = ['assets/fonts/DejaVuSans-Bold.ttf', 'assets/fonts/DejaVuSansMono-Bold.ttf'];
 
 /** Family aliases by font file path, per canvas module: each file is registered once. */
 const registry = new WeakMap<CanvasModuleShape, Map<string, string>>();
 let families = 0;
 
-/** Absolute paths of the bundled font files; a `[svcbase] [captcha]` error when the package is missing. */
+/**
+ * Absolute paths of the bundled font files. Resolved through the package's own name, so the same
+ * lookup works from src/ (tests), from dist/ and from an installed copy.
+ */
 export function bundledFontPaths(): string[] {
-  const require = createRequire(import.meta.url);
   try {
-    return BUNDLED_FONTS.map((id) => require.resolve(id));
+    const root = dirname(createRequire(import.meta.url).resolve('svcbase/package.json'));
+    return BUNDLED_FONTS.map((file) => join(root, file));
   } catch (cause) {
-    const error = configError(
-      'captcha',
-      'the captcha font package dejavu-fonts-ttf is not installed: run `npm install dejavu-fonts-ttf`, or pass `fontPath`',
-    );
+    // A host that bundles svcbase into one file leaves the package folder behind.
+    const error = configError('captcha', 'the bundled captcha fonts are not found (is svcbase bundled into another file?): pass `fontPath`');
     error.cause = cause;
     throw error;
   }

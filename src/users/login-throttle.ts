@@ -1,7 +1,8 @@
 import type { Application } from '../app/application.js';
 import type { Clock } from '../core/clock.js';
+import { type Logger, silentLogger } from '../core/logger.js';
+import { limitedAddress } from '../counters/address-limit.js';
 import { retryError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
 import { sha256Hex } from '../core/secrets.js';
 import type { CounterStore } from '../counters/port.js';
 
@@ -12,7 +13,7 @@ import type { CounterStore } from '../counters/port.js';
  * slip past a limit. Keys hold a hash of the account identifier, never the identifier itself.
  */
 export interface LoginThrottle {
-  /** Counts one attempt from `address` (no-op without an address); throws 11050 when over the limit. */
+  /** Counts one attempt from `address` (skipped without an address: {@link limitedAddress}); throws 11050 when over the limit. */
   hitAddress(app: Application, address: string | undefined): Promise<void>;
   /** Counts one attempt on `account` (a user id, or the identifier tried); throws 11050 when over. */
   hitAccount(app: Application, account: string): Promise<void>;
@@ -22,8 +23,7 @@ export interface LoginThrottle {
 
 /** @example const throttle = createLoginThrottle({ counters: memoryCounterStore(), clock }); */
 export function createLoginThrottle(deps: { counters: CounterStore; clock: Clock; logger?: Logger }): LoginThrottle {
-  const { counters, clock } = deps;
-  let warnedNoAddress = false;
+  const { counters, clock, logger = silentLogger } = deps;
   const accountKey = (app: Application, account: string) => `login:acct:${app.applicationId}:${sha256Hex(account)}`;
   const consume = async (key: string, windows: ReadonlyArray<{ limit: number; windowMs: number }>) => {
     if (windows.length === 0) return;
@@ -33,13 +33,7 @@ export function createLoginThrottle(deps: { counters: CounterStore; clock: Clock
   return {
     async hitAddress(app, address) {
       const settings = app.settings.users.loginThrottle;
-      if (!settings.enabled) return;
-      if (!address) {
-        // Skipped rather than one bucket shared by every such client; said once.
-        if (!warnedNoAddress) deps.logger?.warn('users: no client address on a login: users.loginThrottle.address not applied (the host should pass remoteAddress)');
-        warnedNoAddress = true;
-        return;
-      }
+      if (!settings.enabled || !limitedAddress(logger, address, 'users.loginThrottle.address')) return;
       await consume(`login:addr:${app.applicationId}:${address}`, settings.address);
     },
     async hitAccount(app, account) {

@@ -1,6 +1,7 @@
 import type { Application } from '../app/application.js';
 import { retryError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { limitedAddress } from '../counters/address-limit.js';
 import type { RateLimiter } from '../counters/rate-limiter.js';
 import type { RouteContext } from '../http/types.js';
 
@@ -10,18 +11,12 @@ export type SignUpLimit = (app: Application, rc: Pick<RouteContext, 'auth' | 're
 /**
  * The per-address sign-up limit. Master-key callers are not counted (trusted servers). A request
  * without a client address (the host supplied none) is not counted either: one shared bucket would
- * let one client lock everybody out. That is logged once, as a hint to pass the address.
+ * let one client lock everybody out (`limitedAddress` logs that once).
  */
 export function createSignUpLimit(deps: { limiter: RateLimiter; logger: Logger }): SignUpLimit {
-  let warned = false;
   return async (app, rc) => {
     const windows = app.settings.users.signUpLimits;
-    if (windows.length === 0 || rc.auth.isMaster) return;
-    if (!rc.remoteAddress) {
-      if (!warned) deps.logger.warn('users: no client address on a sign-up: users.signUpLimits not applied (the host should pass remoteAddress)');
-      warned = true;
-      return;
-    }
+    if (windows.length === 0 || rc.auth.isMaster || !limitedAddress(deps.logger, rc.remoteAddress, 'users.signUpLimits')) return;
     const decision = await deps.limiter.consume(`signup:addr:${app.applicationId}:${rc.remoteAddress}`, windows);
     if (!decision.allowed) throw retryError('requestRateLimited', decision.retryAfterMs, 'signUp');
   };

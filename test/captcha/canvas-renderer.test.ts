@@ -1,8 +1,11 @@
+import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateCaptchaText } from '../../src/captcha/alphabet.js';
 import { loadCanvasModule } from '../../src/captcha/canvas-module.js';
 import { createCanvasRenderer } from '../../src/captcha/canvas-renderer.js';
+import { bundledFontPaths } from '../../src/captcha/captcha-fonts.js';
 import { seededRandom } from '../../src/core/random.js';
 import { PNG_SIGNATURE, readPngHeader } from './png-header.js';
 
@@ -32,11 +35,20 @@ describe('canvas captcha renderer', () => {
   });
 
   it('draws with a font given by path (fontPath option)', () => {
-    const path = createRequire(import.meta.url).resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf');
-    const custom = createCanvasRenderer({ fontPath: path });
+    const custom = createCanvasRenderer({ fontPath: bundledFontPaths()[1] as string });
     const png = custom.render('AbC3', 85, 30, seededRandom(1));
     expect(readPngHeader(png)).toMatchObject({ width: 85, height: 30 });
     expect(Buffer.from(png).equals(Buffer.from(renderer.render('AbC3', 85, 30, seededRandom(1))))).toBe(false);
+  });
+
+  it('fix 11.10: the bundled fonts are small subsets shipped with their licence', () => {
+    const paths = bundledFontPaths();
+    expect(paths).toHaveLength(2);
+    for (const path of paths) expect(statSync(path).size).toBeLessThan(32 * 1024);
+    expect(readFileSync(join(dirname(paths[0] as string), 'LICENSE-DejaVu.txt'), 'utf8')).toMatch(/Bitstream Vera/);
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { files: string[]; dependencies?: Record<string, string> };
+    expect(pkg.files).toContain('assets');
+    expect(pkg.dependencies?.['dejavu-fonts-ttf']).toBeUndefined();
   });
 
   it('says which font file failed to load, on first render', () => {

@@ -1,9 +1,11 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SERVER_LIMITS } from '../../examples/server-limits.js';
 import { banner, devApplication, start } from '../../examples/node-http/server.js';
 
 const exec = promisify(execFile);
@@ -63,4 +65,82 @@ describe('quick start (examples/node-http)', () => {
       await second.close();
     }
   });
+
+  it('fix 11.12: a busy port prints one clear line and exits 1, no error stack', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = String((blocker.address() as { port: number }).port);
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'examples/node-http/server.ts'], {
+        env: { ...process.env, HOST: '127.0.0.1', PORT: port, SVC_DB: join(dir, 'busy.db') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code).toBe(1);
+      expect(output).toBe(`svcbase: cannot listen on 127.0.0.1:${port}: the port is in use (set PORT to a free port)\n`);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('fix 11.12: HOST is honoured', async () => {
+    const before = process.env.HOST;
+    process.env.HOST = '127.0.0.2';
+    try {
+      const server = await start({ port: 0, dbFile: join(dir, 'host.db'), quiet: true });
+      try {
+        expect(server.url).toMatch(/^http:\/\/127\.0\.0\.2:\d+$/);
+        expect((await fetch(`${server.url}/1/timestamp`, { headers: keyHeaders() })).status).toBe(200);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      if (before === undefined) delete process.env.HOST;
+      else process.env.HOST = before;
+    }
+  });
+
+  it('fix 11.12: one info line per request with method, path, status, ms and request id (echoed)', async () => {
+    const lines: string[] = [];
+    const server = await start({ port: 0, dbFile: join(dir, 'log.db'), write: (line) => lines.push(line) });
+    try {
+      const kept = await fetch(`${server.url}/1/classes/Logged?where=%7B%7D`, { headers: { ...keyHeaders(), 'x-request-id': 'client-id-42' } });
+      expect(kept.headers.get('x-request-id')).toBe('client-id-42');
+      const replaced = await fetch(`${server.url}/1/nope`, { headers: { ...keyHeaders(), 'x-request-id': 'has spaces & more' } });
+      const generated = replaced.headers.get('x-request-id');
+      expect(generated).toMatch(/^[0-9a-f-]{36}$/);
+      await new Promise((resolve) => setImmediate(resolve));
+      const requestLines = lines.filter((line) => line.startsWith('[svcbase] INFO '));
+      expect(requestLines).toHaveLength(2);
+      expect(requestLines[0]).toMatch(/^\[svcbase\] INFO GET \/1\/classes\/Logged 200 \d+ms \{"requestId":"client-id-42"\}$/);
+      expect(requestLines[1]).toMatch(new RegExp(`^\\[svcbase\\] INFO GET /1/nope 404 \\d+ms \\{"requestId":"${generated}"\\}$`));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('D11: the quick-start server closes idle and slow sockets and caps connections', async () => {
+    const server = await start({ port: 0, dbFile: join(dir, 'limits.db'), quiet: true });
+    try {
+      expect(server.server.timeout).toBe(SERVER_LIMITS.idleSocketMs);
+      expect(server.server.headersTimeout).toBe(SERVER_LIMITS.headersTimeoutMs);
+      expect(server.server.requestTimeout).toBe(SERVER_LIMITS.requestTimeoutMs);
+      expect(server.server.keepAliveTimeout).toBe(SERVER_LIMITS.keepAliveTimeoutMs);
+      expect(server.server.maxConnections).toBe(SERVER_LIMITS.maxConnections);
+      // Finite and ordered: a silent socket is dropped, a request head cannot outlast the request.
+      expect(SERVER_LIMITS.idleSocketMs).toBeGreaterThan(0);
+      expect(SERVER_LIMITS.headersTimeoutMs).toBeLessThanOrEqual(SERVER_LIMITS.requestTimeoutMs);
+      expect(SERVER_LIMITS.keepAliveTimeoutMs).toBeLessThan(SERVER_LIMITS.headersTimeoutMs);
+    } finally {
+      await server.close();
+    }
+  });
 });
+
+function keyHeaders(): Record<string, string> {
+  const app = devApplication();
+  return { 'X-Svc-Application-Id': app.applicationId, 'X-Svc-REST-API-Key': app.restApiKey };
+}

@@ -1,0 +1,13 @@
+/**
+ * For storage adapter authors: the shared semantics an adapter reuses instead of re-deriving them.
+ * The reference query evaluator (`runFind`, `runCount`, `runAggregate`) is in `svcbase/query`.
+ *
+ * @example
+ * import { applyOps, mergeColumns } from 'svcbase/adapter-kit';
+ * const { schema, added } = mergeColumns('GameScore', current, wanted); // 111 on a type conflict
+ * const next = applyOps(record, ops); // every field operation, pure
+ */
+export { applyOps } from './operators/apply.js';
+export { mergeColumns, withoutMissingUnsets } from './operators/column-types.js';
+export { assertNewTable } from './storage/schema-rules.js';
+export type { SchemaLimits } from './storage/port.js';

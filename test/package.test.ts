@@ -1,0 +1,65 @@
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = new URL('..', import.meta.url);
+const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
+interface Pkg {
+  description: string;
+  keywords?: string[];
+  files: string[];
+  dependencies: Record<string, string>;
+  exports: Record<string, { require?: { default: string } } | string>;
+  typesVersions: Record<string, Record<string, string[]>>;
+}
+const pkg = JSON.parse(read('package.json')) as Pkg;
+
+describe('the package', () => {
+  it('fix 11.9: README and package.json claim no feature that does not exist yet', () => {
+    const claims = [pkg.description, read('README.md').split('\n## ')[0] as string];
+    // The README may say they are not there yet; nothing else may name them.
+    for (const text of claims) expect(text.replace(/Cloud\s+functions and realtime subscriptions are not implemented yet\./, '')).not.toMatch(/realtime|cloud function/i);
+    expect(read('examples/node-http/server.ts')).not.toMatch(/realtime/);
+  });
+
+  it('fix 11.10: LICENSE, keywords and a dependency list holding only what the code imports', () => {
+    expect(read('LICENSE')).toMatch(/^MIT License/);
+    expect(read('assets/fonts/LICENSE-DejaVu.txt')).toMatch(/Bitstream Vera/);
+    expect(pkg.files).toEqual(expect.arrayContaining(['dist', 'assets', 'LICENSE', 'README.md']));
+    expect(pkg.keywords?.length).toBeGreaterThan(3);
+    expect(Object.keys(pkg.dependencies)).toEqual(['ajv']);
+  });
+
+  it('fix 11.10: typesVersions maps every subpath for moduleResolution "node"', () => {
+    const subpaths = Object.keys(pkg.exports).filter((k) => k !== '.' && k !== './package.json').map((k) => k.slice(2));
+    const mapped = pkg.typesVersions['*']!;
+    for (const subpath of subpaths) expect(mapped[subpath], subpath).toEqual([`./dist/${subpath}.d.ts`]);
+    expect(mapped['dist/index.d.ts']).toEqual(['./dist/index.d.ts']);
+  });
+
+  it('fix 11.10: require("svcbase/testing") fails with an error that says it is ESM-only and where the fakes are', () => {
+    const testing = pkg.exports['./testing'] as { require: { default: string } };
+    const stub = new URL(testing.require.default, root);
+    expect(pkg.files).toContain(testing.require.default.split('/')[1]);
+    const run = () => execFileSync(process.execPath, ['-e', `require(${JSON.stringify(stub.pathname)})`], { stdio: 'pipe' });
+    expect(run).toThrow(/svcbase\/testing runs under vitest, which is ESM-only.*FakeClock/s);
+  });
+
+  it('fix 11.11: complete-lock.mjs writes its entries the way npm does, so npm install leaves the lock alone', () => {
+    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, unknown> };
+    const work = mkdtempSync(join(tmpdir(), 'svcbase-lock-'));
+    try {
+      mkdirSync(join(work, 'scripts'));
+      copyFileSync(new URL('scripts/complete-lock.mjs', root), join(work, 'scripts/complete-lock.mjs'));
+      const stripped = Object.fromEntries(Object.entries(lock.packages).filter(([k, v]) => !(k.startsWith('node_modules/@rollup/rollup-') && !(v as { integrity?: string }).integrity)));
+      expect(Object.keys(stripped).length).toBeLessThan(Object.keys(lock.packages).length);
+      writeFileSync(join(work, 'package-lock.json'), JSON.stringify({ ...lock, packages: stripped }, null, 2) + '\n');
+      execFileSync(process.execPath, [join(work, 'scripts/complete-lock.mjs')], { stdio: 'pipe' });
+      expect(readFileSync(join(work, 'package-lock.json'), 'utf8')).toBe(read('package-lock.json'));
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+});
