@@ -81,6 +81,10 @@ export const ERROR_CODES = {
   transactionFailed: { code: 11070, status: 400, message: 'batch transaction rolled back: item %s failed.' },
   batchTableRefused: { code: 11071, status: 400, message: 'batch requests cannot change table %s (item %s).' },
   mailSendFailed: { code: 11052, status: 502, message: 'the mail could not be sent, try again later.' },
+
+  // --- H2: query time budgets (D2) ---
+  queryOverBudget: { code: 11090, status: 400, message: 'query stopped: it ran longer than its budget of %s ms; narrow the where or add an index.' },
+  queryBusy: { code: 11091, status: 429, message: 'too many slow queries in progress, retry after %s seconds.' },
 } as const satisfies Record<string, { code: number; status: number; message: string }>;
 
 /** Symbolic name of a client-facing error condition. */
