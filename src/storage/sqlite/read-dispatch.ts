@@ -16,6 +16,8 @@ import type { SqliteCore } from './sqlite-core.js';
 
 type Row = Record<string, unknown>;
 
+const ROW_BOUND_TTL_MS = 100;
+
 /** Budgets of the reads: the caller's default and the longest the caller's thread may be held. */
 export interface ReadLimits {
   readonly budgetMs: number;
@@ -30,6 +32,8 @@ export interface ReadLimits {
  */
 export class SqliteReads {
   private readonly guarded: GuardedReader;
+  /** Row-count bounds per quoted physical table. */
+  private readonly bounds = new Map<string, { rows: number; at: number }>();
 
   constructor(
     private readonly core: SqliteCore,
@@ -77,15 +81,25 @@ export class SqliteReads {
     }
   }
 
-  /** An upper bound of the table's row count: its largest rowid (one index seek). */
+  /**
+   * An upper bound of the table's row count: its largest rowid (one index seek), looked up again
+   * once it is 100 ms old (between two looks a table grows by at most that long of inserts).
+   */
   private rowBound(ref: TableRef): number {
+    const table = quoteIdent(physicalTableName(ref.namespace, ref.className));
+    const now = performance.now();
+    const known = this.bounds.get(table);
+    if (known && now - known.at < ROW_BOUND_TTL_MS) return known.rows;
+    let rows: number;
     try {
-      const sql = `SELECT max(rowid) AS n FROM ${quoteIdent(physicalTableName(ref.namespace, ref.className))}`;
-      const row = this.core.statements.get(sql).get() as { n: number | bigint | null } | undefined;
-      return Number(row?.n ?? 0);
+      const row = this.core.statements.get(`SELECT max(rowid) AS n FROM ${table}`).get() as { n: number | bigint | null } | undefined;
+      rows = Number(row?.n ?? 0);
     } catch {
-      return Number.POSITIVE_INFINITY;
+      rows = Number.POSITIVE_INFINITY;
     }
+    if (this.bounds.size >= 1024) this.bounds.clear();
+    this.bounds.set(table, { rows, at: now });
+    return rows;
   }
 
   private view(namespace: string): SqlSchemaView {
