@@ -56,6 +56,7 @@ describe('D2: a hostile query never freezes the server', () => {
       const answer = await hostile;
       expect(answer.status).toBe(400);
       expect(answer.body.code).toBe(11090);
+      expect(answer.body.error).toContain('2000 ms'); // the application's budget, not the adapter default
       expect(percentile(latencies, 99)).toBeLessThan(STALL_BOUND_MS);
     } finally {
       await server.close();

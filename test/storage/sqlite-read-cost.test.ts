@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { FindPlan, TableSchema, WhereNode } from '../../src/query/plan.js';
-import { INLINE_COST, inlineCount, inlineFind } from '../../src/storage/sqlite/read-cost.js';
+import { UNITS_PER_STALL_MS, inlineCount, inlineFind } from '../../src/storage/sqlite/read-cost.js';
+
+const LIMIT = 250 * UNITS_PER_STALL_MS;
 
 const schema: TableSchema = {
   className: 'Doc',
@@ -13,20 +15,20 @@ const score: WhereNode = { kind: 'compare', field: field('score'), op: 'gte', va
 
 describe('which SQLite reads run inline', () => {
   it('D2: scalar comparisons over a table of bounded size run inline; past the bound they do not', () => {
-    expect(inlineFind(schema, plan(score), 100_000)).toBe(true);
-    expect(inlineCount(schema, score, 100_000)).toBe(true);
-    expect(inlineFind(schema, plan(score), INLINE_COST)).toBe(false);
+    expect(inlineFind(schema, plan(score), 100_000, LIMIT)).toBe(true);
+    expect(inlineCount(schema, score, 100_000, LIMIT)).toBe(true);
+    expect(inlineFind(schema, plan(score), LIMIT, LIMIT)).toBe(false);
   });
 
   it('D2: regexes and array operators never run inline, whatever the table size', () => {
-    expect(inlineFind(schema, plan({ kind: 'regex', field: field('text'), pattern: 'a', flags: '' }), 10)).toBe(false);
-    expect(inlineFind(schema, plan({ kind: 'in', field: field('tags'), negate: false, values: [1, 2] }), 10)).toBe(false);
+    expect(inlineFind(schema, plan({ kind: 'regex', field: field('text'), pattern: 'a', flags: '' }), 10, LIMIT)).toBe(false);
+    expect(inlineFind(schema, plan({ kind: 'in', field: field('tags'), negate: false, values: [1, 2] }), 10, LIMIT)).toBe(false);
   });
 
   it('D2: a lookup pinned to one record (objectId, a unique column) runs inline at any table size', () => {
     const byId: WhereNode = { kind: 'and', nodes: [{ kind: 'compare', field: field('objectId'), op: 'eq', value: 'x' }, score] };
-    expect(inlineFind(schema, plan(byId), 1e9)).toBe(true);
-    expect(inlineFind(schema, plan({ kind: 'compare', field: field('email'), op: 'eq', value: 'a@b.c' }), 1e9)).toBe(true);
-    expect(inlineFind(schema, plan({ kind: 'compare', field: field('text'), op: 'eq', value: 'a' }), 1e9)).toBe(false);
+    expect(inlineFind(schema, plan(byId), 1e9, LIMIT)).toBe(true);
+    expect(inlineFind(schema, plan({ kind: 'compare', field: field('email'), op: 'eq', value: 'a@b.c' }), 1e9, LIMIT)).toBe(true);
+    expect(inlineFind(schema, plan({ kind: 'compare', field: field('text'), op: 'eq', value: 'a' }), 1e9, LIMIT)).toBe(false);
   });
 });

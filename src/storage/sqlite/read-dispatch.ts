@@ -8,7 +8,7 @@ import type { Awaitable, ReadOptions, TableRef } from '../port.js';
 import type { SqliteDatabase } from './database-shape.js';
 import { GuardedReader, type ReadRequest, type ReadResult } from './guarded-reader.js';
 import { quoteIdent } from './identifiers.js';
-import { inlineAggregate, inlineCount, inlineFind } from './read-cost.js';
+import { UNITS_PER_STALL_MS, inlineAggregate, inlineCount, inlineFind } from './read-cost.js';
 import { isDeadlineError } from './read-guard.js';
 import type { ReaderPool } from './reader-pool.js';
 import { arrayLayout, decodeRow, decodeValues } from './row-codec.js';
@@ -32,6 +32,8 @@ export interface ReadLimits {
  */
 export class SqliteReads {
   private readonly guarded: GuardedReader;
+  /** Cost units a read may take inline (read-cost.ts). */
+  private readonly inlineUnits: number;
   /** Row-count bounds per quoted physical table. */
   private readonly bounds = new Map<string, { rows: number; at: number }>();
 
@@ -42,11 +44,12 @@ export class SqliteReads {
     private readonly limits: ReadLimits,
   ) {
     this.guarded = new GuardedReader(db);
+    this.inlineUnits = limits.stallMs * UNITS_PER_STALL_MS;
   }
 
   find(ref: TableRef, plan: FindPlan, options: ReadOptions | undefined, inTransaction: boolean): Awaitable<StoredRecord[]> {
     const schema = this.core.getSchema(ref);
-    if (!schema || inlineFind(schema, plan, this.rowBound(ref))) return this.core.find(ref, plan);
+    if (!schema || inlineFind(schema, plan, this.rowBound(ref), this.inlineUnits)) return this.core.find(ref, plan);
     const query = compileFind(ref.className, plan, this.view(ref.namespace), sqliteDialect);
     const decode = (result: ReadResult): StoredRecord[] => {
       const rows = result as unknown[];
@@ -58,14 +61,14 @@ export class SqliteReads {
 
   count(ref: TableRef, where: WhereNode, options: ReadOptions | undefined, inTransaction: boolean): Awaitable<number> {
     const schema = this.core.getSchema(ref);
-    if (!schema || inlineCount(schema, where, this.rowBound(ref))) return this.core.count(ref, where);
+    if (!schema || inlineCount(schema, where, this.rowBound(ref), this.inlineUnits)) return this.core.count(ref, where);
     const query = compileCount(ref.className, where, this.view(ref.namespace), sqliteDialect);
     return this.run({ kind: 'count', ...query }, options, inTransaction, (result) => result as number);
   }
 
   aggregate(ref: TableRef, plan: AggregatePlan, options: ReadOptions | undefined, inTransaction: boolean): Awaitable<Array<Record<string, Value>>> {
     const schema = this.core.getSchema(ref);
-    if (!schema || inlineAggregate(schema, plan, this.rowBound(ref))) return this.core.aggregate(ref, plan);
+    if (!schema || inlineAggregate(schema, plan, this.rowBound(ref), this.inlineUnits)) return this.core.aggregate(ref, plan);
     const { query, decode } = compileAggregate(ref.className, plan, this.view(ref.namespace), sqliteDialect);
     return this.run({ kind: 'rows', ...query }, options, inTransaction, (result) => (result as Row[]).map((row) => decode(row)));
   }

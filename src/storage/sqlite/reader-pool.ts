@@ -28,6 +28,9 @@ interface Slot {
   timer: ReturnType<typeof setTimeout> | null;
 }
 
+/** setTimeout's largest delay (a larger one fires at once). */
+const MAX_TIMER_MS = 2_147_483_647;
+
 type Reply = { ready: true } | { id: number; value: ReadResult } | { id: number; error: string; overBudget: boolean };
 
 /**
@@ -94,7 +97,7 @@ export class ReaderPool {
       const job = this.queue.shift();
       if (!job) return;
       slot.job = job;
-      slot.timer = setTimeout(() => this.kill(slot), job.budgetMs + this.options.graceMs);
+      slot.timer = setTimeout(() => this.kill(slot), Math.min(job.budgetMs + this.options.graceMs, MAX_TIMER_MS));
       slot.worker.postMessage({ id: this.nextId++, request: job.request, budgetMs: job.budgetMs });
     }
   }

@@ -63,6 +63,11 @@ const CAPABILITIES: StorageCapabilities = Object.freeze({ transactions: true });
  * savepoints. Inside `work`, use only the `tx` adapter it receives. Other stores sharing the
  * connection should go through {@link connectionGate} so they wait too.
  *
+ * Reads run under a time budget (`ReadOptions.budgetMs`, else `queryBudgetMs`; 11090 past it). A read
+ * whose cost is provably small runs inline; any other read of a file database runs on a reader
+ * worker with its own read-only connection, so it never holds the caller's thread (see
+ * read-dispatch.ts and docs/adapters.md). `close()` terminates the workers.
+ *
  * One process should own a database file: schemas are cached in memory.
  *
  * @example sqliteStorage({ database: new Database('app.db') })
