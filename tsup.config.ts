@@ -14,8 +14,16 @@ export const entries = {
   'adapter-kit': 'src/adapter-kit.ts',
 };
 
+/**
+ * Files the package loads by path rather than by import: the SQLite reader worker
+ * (src/storage/sqlite/reader-entry.ts starts `sqlite-reader-worker.js`/`.cjs` next to its chunks).
+ */
+export const workerEntries = {
+  'sqlite-reader-worker': 'src/storage/sqlite/sqlite-reader-worker.ts',
+};
+
 export default defineConfig({
-  entry: entries,
+  entry: { ...entries, ...workerEntries },
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,

@@ -1,6 +1,9 @@
 // Loads the built package both ways (ESM and CJS) and runs a real request through each, including a
 // captcha render (font resolution differs between the two builds). Run after `npm run build`.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const builds = {
@@ -25,4 +28,28 @@ for (const [name, lib] of Object.entries(builds)) {
     throw new Error(`[smoke] ${name} build failed: ${JSON.stringify({ created, captcha, image: image.status })}`);
   }
   process.stdout.write(`[smoke] ${name} build ok\n`);
+}
+
+// The SQLite reader workers ship as their own files: a regex find (never run inline) over a file
+// database goes through a worker in each build, and a zero budget answers 11090.
+const sqliteBuilds = { esm: await import('../dist/sqlite.js'), cjs: require('../dist/sqlite.cjs') };
+const dir = mkdtempSync(join(tmpdir(), 'svcbase-smoke-'));
+try {
+  for (const [name, lib] of Object.entries(sqliteBuilds)) {
+    const storage = lib.openSqlite(join(dir, `${name}.db`));
+    const ref = { namespace: 'smoke', className: 'Doc' };
+    const at = { __type: 'Date', iso: '2026-01-01T00:00:00.000Z' };
+    await storage.ensureColumns(ref, { text: { type: 'String' } });
+    await storage.insert(ref, { objectId: 'a', createdAt: at, updatedAt: at, text: 'hello' });
+    const plan = { where: { kind: 'regex', field: { column: 'text', path: [] }, pattern: '^hel', flags: '' }, order: [], skip: 0, limit: 10, projection: { kind: 'all' } };
+    const found = await storage.find(ref, plan);
+    const overBudget = await Promise.resolve(storage.find(ref, plan, { budgetMs: 0 })).then(() => null, (error) => error.code);
+    await storage.close();
+    if (found.length !== 1 || found[0].text !== 'hello' || overBudget !== 11090) {
+      throw new Error(`[smoke] ${name} sqlite reader failed: ${JSON.stringify({ found, overBudget })}`);
+    }
+    process.stdout.write(`[smoke] ${name} sqlite reader ok\n`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
 }

@@ -24,6 +24,8 @@ export interface QueryLimits {
   batchMax: number;
   /** Largest accepted `where` JSON in bytes (402 above). */
   maxWhereBytes: number;
+  /** Longest one storage read of a request may run, in ms (5000); past it: 11090. */
+  budgetMs: number;
 }
 
 /**
@@ -221,6 +223,7 @@ export const DEFAULT_SETTINGS: AppSettings = {
     innerQueryMaxLimit: 1000,
     batchMax: 50,
     maxWhereBytes: 64 * 1024,
+    budgetMs: 5000,
   },
   sms: {
     limits: { perMinute: 1, perHour: 5, perDay: 10 },

@@ -92,6 +92,9 @@ export const ERROR_CODES = {
   tooManyInnerQueries: { code: 11100, status: 400, message: 'where has more than %s inner queries ($inQuery, $notInQuery, $select, $dontSelect, $relatedTo).' },
   linkBaseUrlMissing: { code: 11101, status: 403, message: 'users.linkBaseUrl is not configured: this server cannot mail links.' },
   passwordHashBusy: { code: 11102, status: 429, message: 'too many password hashes in progress, retry after %s seconds.' },
+  // --- H2: query time budgets (D2) ---
+  queryOverBudget: { code: 11090, status: 400, message: 'query stopped: it ran longer than its budget of %s ms; narrow the where or add an index.' },
+  queryBusy: { code: 11091, status: 429, message: 'too many slow queries in progress, retry after %s seconds.' },
 } as const satisfies Record<string, { code: number; status: number; message: string }>;
 
 /** Symbolic name of a client-facing error condition. */

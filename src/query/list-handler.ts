@@ -72,14 +72,15 @@ export async function handleList(ctx: RouteContext, deps: ListDeps): Promise<Rou
   await deps.guard?.(listQueryFootprint(query, className));
   const table: TableRef = { namespace, className };
   const exists = schemas.get(className) !== null;
+  const budget = { budgetMs: app.settings.query.budgetMs };
   if (query.kind === 'count') {
-    return { body: { results: [], count: exists ? await storage.count(table, query.where) : 0 } };
+    return { body: { results: [], count: exists ? await storage.count(table, query.where, budget) : 0 } };
   }
   if (query.kind === 'aggregate') {
-    const rows = exists ? await storage.aggregate(table, query.plan) : [];
+    const rows = exists ? await storage.aggregate(table, query.plan, budget) : [];
     return { body: { results: rows.map((row) => encodeStatisticsRow(row, query.plan, timeZone)) } };
   }
-  const records = exists ? await storage.find(table, query.plan) : [];
+  const records = exists ? await storage.find(table, query.plan, budget) : [];
   const results: Array<{ [key: string]: Json }> = [];
   for (const record of records) {
     const shown = deps.transformRecord ? deps.transformRecord(className, record) : record;
@@ -87,7 +88,7 @@ export async function handleList(ctx: RouteContext, deps: ListDeps): Promise<Rou
   }
   if (query.include.length > 0) await expandIncludes(results, query.include, includeDeps(ctx, deps));
   const body: { [key: string]: Json } = { results };
-  if (query.count) body.count = exists ? await storage.count(table, query.plan.where) : 0;
+  if (query.count) body.count = exists ? await storage.count(table, query.plan.where, budget) : 0;
   return { body };
 }
 

@@ -43,6 +43,15 @@ export interface SchemaLimits {
   readonly maxColumns: number;
 }
 
+/**
+ * Per-call options of the reads (`find`, `count`, `aggregate`). Adapters that ignore them still
+ * conform; those that honour them stop a read past its budget with SvcError 11090.
+ */
+export interface ReadOptions {
+  /** Longest the read may run, in milliseconds (the application's `query.budgetMs`). */
+  readonly budgetMs?: number;
+}
+
 /** What an adapter can do natively. New flags get defaults, so adding one never breaks an adapter. */
 export interface StorageCapabilities {
   /** `transaction()` gives real all-or-nothing semantics (otherwise the batch transaction mode is refused). */
@@ -83,9 +92,9 @@ export interface StorageAdapter {
   update(table: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Awaitable<StoredRecord | null>;
   delete(table: TableRef, objectId: string): Awaitable<boolean>;
 
-  find(table: TableRef, plan: FindPlan): Awaitable<StoredRecord[]>;
-  count(table: TableRef, where: WhereNode): Awaitable<number>;
-  aggregate(table: TableRef, plan: AggregatePlan): Awaitable<Array<Record<string, Value>>>;
+  find(table: TableRef, plan: FindPlan, options?: ReadOptions): Awaitable<StoredRecord[]>;
+  count(table: TableRef, where: WhereNode, options?: ReadOptions): Awaitable<number>;
+  aggregate(table: TableRef, plan: AggregatePlan, options?: ReadOptions): Awaitable<Array<Record<string, Value>>>;
 
   /**
    * Runs `work` with exclusive, all-or-nothing access: every write made through `tx` commits together

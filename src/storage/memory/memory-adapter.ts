@@ -6,6 +6,8 @@ import { MemoryStore } from './memory-store.js';
 export interface MemoryStorageOptions {
   /** Adapter name in logs (default `memory`). */
   readonly name?: string;
+  /** Budget of a read whose caller names none, in ms (default 5000); a scan past its budget throws 11090. */
+  readonly queryBudgetMs?: number;
 }
 
 const CAPABILITIES: StorageCapabilities = Object.freeze({ transactions: true });
@@ -24,7 +26,7 @@ const CAPABILITIES: StorageCapabilities = Object.freeze({ transactions: true });
  */
 export function memoryStorage(options: MemoryStorageOptions = {}): StorageAdapter {
   const state: MemoryState = new Map();
-  const store = new MemoryStore(state);
+  const store = new MemoryStore(state, options.queryBudgetMs ?? 5000);
   const gate = new ExclusiveGate();
   const name = options.name ?? 'memory';
 
@@ -39,9 +41,9 @@ export function memoryStorage(options: MemoryStorageOptions = {}): StorageAdapte
       get: (ref, id, projection) => store.get(ref, id, projection),
       update: (ref, id, ops, updatedAt) => store.update(ref, id, ops, updatedAt),
       delete: (ref, id) => store.delete(ref, id),
-      find: (ref, plan) => store.find(ref, plan),
-      count: (ref, where) => store.count(ref, where),
-      aggregate: (ref, plan) => store.aggregate(ref, plan),
+      find: (ref, plan, read) => store.find(ref, plan, read),
+      count: (ref, where, read) => store.count(ref, where, read),
+      aggregate: (ref, plan, read) => store.aggregate(ref, plan, read),
       transaction: (work) => savepoint(state, () => work(tx)),
       dropNamespace: (namespace) => store.dropNamespace(namespace),
       close: () => {},
@@ -60,9 +62,9 @@ export function memoryStorage(options: MemoryStorageOptions = {}): StorageAdapte
     get: (ref, id, projection) => gate.run(() => store.get(ref, id, projection)),
     update: (ref, id, ops, updatedAt) => gate.run(() => store.update(ref, id, ops, updatedAt)),
     delete: (ref, id) => gate.run(() => store.delete(ref, id)),
-    find: (ref, plan) => gate.run(() => store.find(ref, plan)),
-    count: (ref, where) => gate.run(() => store.count(ref, where)),
-    aggregate: (ref, plan) => gate.run(() => store.aggregate(ref, plan)),
+    find: (ref, plan, read) => gate.run(() => store.find(ref, plan, read)),
+    count: (ref, where, read) => gate.run(() => store.count(ref, where, read)),
+    aggregate: (ref, plan, read) => gate.run(() => store.aggregate(ref, plan, read)),
     transaction: (work) => gate.exclusive(() => savepoint(state, () => work(tx))),
     dropNamespace: (namespace) => gate.run(() => store.dropNamespace(namespace)),
     close: () => gate.run(() => state.clear()),

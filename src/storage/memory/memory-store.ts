@@ -5,9 +5,10 @@ import { applyOps } from '../../operators/apply.js';
 import type { EvalEnv } from '../../query/evaluate/index.js';
 import { runAggregate, runCount, runFind } from '../../query/evaluate/index.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
-import type { FieldOp, SchemaLimits, TableRef } from '../port.js';
+import type { FieldOp, ReadOptions, SchemaLimits, TableRef } from '../port.js';
 import { assertNewTable } from '../schema-rules.js';
 import { cloneRecord, cloneValue } from './clone.js';
+import { type ReadBudget, readBudget, scanWithin } from './deadline-scan.js';
 import { checkIndexSpec } from './index-spec.js';
 import { type MemoryState, type MemoryTable, followsInCreationOrder, hasDuplicates, violatedUniqueIndex } from './memory-state.js';
 import { projectRecord } from './projection.js';
@@ -21,7 +22,11 @@ const BUILT_IN: ReadonlySet<string> = new Set(['objectId', 'createdAt', 'updated
  * each is atomic on JavaScript's single thread. Values are deep-copied in and out.
  */
 export class MemoryStore {
-  constructor(readonly state: MemoryState) {}
+  constructor(
+    readonly state: MemoryState,
+    /** Budget of a read whose caller names none, in ms. */
+    private readonly defaultBudgetMs = 5000,
+  ) {}
 
   getSchema(ref: TableRef): TableSchema | null {
     return this.table(ref)?.schema ?? null;
@@ -105,32 +110,41 @@ export class MemoryStore {
     return true;
   }
 
-  find(ref: TableRef, plan: FindPlan): StoredRecord[] {
+  find(ref: TableRef, plan: FindPlan, options?: ReadOptions): StoredRecord[] {
     const table = this.table(ref);
     if (!table) return [];
-    return runFind(table.records.values(), plan, this.env(ref), { inCreationOrder: table.creationOrdered }).map((r) => cloneRecord(r));
+    const budget = this.budget(options);
+    const records = scanWithin(table.records.values(), budget);
+    return runFind(records, plan, this.env(ref, budget), { inCreationOrder: table.creationOrdered }).map((r) => cloneRecord(r));
   }
 
-  count(ref: TableRef, where: WhereNode): number {
+  count(ref: TableRef, where: WhereNode, options?: ReadOptions): number {
     const table = this.table(ref);
-    return table ? runCount(table.records.values(), where, this.env(ref)) : 0;
+    const budget = this.budget(options);
+    return table ? runCount(scanWithin(table.records.values(), budget), where, this.env(ref, budget)) : 0;
   }
 
-  aggregate(ref: TableRef, plan: AggregatePlan): Array<Record<string, Value>> {
+  aggregate(ref: TableRef, plan: AggregatePlan, options?: ReadOptions): Array<Record<string, Value>> {
     const table = this.table(ref);
     if (!table) return [];
-    return runAggregate(table.records.values(), plan, this.env(ref)).map((row) => cloneValue(row) as Record<string, Value>);
+    const budget = this.budget(options);
+    return runAggregate(scanWithin(table.records.values(), budget), plan, this.env(ref, budget)).map((row) => cloneValue(row) as Record<string, Value>);
   }
 
   dropNamespace(namespace: string): void {
     this.state.delete(namespace);
   }
 
-  private env(ref: TableRef): EvalEnv {
+  private budget(options: ReadOptions | undefined): ReadBudget {
+    return readBudget(options?.budgetMs ?? this.defaultBudgetMs);
+  }
+
+  /** Inner queries scan other tables under the same budget. */
+  private env(ref: TableRef, budget: ReadBudget): EvalEnv {
     const tables = this.tables(ref.namespace, false);
     return {
       className: ref.className,
-      records: (className) => tables?.get(className)?.records.values() ?? [],
+      records: (className) => scanWithin(tables?.get(className)?.records.values() ?? [], budget),
       relationMembers: (className, objectId, column) => tables?.get(className)?.relations.get(column)?.get(objectId) ?? EMPTY,
       schema: (className) => tables?.get(className)?.schema ?? null,
     };

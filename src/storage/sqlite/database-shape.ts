@@ -31,4 +31,8 @@ export interface SqliteDatabase {
   readonly inTransaction: boolean;
   /** False once closed. */
   readonly open?: boolean;
+  /** better-sqlite3: the file name; reader workers open it (with `memory` false). */
+  readonly name?: string;
+  /** better-sqlite3: true for `:memory:` and temporary databases (no reader workers). */
+  readonly memory?: boolean;
 }

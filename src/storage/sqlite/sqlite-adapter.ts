@@ -1,8 +1,12 @@
 import { registerSqliteFunctions } from '../../query/sql/index.js';
-import type { StorageAdapter, StorageCapabilities } from '../port.js';
+import type { Awaitable, StorageAdapter, StorageCapabilities } from '../port.js';
 import { connectionGate } from '../../core/connection-gate.js';
 import type { SqliteDatabase } from './database-shape.js';
+import { SqliteReads } from './read-dispatch.js';
+import { readerSpawner } from './reader-entry.js';
+import { ReaderPool } from './reader-pool.js';
 import { SqliteCore } from './sqlite-core.js';
+import { driverBase } from './sqlite-driver.js';
 
 export interface SqliteStorageOptions {
   /** An open better-sqlite3 `Database` (or anything with the same shape). */
@@ -13,6 +17,36 @@ export interface SqliteStorageOptions {
   readonly closeDatabase?: boolean;
   /** Adapter name in logs (default `sqlite`). */
   readonly name?: string;
+  /**
+   * Reader workers (worker_threads, each with a read-only connection) that run the reads whose cost
+   * is not provably small (default 2; 0: none). File databases only.
+   */
+  readonly readers?: number;
+  /** Budget of a read whose caller names none, in ms (default 5000; 11090 past it). */
+  readonly queryBudgetMs?: number;
+  /**
+   * Longest a read may hold the caller's thread, in ms (default 250): the deadline of reads that
+   * cannot go to a worker (in a transaction, `:memory:`, `readers: 0`), and the grace after its
+   * budget before a silent worker is terminated.
+   */
+  readonly stallBoundMs?: number;
+  /** Reads waiting for a busy worker beyond which new ones get 11091 (default 32). */
+  readonly maxQueuedReads?: number;
+}
+
+/** The reader pool of a file database, or null (`:memory:`, `readers: 0`, no worker file). */
+function readerPool(db: SqliteDatabase, options: SqliteStorageOptions, busyTimeoutMs: number): ReaderPool | null {
+  const size = Math.max(0, Math.floor(options.readers ?? 2));
+  if (size === 0 || db.memory !== false || typeof db.name !== 'string') return null;
+  const spawn = readerSpawner();
+  if (!spawn) return null;
+  return new ReaderPool({
+    spawn,
+    data: { file: db.name, busyTimeoutMs, driverFrom: driverBase() },
+    size,
+    maxQueued: Math.max(0, Math.floor(options.maxQueuedReads ?? 32)),
+    graceMs: options.stallBoundMs ?? 250,
+  });
 }
 
 const CAPABILITIES: StorageCapabilities = Object.freeze({ transactions: true });
@@ -33,17 +67,27 @@ const CAPABILITIES: StorageCapabilities = Object.freeze({ transactions: true });
  * cookie moved (checked at most once per event-loop turn), and schema changes re-read the schema
  * inside their transaction (src/storage/sqlite/schema-version.ts).
  *
+ * Reads run under a time budget (`ReadOptions.budgetMs`, else `queryBudgetMs`; 11090 past it). A read
+ * whose cost is provably small runs inline; any other read of a file database runs on a reader
+ * worker with its own read-only connection, so it never holds the caller's thread (see
+ * read-dispatch.ts and docs/adapters.md). `close()` terminates the workers.
+ *
  * @example sqliteStorage({ database: new Database('app.db') })
  */
 export function sqliteStorage(options: SqliteStorageOptions): StorageAdapter {
   const { database: db } = options;
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+  const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000));
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   registerSqliteFunctions(db);
   const core = new SqliteCore(db);
+  const pool = readerPool(db, options, busyTimeoutMs);
+  const reads = new SqliteReads(core, db, pool, { budgetMs: options.queryBudgetMs ?? 5000, stallMs: options.stallBoundMs ?? 250 });
   const gate = connectionGate(db);
   const name = options.name ?? 'sqlite';
+  // A read may itself answer with a promise (a worker); awaiting the gate's promise flattens it.
+  const gated = <T>(read: () => Awaitable<T>): Awaitable<T> => gate.run(read) as Awaitable<T>;
   let depth = 0;
 
   const savepoint = async <T>(work: () => Promise<T>): Promise<T> => {
@@ -77,9 +121,9 @@ export function sqliteStorage(options: SqliteStorageOptions): StorageAdapter {
     get: (ref, id, projection) => core.get(ref, id, projection),
     update: (ref, id, ops, updatedAt) => core.update(ref, id, ops, updatedAt),
     delete: (ref, id) => core.delete(ref, id),
-    find: (ref, plan) => core.find(ref, plan),
-    count: (ref, where) => core.count(ref, where),
-    aggregate: (ref, plan) => core.aggregate(ref, plan),
+    find: (ref, plan, read) => reads.find(ref, plan, read, true),
+    count: (ref, where, read) => reads.count(ref, where, read, true),
+    aggregate: (ref, plan, read) => reads.aggregate(ref, plan, read, true),
     transaction: (work) => savepoint(() => work(tx)),
     dropNamespace: (namespace) => core.dropNamespace(namespace),
     close: () => {},
@@ -95,15 +139,17 @@ export function sqliteStorage(options: SqliteStorageOptions): StorageAdapter {
     get: (ref, id, projection) => gate.run(() => core.get(ref, id, projection)),
     update: (ref, id, ops, updatedAt) => gate.run(() => core.update(ref, id, ops, updatedAt)),
     delete: (ref, id) => gate.run(() => core.delete(ref, id)),
-    find: (ref, plan) => gate.run(() => core.find(ref, plan)),
-    count: (ref, where) => gate.run(() => core.count(ref, where)),
-    aggregate: (ref, plan) => gate.run(() => core.aggregate(ref, plan)),
+    find: (ref, plan, read) => gated(() => reads.find(ref, plan, read, false)),
+    count: (ref, where, read) => gated(() => reads.count(ref, where, read, false)),
+    aggregate: (ref, plan, read) => gated(() => reads.aggregate(ref, plan, read, false)),
     transaction: (work) => gate.exclusive(() => savepoint(() => work(tx))),
     dropNamespace: (namespace) => gate.run(() => core.dropNamespace(namespace)),
-    close: () =>
-      gate.run(() => {
+    close: async () => {
+      await pool?.close();
+      await gate.run(() => {
         core.invalidate();
         if (options.closeDatabase !== false && db.open !== false) db.close();
-      }),
+      });
+    },
   };
 }

@@ -1,0 +1,111 @@
+import { svcError } from '../../core/errors.js';
+import type { StoredRecord, Value } from '../../core/values.js';
+import type { AggregatePlan, FindPlan, WhereNode } from '../../query/plan.js';
+import { type SqlSchemaView, compileAggregate, compileCount, compileFind, sqliteDialect } from '../../query/sql/index.js';
+import { physicalTableName } from '../../query/sql/layout.js';
+import { projectRecord } from '../memory/projection.js';
+import type { Awaitable, ReadOptions, TableRef } from '../port.js';
+import type { SqliteDatabase } from './database-shape.js';
+import { GuardedReader, type ReadRequest, type ReadResult } from './guarded-reader.js';
+import { quoteIdent } from './identifiers.js';
+import { UNITS_PER_STALL_MS, inlineAggregate, inlineCount, inlineFind } from './read-cost.js';
+import { isDeadlineError } from './read-guard.js';
+import type { ReaderPool } from './reader-pool.js';
+import { arrayLayout, decodeRow, decodeValues } from './row-codec.js';
+import type { SqliteCore } from './sqlite-core.js';
+
+type Row = Record<string, unknown>;
+
+const ROW_BOUND_TTL_MS = 100;
+
+/** Budgets of the reads: the caller's default and the longest the caller's thread may be held. */
+export interface ReadLimits {
+  readonly budgetMs: number;
+  readonly stallMs: number;
+}
+
+/**
+ * Where each read of the SQLite adapter runs (decision D20). A read whose cost is provably small
+ * (read-cost.ts) runs inline on the adapter's connection, exactly as before. Any other read runs on
+ * a reader worker under its budget when a pool exists and the caller holds no transaction; otherwise
+ * (a transaction, `:memory:`, no workers) it runs inline with a deadline of min(budget, stall bound).
+ */
+export class SqliteReads {
+  private readonly guarded: GuardedReader;
+  /** Cost units a read may take inline (read-cost.ts). */
+  private readonly inlineUnits: number;
+  /** Row-count bounds per quoted physical table. */
+  private readonly bounds = new Map<string, { rows: number; at: number }>();
+
+  constructor(
+    private readonly core: SqliteCore,
+    db: SqliteDatabase,
+    private readonly pool: ReaderPool | null,
+    private readonly limits: ReadLimits,
+  ) {
+    this.guarded = new GuardedReader(db);
+    this.inlineUnits = limits.stallMs * UNITS_PER_STALL_MS;
+  }
+
+  find(ref: TableRef, plan: FindPlan, options: ReadOptions | undefined, inTransaction: boolean): Awaitable<StoredRecord[]> {
+    const schema = this.core.getSchema(ref);
+    if (!schema || inlineFind(schema, plan, this.rowBound(ref), this.inlineUnits)) return this.core.find(ref, plan);
+    const query = compileFind(ref.className, plan, this.view(ref.namespace), sqliteDialect);
+    const decode = (result: ReadResult): StoredRecord[] => {
+      const rows = result as unknown[];
+      const layout = arrayLayout(schema);
+      return rows.map((row) => projectRecord(Array.isArray(row) ? decodeValues(schema, row, layout) : decodeRow(schema, row as Row), plan.projection));
+    };
+    return this.run({ kind: 'arrays', ...query }, options, inTransaction, decode);
+  }
+
+  count(ref: TableRef, where: WhereNode, options: ReadOptions | undefined, inTransaction: boolean): Awaitable<number> {
+    const schema = this.core.getSchema(ref);
+    if (!schema || inlineCount(schema, where, this.rowBound(ref), this.inlineUnits)) return this.core.count(ref, where);
+    const query = compileCount(ref.className, where, this.view(ref.namespace), sqliteDialect);
+    return this.run({ kind: 'count', ...query }, options, inTransaction, (result) => result as number);
+  }
+
+  aggregate(ref: TableRef, plan: AggregatePlan, options: ReadOptions | undefined, inTransaction: boolean): Awaitable<Array<Record<string, Value>>> {
+    const schema = this.core.getSchema(ref);
+    if (!schema || inlineAggregate(schema, plan, this.rowBound(ref), this.inlineUnits)) return this.core.aggregate(ref, plan);
+    const { query, decode } = compileAggregate(ref.className, plan, this.view(ref.namespace), sqliteDialect);
+    return this.run({ kind: 'rows', ...query }, options, inTransaction, (result) => (result as Row[]).map((row) => decode(row)));
+  }
+
+  private run<T>(request: ReadRequest, options: ReadOptions | undefined, inTransaction: boolean, decode: (result: ReadResult) => T): Awaitable<T> {
+    const budgetMs = Math.max(0, options?.budgetMs ?? this.limits.budgetMs);
+    if (this.pool && !inTransaction) return this.pool.read(request, budgetMs).then(decode);
+    const bound = Math.min(budgetMs, this.limits.stallMs);
+    try {
+      return decode(this.guarded.run(request, bound));
+    } catch (error) {
+      throw isDeadlineError(error) ? svcError('queryOverBudget', bound) : error;
+    }
+  }
+
+  /**
+   * An upper bound of the table's row count: its largest rowid (one index seek), looked up again
+   * once it is 100 ms old (between two looks a table grows by at most that long of inserts).
+   */
+  private rowBound(ref: TableRef): number {
+    const table = quoteIdent(physicalTableName(ref.namespace, ref.className));
+    const now = performance.now();
+    const known = this.bounds.get(table);
+    if (known && now - known.at < ROW_BOUND_TTL_MS) return known.rows;
+    let rows: number;
+    try {
+      const row = this.core.statements.get(`SELECT max(rowid) AS n FROM ${table}`).get() as { n: number | bigint | null } | undefined;
+      rows = Number(row?.n ?? 0);
+    } catch {
+      rows = Number.POSITIVE_INFINITY;
+    }
+    if (this.bounds.size >= 1024) this.bounds.clear();
+    this.bounds.set(table, { rows, at: now });
+    return rows;
+  }
+
+  private view(namespace: string): SqlSchemaView {
+    return { namespace, schema: (className) => this.core.getSchema({ namespace, className }) };
+  }
+}
