@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryStorage } from '../../src/memory.js';
@@ -52,7 +53,7 @@ describe('captcha without @napi-rs/canvas', () => {
     const notAFont = createRequire(import.meta.url).resolve('../../package.json');
     const start = () => createService({ storage: memoryStorage(), applications: [TEST_APP], captcha: { fontPath: notAFont } });
     expect(start).toThrow(/\[svcbase\] \[captcha\] could not load the font file .*package\.json/);
-    const font = createRequire(import.meta.url).resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf');
+    const font = fileURLToPath(new URL('../../assets/fonts/DejaVuSans-Bold.ttf', import.meta.url));
     server = await startTestServer({ captcha: { fontPath: font } });
     expect((await server.request('POST', '/1/requestCaptcha', { body: {} })).status).toBe(200);
   });

@@ -6,6 +6,7 @@ import { SqliteReads } from './read-dispatch.js';
 import { readerSpawner } from './reader-entry.js';
 import { ReaderPool } from './reader-pool.js';
 import { SqliteCore } from './sqlite-core.js';
+import { enableWal } from './wal-mode.js';
 import { driverBase } from './sqlite-driver.js';
 
 export interface SqliteStorageOptions {
@@ -76,10 +77,10 @@ const CAPABILITIES: StorageCapabilities = Object.freeze({ transactions: true });
  */
 export function sqliteStorage(options: SqliteStorageOptions): StorageAdapter {
   const { database: db } = options;
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
   const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000));
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  enableWal(db, busyTimeoutMs);
+  db.pragma('synchronous = NORMAL');
   registerSqliteFunctions(db);
   const core = new SqliteCore(db);
   const pool = readerPool(db, options, busyTimeoutMs);
