@@ -52,7 +52,8 @@ describe('captcha without @napi-rs/canvas', () => {
     const notAFont = createRequire(import.meta.url).resolve('../../package.json');
     const start = () => createService({ storage: memoryStorage(), applications: [TEST_APP], captcha: { fontPath: notAFont } });
     expect(start).toThrow(/\[svcbase\] \[captcha\] could not load the font file .*package\.json/);
-    const font = createRequire(import.meta.url).resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf');
+    // The shipped subset (D34): the full dejavu-fonts-ttf package is no dependency, so a fresh clone lacks it.
+    const font = createRequire(import.meta.url).resolve('../../assets/fonts/DejaVuSans-Bold.ttf');
     server = await startTestServer({ captcha: { fontPath: font } });
     expect((await server.request('POST', '/1/requestCaptcha', { body: {} })).status).toBe(200);
   });
