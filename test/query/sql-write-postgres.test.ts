@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseListQuery } from '../../src/query/parse.js';
 import type { ColumnSchema, TableSchema } from '../../src/query/plan.js';
 import {
   compileCreateBookkeeping,
@@ -12,7 +13,7 @@ import {
 } from '../../src/query/sql/bookkeeping-sql.js';
 import { compileAddColumn, compileCreateIndex, compileCreateJoinTable, compileCreateTable, compileDropTable } from '../../src/query/sql/ddl-compiler.js';
 import type { CompiledQuery } from '../../src/query/sql/index.js';
-import { postgresDialect as d } from '../../src/query/sql/index.js';
+import { compileFind, postgresDialect as d } from '../../src/query/sql/index.js';
 import {
   compileAddRelation,
   compileClearRelation,
@@ -22,9 +23,11 @@ import {
   compileSelectById,
   compileUpdate,
 } from '../../src/query/sql/write-compiler.js';
+import { SETTINGS } from './helpers/context.js';
 
 /**
- * The PostgreSQL dialect's write, DDL and bookkeeping statements run on a real server (DEVELOPERS.md:
+ * The PostgreSQL dialect's write, DDL and bookkeeping statements (and a few reads over the tables its
+ * DDL made) run on a real server (DEVELOPERS.md:
  * PostgreSQL on 127.0.0.1:5432). The test creates and drops its own schema. Outside CI an
  * unreachable server skips it with a loud message; in CI it must run.
  */
@@ -147,6 +150,26 @@ describe.skipIf(!available)('SQL core statements run on PostgreSQL', () => {
     await run(compileClearRelation(d, 'app__Player$friends', 'p1'));
     expect((await run(compileDeleteById(d, 'app__Player', 'p1'))).count).toBe(1);
     expect([...(await db.unsafe('SELECT COUNT(*)::int AS n FROM "app__Player$friends"'))]).toEqual([{ n: 0 }]);
+  });
+
+  it('reads compiled by the same dialect run over the tables its DDL made', async () => {
+    const at = 1_700_000_000_000;
+    const columns = ['objectId', 'createdAt', 'updatedAt', 'name', 'score', 'active', 'tags'];
+    await runAll([
+      compileInsert(d, 'app__Player', columns, ['r1', at, at, 'b', 3, true, ['x', 'y']]),
+      compileInsert(d, 'app__Player', columns, ['r2', at + 1, at + 1, 'a', 7, false, ['y']]),
+      compileInsert(d, 'app__Player', columns, ['r3', at + 2, at + 2, 'c', 9, true, []]),
+    ]);
+    const schema = (c: string) => (c === 'Player' ? SCHEMA : null);
+    const find = async (params: Record<string, string>) => {
+      const q = parseListQuery(new URLSearchParams(params), { className: 'Player', schema, settings: SETTINGS });
+      if (q.kind !== 'find') throw new Error(q.kind);
+      const compiled = compileFind('Player', q.plan, { namespace: 'app', schema }, d);
+      return (await run(compiled)).map((row) => row.objectId as string);
+    };
+    expect(await find({ where: JSON.stringify({ score: { $gt: 4 } }), order: 'name' })).toEqual(['r2', 'r3']);
+    expect(await find({ where: JSON.stringify({ tags: 'y', active: true }) })).toEqual(['r1']);
+    expect(await find({ where: JSON.stringify({ createdAt: { $gte: { __type: 'Date', iso: new Date(at + 1).toISOString() } } }), order: '-createdAt' })).toEqual(['r3', 'r2']);
   });
 
   it('drops the tables and forgets the namespace', async () => {
