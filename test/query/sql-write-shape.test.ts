@@ -92,6 +92,13 @@ describe('SQL core statements: DDL', () => {
       expect(() => compileInsert(dialect, 'app__Player', ['objectId', 'x"y'], ['a', 1])).toThrow(/refusing identifier/);
     }
   });
+
+  it('refuses an identifier the engine would truncate (PostgreSQL keeps 63 bytes), so two long names never meet', () => {
+    const long = `app__${'C'.repeat(60)}`;
+    expect(() => compileCreateTable(postgresDialect, long, [])).toThrow(/\[svcbase\] \[postgres\] refusing identifier/);
+    expect(compileCreateTable(sqliteDialect, long, [])[0]!.sql).toContain(`"${long}"`);
+    expect(() => compileDropTable(sqliteDialect, 'x'.repeat(201))).toThrow(/refusing identifier/);
+  });
 });
 
 describe('SQL core statements: rows', () => {

@@ -63,6 +63,8 @@ export interface SqlDialect {
   /** One ORDER BY term: ascending puts NULL first, descending last. */
   orderTerm(expr: Sql, descending: boolean): Sql;
 
+  /** Longest identifier the engine keeps whole (PostgreSQL truncates past 63 bytes); longer ones are refused. */
+  readonly maxIdentifierLength: number;
   /** The SQL type of a physical column. */
   columnType(kind: StorageKind): string;
   /** `ALTER TABLE t <addColumn> "c" TYPE`: PostgreSQL adds `IF NOT EXISTS` (SQLite has none; its DDL runs under the write lock). */

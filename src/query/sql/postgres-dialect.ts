@@ -83,6 +83,7 @@ export const postgresDialect: SqlDialect = {
   sum: (expr) => sql`COALESCE(SUM(${expr}), 0)`,
   orderTerm: (expr, descending) => sql`${expr} ${raw(descending ? 'DESC NULLS LAST' : 'ASC NULLS FIRST')}`,
 
+  maxIdentifierLength: 63,
   columnType: (kind) => COLUMN_TYPES[kind],
   addColumn: 'ADD COLUMN IF NOT EXISTS',
   keyOnlyTable: '',

@@ -84,6 +84,7 @@ export const sqliteDialect: SqlDialect = {
   sum: (expr) => sql`TOTAL(${expr})`,
   orderTerm: (expr, descending) => sql`${expr} ${raw(descending ? 'DESC' : 'ASC')}`,
 
+  maxIdentifierLength: 200,
   columnType: (kind) => COLUMN_TYPES[kind],
   addColumn: 'ADD COLUMN',
   keyOnlyTable: ' WITHOUT ROWID',
