@@ -27,9 +27,10 @@ export interface UpdateDeps {
  * does not exist).
  *
  * Top-level set/unset/increment compile to one `UPDATE ... SET n = COALESCE(n, 0) + ? ... RETURNING *`
- * statement (src/query/sql/write-compiler.ts). Array operations and dot-key paths read the row, apply the shared `applyOps`, and write
- * the changed columns back inside one IMMEDIATE transaction (a savepoint inside an open transaction).
- * Relation operations join the same transaction.
+ * statement (src/query/sql/write-compiler.ts). Array operations and dot-key paths read the row, apply
+ * the shared `applyOps`, and write the changed columns back inside one IMMEDIATE transaction (a
+ * savepoint inside an open transaction). Relation operations join the same transaction. This module
+ * chooses the statements; the SQLite dialect compiles them.
  */
 export function updateRow(deps: UpdateDeps, ref: TableRef, schema: TableSchema, objectId: string, allOps: readonly FieldOp[], updatedAt: DateValue): StoredRecord | null {
   const ops = withoutMissingUnsets(schema, allOps);
