@@ -1,5 +1,6 @@
 import type { GeoPointValue } from '../../core/values.js';
 import type { Sql } from './fragment.js';
+import type { StorageKind } from './layout.js';
 
 /** A JSON value inside a JSON column (opaque: each dialect represents it its own way). */
 export interface JsonNode {
@@ -14,6 +15,10 @@ export type JsonKind = 'nullish' | 'present' | 'true' | 'false' | 'number' | 'st
  * functions SQL lacks natively (safe regex, great-circle distance, day in a time zone, deep JSON
  * equality). Everything else is shared. Predicates may evaluate to NULL where they mean false; `not`
  * must treat NULL as false.
+ *
+ * The last group of hooks serves the write and DDL compilers (write-compiler.ts, ddl-compiler.ts,
+ * bookkeeping-sql.ts): column types, insert-or-skip, row locks for read-modify-write, and the
+ * insertion order of bookkeeping rows. `RETURNING` and `IF NOT EXISTS` are shared by both dialects.
  */
 export interface SqlDialect {
   readonly name: 'sqlite' | 'postgres';
@@ -57,4 +62,22 @@ export interface SqlDialect {
   sum(expr: Sql): Sql;
   /** One ORDER BY term: ascending puts NULL first, descending last. */
   orderTerm(expr: Sql, descending: boolean): Sql;
+
+  /** Longest identifier the engine keeps whole (PostgreSQL truncates past 63 bytes); longer ones are refused. */
+  readonly maxIdentifierLength: number;
+  /** The SQL type of a physical column. */
+  columnType(kind: StorageKind): string;
+  /** `ALTER TABLE t <addColumn> "c" TYPE`: PostgreSQL adds `IF NOT EXISTS` (SQLite has none; its DDL runs under the write lock). */
+  readonly addColumn: string;
+  /** Appended to the CREATE TABLE of a table only ever read by its primary key (SQLite `WITHOUT ROWID`). */
+  readonly keyOnlyTable: string;
+  /** An INSERT that skips a row whose key exists: `<prefix> "t" (...) VALUES (...)<suffix>`. */
+  readonly insertIgnore: { readonly prefix: string; readonly suffix: string };
+  /** Appended to the SELECT of a read-modify-write inside a transaction (PostgreSQL `FOR UPDATE`). */
+  readonly lockRow: string;
+  /**
+   * Insertion order of bookkeeping rows: an extra column definition (empty when the engine has an
+   * implicit one) and the ORDER BY expression.
+   */
+  readonly insertionOrder: { readonly column: string; readonly orderBy: string };
 }

@@ -1,6 +1,7 @@
 /**
  * The SQL side of the query engine: plans compile to one parameterised statement per dialect.
- * Dialects differ only in small hooks (src/query/sql/dialect.ts); the compilers are shared.
+ * Dialects differ only in small hooks (src/query/sql/dialect.ts); the compilers are shared. Writes
+ * (INSERT, UPDATE, DELETE, Relation rows), DDL and the schema bookkeeping compile the same way.
  */
 export type { SqlDialect, JsonNode, JsonKind } from './dialect.js';
 export type { CompiledQuery, Sql } from './fragment.js';
@@ -11,3 +12,8 @@ export { postgresDialect } from './postgres-dialect.js';
 export { compileFind, compileCount, physicalColumnNames } from './find-compiler.js';
 export { compileAggregate } from './aggregate-compiler.js';
 export { registerSqliteFunctions, type SqliteFunctionHost } from './sqlite-functions.js';
+export { compileInsert, compileUpdate, compileSelectById, compileDeleteById, compileAddRelation, compileRemoveRelation, compileClearRelation, type Assignment } from './write-compiler.js';
+export { compileCreateTable, compileAddColumn, compileCreateJoinTable, compileCreateIndex, compileDropTable, indexName } from './ddl-compiler.js';
+export * as bookkeepingSql from './bookkeeping-sql.js';
+export { physicalIdent } from './identifier.js';
+export type { StorageKind } from './layout.js';

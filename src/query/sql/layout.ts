@@ -1,4 +1,5 @@
 import type { ColumnType } from '../../core/values.js';
+import type { ColumnSchema } from '../plan.js';
 
 /**
  * The physical layout of a table in the SQL adapters: one place, shared by the storage adapters
@@ -37,14 +38,28 @@ export function geoLngColumn(column: string): string {
   return `${column}$lng`;
 }
 
-/** SQL storage class of each column type (SQLite names; dialects may map them). */
-export const SQL_STORAGE: Readonly<Record<Exclude<ColumnType, 'Relation' | 'GeoPoint'>, 'TEXT' | 'REAL' | 'INTEGER'>> = {
-  String: 'TEXT',
-  Number: 'REAL',
-  Boolean: 'INTEGER',
-  Date: 'INTEGER',
-  Pointer: 'TEXT',
-  File: 'TEXT',
-  Array: 'TEXT',
-  Object: 'TEXT',
+/**
+ * What a physical column holds; each dialect names the SQL type (`SqlDialect.columnType`): SQLite
+ * TEXT/REAL/INTEGER/INTEGER/TEXT, PostgreSQL text/double precision/boolean/bigint/jsonb.
+ */
+export type StorageKind = 'text' | 'number' | 'boolean' | 'epoch_ms' | 'json';
+
+/** The storage kind of each column type's physical columns (a GeoPoint has two `number` columns). */
+export const STORAGE_KIND: Readonly<Record<Exclude<ColumnType, 'Relation'>, StorageKind>> = {
+  String: 'text',
+  Number: 'number',
+  Boolean: 'boolean',
+  Date: 'epoch_ms',
+  Pointer: 'text',
+  File: 'json',
+  Array: 'json',
+  Object: 'json',
+  GeoPoint: 'number',
 };
+
+/** Physical columns of a logical column (none for a Relation, two for a GeoPoint). */
+export function physicalColumns(name: string, column: ColumnSchema): string[] {
+  if (column.type === 'Relation') return [];
+  if (column.type === 'GeoPoint') return [geoLatColumn(name), geoLngColumn(name)];
+  return [name];
+}

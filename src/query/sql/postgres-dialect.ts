@@ -1,6 +1,7 @@
 import type { GeoPointValue } from '../../core/values.js';
 import type { JsonKind, JsonNode, SqlDialect } from './dialect.js';
 import { param, raw, sql, type Sql } from './fragment.js';
+import type { StorageKind } from './layout.js';
 
 /** A jsonb expression. */
 interface PgJson extends JsonNode {
@@ -22,6 +23,13 @@ const TYPES: Readonly<Record<Exclude<JsonKind, 'nullish' | 'present'>, string>> 
   array: "= 'array'",
 };
 
+const COLUMN_TYPES: Readonly<Record<StorageKind, string>> = {
+  text: 'text',
+  number: 'double precision',
+  boolean: 'boolean',
+  epoch_ms: 'bigint',
+  json: 'jsonb',
+};
 
 /**
  * PostgreSQL (experimental, compiled but not yet run against a server): `$n` placeholders, jsonb
@@ -29,7 +37,9 @@ const TYPES: Readonly<Record<Exclude<JsonKind, 'nullish' | 'present'>, string>> 
  * haversine in SQL, POSIX regular expressions. Known differences from the reference evaluator,
  * to settle when the adapter lands: regex dialect (POSIX ARE vs the JavaScript subset), the last
  * bits of float math in the distance, and File/GeoPoint equality inside JSON (jsonb compares
- * whole objects).
+ * whole objects). Writes: text/double precision/boolean/bigint (Dates as epoch ms, so millisecond
+ * precision survives)/jsonb columns, `ON CONFLICT DO NOTHING`, `FOR UPDATE` row locks, a `seq`
+ * bigserial for insertion order.
  */
 export const postgresDialect: SqlDialect = {
   name: 'postgres',
@@ -72,4 +82,12 @@ export const postgresDialect: SqlDialect = {
   dayOf: (epochMs, timeZone) => sql`to_char(to_timestamp(${epochMs} / 1000.0) AT TIME ZONE ${param(timeZone)}, 'YYYY-MM-DD')`,
   sum: (expr) => sql`COALESCE(SUM(${expr}), 0)`,
   orderTerm: (expr, descending) => sql`${expr} ${raw(descending ? 'DESC NULLS LAST' : 'ASC NULLS FIRST')}`,
+
+  maxIdentifierLength: 63,
+  columnType: (kind) => COLUMN_TYPES[kind],
+  addColumn: 'ADD COLUMN IF NOT EXISTS',
+  keyOnlyTable: '',
+  insertIgnore: { prefix: 'INSERT INTO', suffix: ' ON CONFLICT DO NOTHING' },
+  lockRow: ' FOR UPDATE',
+  insertionOrder: { column: ', "seq" bigserial', orderBy: '"seq"' },
 };

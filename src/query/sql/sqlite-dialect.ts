@@ -1,6 +1,7 @@
 import type { GeoPointValue } from '../../core/values.js';
 import type { JsonKind, JsonNode, SqlDialect } from './dialect.js';
 import { param, raw, sql, type Sql } from './fragment.js';
+import type { StorageKind } from './layout.js';
 
 /** A value at a JSON path of a JSON text expression, or an element row of `json_each`. */
 type SqliteJson =
@@ -25,6 +26,8 @@ function valueOf(node: SqliteJson): Sql {
   return node.kind === 'element' ? raw(`${node.alias}.value`) : sql`json_extract(${node.base}, ${param(jsonPath(node.path))})`;
 }
 
+const COLUMN_TYPES: Readonly<Record<StorageKind, string>> = { text: 'TEXT', number: 'REAL', boolean: 'INTEGER', epoch_ms: 'INTEGER', json: 'TEXT' };
+
 const TYPE_TESTS: Readonly<Record<Exclude<JsonKind, 'nullish' | 'present'>, string>> = {
   true: "= 'true'",
   false: "= 'false'",
@@ -37,7 +40,8 @@ const TYPE_TESTS: Readonly<Record<Exclude<JsonKind, 'nullish' | 'present'>, stri
 /**
  * SQLite: `"` quoting, `?` placeholders, JSON1 (`json_type`, `json_extract`, `json_each`), and the
  * functions `registerSqliteFunctions` installs: `svc_regex`, `svc_geo_distance`, `svc_day`,
- * `svc_json_equal`.
+ * `svc_json_equal`. Writes: TEXT/REAL/INTEGER columns (Booleans 0/1, Dates epoch ms, JSON as text),
+ * `WITHOUT ROWID` key-only tables, `INSERT OR IGNORE`, the implicit `rowid` for insertion order.
  */
 export const sqliteDialect: SqlDialect = {
   name: 'sqlite',
@@ -79,4 +83,13 @@ export const sqliteDialect: SqlDialect = {
   dayOf: (epochMs, timeZone) => sql`svc_day(${epochMs}, ${param(timeZone)})`,
   sum: (expr) => sql`TOTAL(${expr})`,
   orderTerm: (expr, descending) => sql`${expr} ${raw(descending ? 'DESC' : 'ASC')}`,
+
+  maxIdentifierLength: 200,
+  columnType: (kind) => COLUMN_TYPES[kind],
+  addColumn: 'ADD COLUMN',
+  keyOnlyTable: ' WITHOUT ROWID',
+  insertIgnore: { prefix: 'INSERT OR IGNORE INTO', suffix: '' },
+  // Writers hold the database lock for the whole IMMEDIATE transaction.
+  lockRow: '',
+  insertionOrder: { column: '', orderBy: 'rowid' },
 };

@@ -3,7 +3,7 @@ import type { DateValue, GeoPointValue, PointerValue, StoredRecord, Value } from
 import { dateMs } from '../../core/values.js';
 import type { ColumnSchema, TableSchema } from '../../query/plan.js';
 import { physicalColumnNames } from '../../query/sql/find-compiler.js';
-import { geoLatColumn, geoLngColumn } from '../../query/sql/layout.js';
+import { geoLatColumn, geoLngColumn, physicalColumns } from '../../query/sql/layout.js';
 import { isoOfMs } from './iso-time.js';
 
 /**
@@ -15,12 +15,7 @@ import { isoOfMs } from './iso-time.js';
 /** A physical column name and the parameter bound to it. */
 export type ColumnParam = readonly [name: string, param: string | number | null];
 
-/** Physical columns of a logical column (none for a Relation). */
-export function physicalColumns(name: string, column: ColumnSchema): string[] {
-  if (column.type === 'Relation') return [];
-  if (column.type === 'GeoPoint') return [geoLatColumn(name), geoLngColumn(name)];
-  return [name];
-}
+export { physicalColumns };
 
 /** Parameters for a column's physical columns; null or missing clears them. */
 export function encodeColumn(name: string, column: ColumnSchema, value: Value | undefined): ColumnParam[] {

@@ -4,12 +4,12 @@ import { mergeColumns } from '../../operators/column-types.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
 import { type SqlSchemaView, compileAggregate, compileCount, compileFind, sqliteDialect } from '../../query/sql/index.js';
 import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
+import { compileClearRelation, compileDeleteById, compileInsert, compileSelectById } from '../../query/sql/write-compiler.js';
 import { checkIndexSpec } from '../memory/index-spec.js';
 import { projectRecord } from '../memory/projection.js';
 import type { FieldOp, SchemaLimits, TableRef } from '../port.js';
 import { assertNewTable } from '../schema-rules.js';
 import type { SqliteDatabase } from './database-shape.js';
-import { quoteIdent } from './identifiers.js';
 import { arrayLayout, decodeRow, decodeValues, encodeRecord } from './row-codec.js';
 import { type PlanShape, QueryCache, countShape, findShape } from './query-cache.js';
 import { SchemaStore, createBookkeeping } from './schema-store.js';
@@ -26,8 +26,8 @@ type Row = Record<string, unknown>;
 interface TableEntry {
   /** null only in the throwaway entry of a missing table (never cached). */
   schema: TableSchema | null;
-  /** The quoted physical table name. */
-  readonly table: string;
+  /** The physical table name. */
+  readonly physical: string;
   readonly deleteById: string;
 }
 
@@ -95,7 +95,8 @@ export class SqliteCore {
   }
 
   insert(ref: TableRef, record: StoredRecord): void {
-    const schema = this.getSchema(ref);
+    const entry = this.entry(ref);
+    const schema = entry.schema;
     if (!schema) throw configError('sqlite', `table ${ref.className} does not exist: call ensureColumns first`);
     const columns = encodeRecord(schema, record);
     const names = new Array<string>(columns.length);
@@ -107,7 +108,7 @@ export class SqliteCore {
     const key = names.join(',');
     let sql = texts.get(key);
     if (sql === undefined) {
-      sql = `INSERT INTO ${this.entry(ref).table} (${names.map((name) => quoteIdent(name)).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
+      sql = compileInsert(sqliteDialect, entry.physical, names, params).sql;
       if (texts.size >= 64) texts.clear();
       texts.set(key, sql);
     }
@@ -121,7 +122,7 @@ export class SqliteCore {
     if (!schema) return null;
     let sql = this.getSql.get(schema);
     if (sql === undefined) {
-      sql = `SELECT ${arrayLayout(schema).names.map(quoteIdent).join(', ')} FROM ${entry.table} WHERE "objectId" = ?`;
+      sql = compileSelectById(sqliteDialect, entry.physical, objectId, arrayLayout(schema).names).sql;
       this.getSql.set(schema, sql);
     }
     const statement = this.statements.get(sql);
@@ -148,7 +149,8 @@ export class SqliteCore {
       const { changes } = this.statements.get(this.entry(ref).deleteById).run(objectId);
       if (changes === 0) return false;
       for (const column of relations) {
-        this.statements.get(`DELETE FROM ${quoteIdent(relationTableName(ref.namespace, ref.className, column))} WHERE owningId = ?`).run(objectId);
+        const clear = compileClearRelation(sqliteDialect, relationTableName(ref.namespace, ref.className, column), objectId);
+        this.statements.get(clear.sql).run(...clear.parameters);
       }
       return true;
     };
@@ -265,8 +267,9 @@ export class SqliteCore {
     const cached = this.entries.get(ref.namespace)?.get(ref.className);
     if (cached) return cached;
     const loaded = this.store.load(ref);
-    const table = quoteIdent(physicalTableName(ref.namespace, ref.className));
-    const entry: TableEntry = { schema: loaded ? freezeSchema(loaded) : null, table, deleteById: `DELETE FROM ${table} WHERE "objectId" = ?` };
+    const physical = physicalTableName(ref.namespace, ref.className);
+    const deleteById = compileDeleteById(sqliteDialect, physical, '').sql;
+    const entry: TableEntry = { schema: loaded ? freezeSchema(loaded) : null, physical, deleteById };
     // Only existing tables are cached: every unknown name a client asks for would otherwise stay (D9).
     if (loaded) this.tablesOf(ref.namespace).set(ref.className, entry);
     return entry;

@@ -5,11 +5,14 @@ import { applyOps, needsReadModifyWrite } from '../../operators/apply.js';
 import { withoutMissingUnsets } from '../../operators/column-types.js';
 import type { TableSchema } from '../../query/plan.js';
 import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
+import { sqliteDialect } from '../../query/sql/sqlite-dialect.js';
+import { type Assignment, compileAddRelation, compileRemoveRelation, compileSelectById, compileUpdate } from '../../query/sql/write-compiler.js';
 import type { FieldOp, TableRef } from '../port.js';
 import type { SqliteDatabase } from './database-shape.js';
-import { quoteIdent } from './identifiers.js';
-import { type ColumnParam, decodeRow, encodeColumn } from './row-codec.js';
+import { decodeRow, encodeColumn } from './row-codec.js';
 import type { StatementCache } from './statement-cache.js';
+
+const DIALECT = sqliteDialect;
 
 type RelationOp = Extract<FieldOp, { kind: 'add_relation' | 'remove_relation' }>;
 type ValueOp = Exclude<FieldOp, RelationOp>;
@@ -24,9 +27,10 @@ export interface UpdateDeps {
  * does not exist).
  *
  * Top-level set/unset/increment compile to one `UPDATE ... SET n = COALESCE(n, 0) + ? ... RETURNING *`
- * statement. Array operations and dot-key paths read the row, apply the shared `applyOps`, and write
- * the changed columns back inside one IMMEDIATE transaction (a savepoint inside an open transaction).
- * Relation operations join the same transaction.
+ * statement (src/query/sql/write-compiler.ts). Array operations and dot-key paths read the row, apply
+ * the shared `applyOps`, and write the changed columns back inside one IMMEDIATE transaction (a
+ * savepoint inside an open transaction). Relation operations join the same transaction. This module
+ * chooses the statements; the SQLite dialect compiles them.
  */
 export function updateRow(deps: UpdateDeps, ref: TableRef, schema: TableSchema, objectId: string, allOps: readonly FieldOp[], updatedAt: DateValue): StoredRecord | null {
   const ops = withoutMissingUnsets(schema, allOps);
@@ -46,10 +50,14 @@ export function updateRow(deps: UpdateDeps, ref: TableRef, schema: TableSchema, 
     }
   }
   const direct = !needsReadModifyWrite(valueOps) && columns.size === valueOps.length;
-  const table = quoteIdent(physicalTableName(ref.namespace, ref.className));
+  const table = physicalTableName(ref.namespace, ref.className);
+  const ms = dateMs(updatedAt);
 
   const write = (): StoredRecord | null => {
-    const row = direct ? directUpdate(deps, table, schema, valueOps, objectId, updatedAt) : readModifyWrite(deps, table, schema, valueOps, objectId, updatedAt);
+    const assignments = direct ? directAssignments(schema, valueOps) : readModifyWrite(deps, table, schema, valueOps, objectId);
+    if (!assignments) return null;
+    const update = compileUpdate(DIALECT, table, assignments, objectId, ms);
+    const row = deps.statements.get(update.sql).get(...update.parameters) as Row | undefined;
     if (!row) return null;
     for (const op of relationOps) applyRelationOp(deps, ref, objectId, op);
     return decodeRow(schema, row);
@@ -59,54 +67,33 @@ export function updateRow(deps: UpdateDeps, ref: TableRef, schema: TableSchema, 
 
 type Row = Record<string, unknown>;
 
-function directUpdate(deps: UpdateDeps, table: string, schema: TableSchema, ops: readonly ValueOp[], objectId: string, updatedAt: DateValue): Row | null {
-  const assignments: string[] = [];
-  const params: unknown[] = [];
+/** Top-level set/unset/increment as assignments of one UPDATE. */
+function directAssignments(schema: TableSchema, ops: readonly ValueOp[]): Assignment[] {
+  const out: Assignment[] = [];
   for (const op of ops) {
-    const column = schema.columns[op.column]!;
-    if (op.kind === 'increment') {
-      const name = quoteIdent(op.column);
-      assignments.push(`${name} = COALESCE(${name}, 0) + ?`);
-      params.push(op.amount);
-    } else {
-      const value = op.kind === 'set' ? op.value : null;
-      for (const [name, param] of encodeColumn(op.column, column, value)) {
-        assignments.push(`${quoteIdent(name)} = ?`);
-        params.push(param);
-      }
-    }
+    if (op.kind === 'increment') out.push({ kind: 'increment', column: op.column, amount: op.amount });
+    else for (const [column, value] of encodeColumn(op.column, schema.columns[op.column]!, op.kind === 'set' ? op.value : null)) out.push({ kind: 'set', column, value });
   }
-  return runUpdate(deps, table, assignments, params, objectId, updatedAt);
+  return out;
 }
 
-function readModifyWrite(deps: UpdateDeps, table: string, schema: TableSchema, ops: readonly ValueOp[], objectId: string, updatedAt: DateValue): Row | null {
-  const row = deps.statements.get(`SELECT * FROM ${table} WHERE "objectId" = ?`).get(objectId) as Row | undefined;
+/** Reads the row (locked where the dialect locks rows), applies the ops, and assigns the changed columns. */
+function readModifyWrite(deps: UpdateDeps, table: string, schema: TableSchema, ops: readonly ValueOp[], objectId: string): Assignment[] | null {
+  const read = compileSelectById(DIALECT, table, objectId, undefined, true);
+  const row = deps.statements.get(read.sql).get(...read.parameters) as Row | undefined;
   if (!row) return null;
   const next = applyOps(decodeRow(schema, row), ops);
-  const assignments: string[] = [];
-  const params: unknown[] = [];
+  const out: Assignment[] = [];
   for (const name of new Set(ops.map((op) => op.column))) {
-    const encoded: ColumnParam[] = encodeColumn(name, schema.columns[name]!, next[name]);
-    for (const [physical, param] of encoded) {
-      assignments.push(`${quoteIdent(physical)} = ?`);
-      params.push(param);
-    }
+    for (const [column, value] of encodeColumn(name, schema.columns[name]!, next[name])) out.push({ kind: 'set', column, value });
   }
-  return runUpdate(deps, table, assignments, params, objectId, updatedAt);
-}
-
-function runUpdate(deps: UpdateDeps, table: string, assignments: string[], params: unknown[], objectId: string, updatedAt: DateValue): Row | null {
-  assignments.push('"updatedAt" = ?');
-  const sql = `UPDATE ${table} SET ${assignments.join(', ')} WHERE "objectId" = ? RETURNING *`;
-  return (deps.statements.get(sql).get(...params, dateMs(updatedAt), objectId) as Row | undefined) ?? null;
+  return out;
 }
 
 function applyRelationOp(deps: UpdateDeps, ref: TableRef, objectId: string, op: RelationOp): void {
-  const join = quoteIdent(relationTableName(ref.namespace, ref.className, op.column));
-  const sql =
-    op.kind === 'add_relation'
-      ? `INSERT OR IGNORE INTO ${join} (owningId, relatedId) VALUES (?, ?)`
-      : `DELETE FROM ${join} WHERE owningId = ? AND relatedId = ?`;
-  const statement = deps.statements.get(sql);
-  for (const id of op.ids) statement.run(objectId, id);
+  const join = relationTableName(ref.namespace, ref.className, op.column);
+  for (const id of op.ids) {
+    const q = op.kind === 'add_relation' ? compileAddRelation(DIALECT, join, objectId, id) : compileRemoveRelation(DIALECT, join, objectId, id);
+    deps.statements.get(q.sql).run(...q.parameters);
+  }
 }

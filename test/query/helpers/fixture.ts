@@ -5,7 +5,7 @@ import type { EvalEnv } from '../../../src/query/evaluate/index.js';
 import { applyProjection, runAggregate, runCount, runFind } from '../../../src/query/evaluate/index.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, TableSchema, WhereNode } from '../../../src/query/plan.js';
 import { compileAggregate, compileCount, compileFind, registerSqliteFunctions, sqliteDialect } from '../../../src/query/sql/index.js';
-import { geoLatColumn, geoLngColumn, physicalTableName, relationTableName, SQL_STORAGE } from '../../../src/query/sql/layout.js';
+import { geoLatColumn, geoLngColumn, physicalTableName, relationTableName, STORAGE_KIND } from '../../../src/query/sql/layout.js';
 
 /** One table of a fixture: schema, records and Relation memberships (`column -> owner -> related ids`). */
 export interface TableData {
@@ -100,7 +100,7 @@ export class Fixture {
         const insert = this.db.prepare(`INSERT INTO ${rel} VALUES (?, ?)`);
         for (const [owner, ids] of Object.entries(table.relations?.[name] ?? {})) for (const id of ids) insert.run(owner, id);
       } else if (c.type === 'GeoPoint') cols.push(`${q(geoLatColumn(name))} REAL`, `${q(geoLngColumn(name))} REAL`);
-      else cols.push(`${q(name)} ${SQL_STORAGE[c.type]}`);
+      else cols.push(`${q(name)} ${sqliteDialect.columnType(STORAGE_KIND[c.type])}`);
     }
     const tableName = q(physicalTableName(NAMESPACE, schema.className));
     this.db.exec(`CREATE TABLE ${tableName} (${cols.join(', ')})`);

@@ -1,0 +1,78 @@
+import type { SqlDialect } from './dialect.js';
+import type { CompiledQuery } from './fragment.js';
+import { physicalIdent } from './identifier.js';
+
+/**
+ * Row writes per dialect: INSERT, the UPDATE of field operations, DELETE, the read of a
+ * read-modify-write, and the join-table rows of Relations. Pure functions over physical names
+ * (layout.ts) and already-encoded column values; every value is a parameter.
+ */
+
+/** One assignment of an UPDATE: a physical column set to a value, or a Number column incremented. */
+export type Assignment =
+  | { readonly kind: 'set'; readonly column: string; readonly value: unknown }
+  | { readonly kind: 'increment'; readonly column: string; readonly amount: number };
+
+function placeholders(dialect: SqlDialect, from: number, count: number): string {
+  const out = new Array<string>(count);
+  for (let i = 0; i < count; i++) out[i] = dialect.placeholder(from + i);
+  return out.join(', ');
+}
+
+/** `INSERT INTO t ("objectId", ...) VALUES (?, ...)` of physical columns and their values. */
+export function compileInsert(dialect: SqlDialect, table: string, columns: readonly string[], values: readonly unknown[]): CompiledQuery {
+  const names = columns.map((c) => physicalIdent(dialect, c)).join(', ');
+  return { sql: `INSERT INTO ${physicalIdent(dialect, table)} (${names}) VALUES (${placeholders(dialect, 1, columns.length)})`, parameters: values };
+}
+
+/**
+ * `UPDATE t SET ..., "updatedAt" = ? WHERE "objectId" = ? RETURNING *`: the row after the update,
+ * none when it does not exist. An increment of a missing value starts from 0.
+ */
+export function compileUpdate(dialect: SqlDialect, table: string, assignments: readonly Assignment[], objectId: string, updatedAtMs: number): CompiledQuery {
+  const terms: string[] = [];
+  const parameters: unknown[] = [];
+  for (const a of assignments) {
+    const name = physicalIdent(dialect, a.column);
+    parameters.push(a.kind === 'set' ? a.value : a.amount);
+    const p = dialect.placeholder(parameters.length);
+    terms.push(a.kind === 'set' ? `${name} = ${p}` : `${name} = COALESCE(${name}, 0) + ${p}`);
+  }
+  parameters.push(updatedAtMs, objectId);
+  const at = parameters.length;
+  const sql = `UPDATE ${physicalIdent(dialect, table)} SET ${[...terms, `"updatedAt" = ${dialect.placeholder(at - 1)}`].join(', ')} WHERE "objectId" = ${dialect.placeholder(at)} RETURNING *`;
+  return { sql, parameters };
+}
+
+/**
+ * `SELECT <columns> FROM t WHERE "objectId" = ?` (every column when `columns` is omitted); `lock`
+ * for the read of a read-modify-write inside a transaction.
+ */
+export function compileSelectById(dialect: SqlDialect, table: string, objectId: string, columns?: readonly string[], lock = false): CompiledQuery {
+  const list = columns ? columns.map((c) => physicalIdent(dialect, c)).join(', ') : '*';
+  const sql = `SELECT ${list} FROM ${physicalIdent(dialect, table)} WHERE "objectId" = ${dialect.placeholder(1)}${lock ? dialect.lockRow : ''}`;
+  return { sql, parameters: [objectId] };
+}
+
+/** `DELETE FROM t WHERE "objectId" = ?`. */
+export function compileDeleteById(dialect: SqlDialect, table: string, objectId: string): CompiledQuery {
+  return { sql: `DELETE FROM ${physicalIdent(dialect, table)} WHERE "objectId" = ${dialect.placeholder(1)}`, parameters: [objectId] };
+}
+
+/** Adds one member to a Relation's join table; an existing membership is kept as is. */
+export function compileAddRelation(dialect: SqlDialect, joinTable: string, owningId: string, relatedId: string): CompiledQuery {
+  const { prefix, suffix } = dialect.insertIgnore;
+  const sql = `${prefix} ${physicalIdent(dialect, joinTable)} ("owningId", "relatedId") VALUES (${placeholders(dialect, 1, 2)})${suffix}`;
+  return { sql, parameters: [owningId, relatedId] };
+}
+
+/** Removes one member from a Relation's join table. */
+export function compileRemoveRelation(dialect: SqlDialect, joinTable: string, owningId: string, relatedId: string): CompiledQuery {
+  const sql = `DELETE FROM ${physicalIdent(dialect, joinTable)} WHERE "owningId" = ${dialect.placeholder(1)} AND "relatedId" = ${dialect.placeholder(2)}`;
+  return { sql, parameters: [owningId, relatedId] };
+}
+
+/** Removes every member of one owner (its record was deleted). */
+export function compileClearRelation(dialect: SqlDialect, joinTable: string, owningId: string): CompiledQuery {
+  return { sql: `DELETE FROM ${physicalIdent(dialect, joinTable)} WHERE "owningId" = ${dialect.placeholder(1)}`, parameters: [owningId] };
+}
