@@ -1,6 +1,6 @@
 import { configError } from '../core/errors.js';
 import { assertTimeZone } from '../core/time.js';
-import type { QueryLimits } from '../query/query-limits.js';
+import { DEFAULT_QUERY_LIMITS, type QueryLimits } from '../query/query-limits.js';
 
 export type { QueryLimits } from '../query/query-limits.js';
 
@@ -202,15 +202,7 @@ export const DEFAULT_CODE_TEMPLATE: SmsTemplate = {
 export const DEFAULT_SETTINGS: AppSettings = {
   timeZone: 'UTC',
   features: { regex: false, emailVerification: false, realtime: false },
-  query: {
-    defaultLimit: 100,
-    maxLimit: 1000,
-    innerQueryDefaultLimit: 100,
-    innerQueryMaxLimit: 1000,
-    batchMax: 50,
-    maxWhereBytes: 64 * 1024,
-    budgetMs: 5000,
-  },
+  query: { ...DEFAULT_QUERY_LIMITS },
   sms: {
     limits: { perMinute: 1, perHour: 5, perDay: 10 },
     quota: 10,

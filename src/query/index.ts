@@ -5,7 +5,7 @@
  * See docs/querying.md.
  */
 export * from './plan.js';
-export type { QueryLimits } from './query-limits.js';
+export { DEFAULT_QUERY_LIMITS, type QueryLimits } from './query-limits.js';
 export { parseListQuery, parseWhere, parseWhereParam, parseInclude, referencedClasses, type ListQuery, type ParseContext, type QuerySettings, type IncludePath, type IncludeStep } from './parse.js';
 export { runFind, runCount, runAggregate, compilePredicate, applyProjection, type EvalEnv } from './evaluate/index.js';
 export { compileFind, compileCount, compileAggregate, registerSqliteFunctions, sqliteDialect, postgresDialect, physicalColumnNames, type SqlDialect, type SqlSchemaView, type CompiledQuery, type CompiledAggregate } from './sql/index.js';

@@ -18,3 +18,14 @@ export interface QueryLimits {
   budgetMs: number;
 }
 
+
+/** The default limits: the `query` slice of `DEFAULT_SETTINGS`. */
+export const DEFAULT_QUERY_LIMITS: Readonly<QueryLimits> = {
+  defaultLimit: 100,
+  maxLimit: 1000,
+  innerQueryDefaultLimit: 100,
+  innerQueryMaxLimit: 1000,
+  batchMax: 50,
+  maxWhereBytes: 64 * 1024,
+  budgetMs: 5000,
+};
