@@ -1,6 +1,7 @@
 /**
- * For tests and adapter authors: the storage conformance kit (runs under vitest), a fake clock,
- * seeded randomness, and in-memory transports that capture what the service sends.
+ * For tests and adapter authors: the storage, query, KvStore and CounterStore conformance kits (run
+ * under vitest), a fake clock, seeded randomness, and in-memory transports that capture what the
+ * service sends.
  * ES modules only (vitest loads only as one); `require('svcbase/testing')` throws an error that says so.
  *
  * @example
@@ -14,3 +15,6 @@ export { memorySmsTransport, type CapturedSms, type MemorySmsTransport } from '.
 export { memoryMailTransport, type MemoryMailTransport } from './mail/memory-transport.js';
 export { memoryKvStore } from './kv/memory-kv.js';
 export { memoryCounterStore } from './counters/memory-counter-store.js';
+export { runKvStoreConformance, type KvStoreCaseName, type KvStoreConformanceOptions } from './kv/conformance.js';
+export { runCounterStoreConformance, type CounterStoreCaseName, type CounterStoreConformanceOptions } from './counters/conformance.js';
+export type { OptOuts } from './storage/conformance/opt-out.js';

@@ -1,5 +1,8 @@
 import { configError } from '../core/errors.js';
 import { assertTimeZone } from '../core/time.js';
+import { DEFAULT_QUERY_LIMITS, type QueryLimits } from '../query/query-limits.js';
+
+export type { QueryLimits } from '../query/query-limits.js';
 
 /** Feature switches: the hosted service's paid-plan features. */
 export interface FeatureSwitches {
@@ -9,23 +12,6 @@ export interface FeatureSwitches {
   emailVerification: boolean;
   /** Realtime table subscriptions. */
   realtime: boolean;
-}
-
-/** Plan limits of list queries and batches. */
-export interface QueryLimits {
-  /** Page size when `limit` is absent (100). */
-  defaultLimit: number;
-  /** Larger `limit` values are clamped to this (1000). */
-  maxLimit: number;
-  /** Inner query ($inQuery/$select) default and maximum. */
-  innerQueryDefaultLimit: number;
-  innerQueryMaxLimit: number;
-  /** Most operations in one batch (50). */
-  batchMax: number;
-  /** Largest accepted `where` JSON in bytes (402 above). */
-  maxWhereBytes: number;
-  /** Longest one storage read of a request may run, in ms (5000); past it: 11090. */
-  budgetMs: number;
 }
 
 /**
@@ -216,15 +202,7 @@ export const DEFAULT_CODE_TEMPLATE: SmsTemplate = {
 export const DEFAULT_SETTINGS: AppSettings = {
   timeZone: 'UTC',
   features: { regex: false, emailVerification: false, realtime: false },
-  query: {
-    defaultLimit: 100,
-    maxLimit: 1000,
-    innerQueryDefaultLimit: 100,
-    innerQueryMaxLimit: 1000,
-    batchMax: 50,
-    maxWhereBytes: 64 * 1024,
-    budgetMs: 5000,
-  },
+  query: { ...DEFAULT_QUERY_LIMITS },
   sms: {
     limits: { perMinute: 1, perHour: 5, perDay: 10 },
     quota: 10,

@@ -3,11 +3,11 @@ import { assertTableName } from '../core/names.js';
 import { type Json, encodeRecord } from '../core/wire-values.js';
 import { createRouter } from '../http/router.js';
 import type { Feature, RouteContext, RouteDef, ServiceContext, SessionResolver } from '../http/types.js';
-import { type ListDeps, expandRecordIncludes, handleList } from '../query/list-handler.js';
 import type { QueryFootprint } from '../query/parse.js';
 import type { StorageAdapter } from '../storage/port.js';
 import { type BatchRunner, parseBatch, runBatch } from './batch.js';
 import { type ClassPolicy, ClassPolicyRegistry, type JsonObject, guardListFootprint, secretColumnOf } from './class-policy.js';
+import { type ListDeps, expandRecordIncludes, handleList } from './list-service.js';
 import { type RecordDeps, createRecord, deleteRecord, readRecord, updateRecord } from './record-ops.js';
 
 export interface RecordsOptions {
@@ -26,7 +26,7 @@ export interface RecordsFeature extends Feature {
 
 /**
  * Records REST: `POST /1/classes/:table` (201 `{createdAt, objectId}` + Location),
- * `GET /1/classes/:table` (list, count, statistics: the query engine's `handleList`),
+ * `GET /1/classes/:table` (list, count, statistics: the records list service's `handleList`),
  * `GET|PUT|DELETE /1/classes/:table/:objectId` (the record with `keys`/`include`, `{updatedAt}`,
  * `{msg: "ok"}`; 101 with HTTP 404 when missing) and `POST /1/batch` (at most `settings.query.batchMax` items, run in order,
  * `{success}`/`{error}` per item, a malformed item answering 113 in its slot; `"transaction": true` runs them all-or-nothing).

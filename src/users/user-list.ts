@@ -1,6 +1,6 @@
 import type { RouteContext, RouteResult } from '../http/types.js';
-import { handleList } from '../query/list-handler.js';
 import { type ClassPolicy, guardListFootprint, secretColumnOf } from '../records/class-policy.js';
+import { handleList } from '../records/list-service.js';
 import type { UsersDeps } from './deps.js';
 import { hideSecrets } from './secret-columns.js';
 import { USER_CLASS } from './user-table.js';
@@ -9,7 +9,7 @@ import { USER_CLASS } from './user-table.js';
 export const USER_LIST_DEFAULT_LIMIT = 100;
 
 /**
- * `GET /1/users`: the query engine's list handler over `_User` (where, order, limit, skip, keys,
+ * `GET /1/users`: the records list service over `_User` (where, order, limit, skip, keys,
  * include, count, statistics) with passwords removed from every listed and included record. The
  * parsed query passes the list guard of every table it touches, as on `/1/classes/:table`: queries
  * naming `password` are refused (102); inner queries over `_Session` need the master key (11006).

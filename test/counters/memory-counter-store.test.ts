@@ -1,4 +1,4 @@
 import { memoryCounterStore } from '../../src/counters/memory-counter-store.js';
-import { counterStoreCases } from './counter-cases.js';
+import { runCounterStoreConformance } from '../../src/testing.js';
 
-counterStoreCases('memory', () => memoryCounterStore());
+runCounterStoreConformance('memory', () => memoryCounterStore());

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sqliteCounterStore } from '../../src/counters/sqlite-counter-store.js';
-import { SMS, T0, counterStoreCases } from './counter-cases.js';
+import { CONTRACT_SMS_WINDOWS as SMS, CONTRACT_T0 as T0 } from '../../src/counters/conformance.js';
+import { runCounterStoreConformance } from '../../src/testing.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svcbase-counters-'));
 const opened: Database.Database[] = [];
@@ -20,7 +21,7 @@ function open(file = ':memory:'): Database.Database {
   return db;
 }
 
-counterStoreCases('sqlite', () => sqliteCounterStore({ database: open() }));
+runCounterStoreConformance('sqlite', () => sqliteCounterStore({ database: open() }));
 
 describe('sqliteCounterStore specifics', () => {
   it('limits survive a restart (file reopened)', async () => {

@@ -1,4 +1,4 @@
 import { memoryKvStore } from '../../src/kv/memory-kv.js';
-import { kvStoreCases } from './kv-cases.js';
+import { runKvStoreConformance } from '../../src/testing.js';
 
-kvStoreCases('memory', () => memoryKvStore());
+runKvStoreConformance('memory', () => memoryKvStore());

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { immediateTransaction, sqliteKvStore } from '../../src/kv/sqlite-kv.js';
-import { kvStoreCases } from './kv-cases.js';
+import { runKvStoreConformance } from '../../src/testing.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const dir = mkdtempSync(join(tmpdir(), 'svcbase-kv-'));
@@ -20,7 +20,7 @@ function open(file = ':memory:'): Database.Database {
   return db;
 }
 
-kvStoreCases('sqlite', () => sqliteKvStore({ database: open() }));
+runKvStoreConformance('sqlite', () => sqliteKvStore({ database: open() }));
 
 describe('sqliteKvStore specifics', () => {
   it('keeps values across a reopen of the file', async () => {

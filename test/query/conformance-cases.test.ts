@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { caseSearchParams, queryConformanceCases } from '../../src/query/conformance.js';
+import { caseSearchParams, queryConformanceCases } from '../../src/storage/conformance/query/index.js';
 import { parseListQuery } from '../../src/query/parse.js';
 import { conformanceFixture, parseContext } from './helpers/context.js';
 

@@ -1,5 +1,5 @@
 import { describe } from 'vitest';
-import { runQueryConformance } from '../../src/query/conformance.js';
+import { runQueryConformance } from '../../src/storage/conformance/query/index.js';
 import { memoryStorage } from '../../src/storage/memory/index.js';
 
 /** The published runner seeds through the adapter port and registers one test per case. */

@@ -4,7 +4,8 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DAY_MS, MINUTE_MS } from '../../src/counters/rate-limiter.js';
 import { REDIS_EXPIRY_GRACE_MS, redisCounterStore } from '../../src/redis.js';
-import { SMS, T0, counterStoreCases } from '../counters/counter-cases.js';
+import { CONTRACT_SMS_WINDOWS as SMS, CONTRACT_T0 as T0 } from '../../src/counters/conformance.js';
+import { runCounterStoreConformance } from '../../src/testing.js';
 import { REDIS_URL, connectTestRedis, deleteKeys, lineReader, runPrefix } from './redis-env.js';
 
 const redis = await connectTestRedis('redis-counter-store');
@@ -30,7 +31,7 @@ async function serverNow(client: Redis): Promise<number> {
 if (!redis) {
   describe.skip('redisCounterStore (Redis unreachable: see the warning above)', () => it('skipped', () => {}));
 } else {
-  counterStoreCases('redis, caller clock', () => redisCounterStore({ client: redis, prefix: fresh(), clock: 'caller' }));
+  runCounterStoreConformance('redis, caller clock', () => redisCounterStore({ client: redis, prefix: fresh(), clock: 'caller' }));
 
   describe('redisCounterStore, server clock (the default)', () => {
     it('1,000 concurrent consumes of a 1-hit window: exactly one allowed', async () => {

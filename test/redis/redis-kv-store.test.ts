@@ -2,7 +2,7 @@ import { type Cluster, Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KV_NO_EXPIRY } from '../../src/kv/port.js';
 import { REDIS_EXPIRY_GRACE_MS, type RedisClientLike, redisKvStore } from '../../src/redis.js';
-import { kvStoreCases } from '../kv/kv-cases.js';
+import { runKvStoreConformance } from '../../src/testing.js';
 import { connectTestRedis, deleteKeys, runPrefix } from './redis-env.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -22,7 +22,7 @@ afterAll(async () => {
 if (!redis) {
   describe.skip('redisKvStore (Redis unreachable: see the warning above)', () => it('skipped', () => {}));
 } else {
-  kvStoreCases('redis', () => redisKvStore({ client: redis, prefix: fresh() }));
+  runKvStoreConformance('redis', () => redisKvStore({ client: redis, prefix: fresh() }));
 
   describe('redisKvStore specifics', () => {
     it('keeps <expiresAt>:<value> under the prefix with a TTL of the remaining life plus the grace', async () => {

@@ -1,7 +1,7 @@
-import type { QueryLimits } from '../../app/application.js';
 import { svcError, type SvcError } from '../../core/errors.js';
 import type { ColumnType } from '../../core/values.js';
 import type { TableSchema } from '../plan.js';
+import type { QueryLimits } from '../query-limits.js';
 
 /** The application settings the query parser reads. `Application['settings']` satisfies it. */
 export interface QuerySettings {

@@ -13,6 +13,7 @@ import { valueCases } from './cases/values.js';
 import { type StorageConformanceOptions, createHarness } from './harness.js';
 
 export type { Harness, StorageConformanceOptions } from './harness.js';
+export { runQueryConformance, queryConformanceCases, caseSearchParams, type QueryConformanceCase, type CaseParams } from './query/index.js';
 
 /**
  * Registers the storage conformance suite (vitest `describe`/`it` blocks) for an adapter factory:

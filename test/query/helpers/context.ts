@@ -1,5 +1,5 @@
 import type { ParseContext, QuerySettings } from '../../../src/query/parse.js';
-import { CONFORMANCE_SETTINGS } from '../../../src/query/conformance/run-case.js';
+import { CONFORMANCE_SETTINGS } from '../../../src/storage/conformance/query/run-case.js';
 import { CONFORMANCE_TABLES } from '../../../src/query/conformance/dataset.js';
 import type { TableSchema } from '../../../src/query/plan.js';
 import { Fixture } from './fixture.js';

@@ -1,10 +1,10 @@
 import { expect } from 'vitest';
-import { expectedOutcome, runQueryCase, seedQueryDataset } from '../../../query/conformance/run-case.js';
 import { type QueryConformanceCase, queryConformanceCases } from '../../../query/conformance/cases.js';
+import { expectedOutcome, runQueryCase, seedQueryDataset } from '../query/run-case.js';
 import type { Harness } from '../harness.js';
 
 /**
- * The query engine's shared cases (src/query/conformance): wire queries with hand-computed answers,
+ * The query engine's shared cases (data in src/query/conformance, runner in ../query): wire queries with hand-computed answers,
  * parsed once and run through the adapter's find, count and aggregate over the shared data set.
  */
 export function sharedQueryCases(h: Harness): void {

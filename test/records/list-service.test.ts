@@ -4,9 +4,9 @@ import { isSvcError } from '../../src/core/errors.js';
 import type { RouteContext } from '../../src/http/types.js';
 import { CONFORMANCE_TABLES } from '../../src/query/conformance/dataset.js';
 import { caseSearchParams, type CaseParams } from '../../src/query/conformance/cases.js';
-import { expandRecordIncludes, handleList } from '../../src/query/list-handler.js';
-import { fixtureStorage } from './helpers/fake-storage.js';
-import { Fixture, rec } from './helpers/fixture.js';
+import { expandRecordIncludes, handleList } from '../../src/records/list-service.js';
+import { fixtureStorage } from '../query/helpers/fake-storage.js';
+import { Fixture, rec } from '../query/helpers/fixture.js';
 
 const fixture = new Fixture([
   ...CONFORMANCE_TABLES.map((t) => ({ schema: { className: t.className, columns: t.columns, indexes: [] }, records: t.records, ...(t.relations ? { relations: t.relations } : {}) })),

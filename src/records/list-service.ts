@@ -2,15 +2,32 @@ import { svcError } from '../core/errors.js';
 import { isValidTableName } from '../core/names.js';
 import type { StoredRecord } from '../core/values.js';
 import { encodeRecord, type Json } from '../core/wire-values.js';
-import type { RouteContext, RouteResult } from '../http/types.js';
+import type { Application } from '../app/application.js';
+import { MAX_INNER_QUERIES } from '../query/parse/context.js';
+import { listQueryFootprint, parseInclude, parseListQuery, referencedClasses, type QueryFootprint } from '../query/parse.js';
+import type { TableSchema } from '../query/plan.js';
+import { encodeStatisticsRow } from '../query/statistics-output.js';
 import type { StorageAdapter, TableRef } from '../storage/port.js';
 import { expandIncludes, type IncludeDeps } from './include.js';
-import { MAX_INNER_QUERIES } from './parse/context.js';
-import { listQueryFootprint, parseInclude, parseListQuery, referencedClasses, type QueryFootprint } from './parse.js';
-import type { TableSchema } from './plan.js';
-import { encodeStatisticsRow } from './statistics-output.js';
 
-/** What the list route needs besides the request. */
+type JsonObject = { [key: string]: Json };
+
+/**
+ * What a list reads of the caller's request: its application and the wire query parameters
+ * (`where`, `order`, `limit`, `keys`, `include`, `count`, statistics). A route's `RouteContext`
+ * satisfies it.
+ */
+export interface ListRequest {
+  readonly app: Pick<Application, 'namespace' | 'settings'>;
+  readonly query: URLSearchParams;
+}
+
+/** The encoded reply of a list: `{"results": [...]}` plus `"count"` when asked. */
+export interface ListResult {
+  readonly body: JsonObject;
+}
+
+/** What a list needs besides the request: storage, the table and the caller's record rules. */
 export interface ListDeps {
   readonly storage: StorageAdapter;
   /** The queried table (`GameScore`; `_User` for `GET /1/users`). */
@@ -43,14 +60,14 @@ async function loadSchemas(storage: StorageAdapter, namespace: string, names: re
 }
 
 /**
- * `GET /1/classes/:table` (and `GET /1/users`): parses the query once, runs it on the storage
+ * The records list service behind `GET /1/classes/:table` (and `GET /1/users`): parses the query once, runs it on the storage
  * adapter and encodes the reply:
  * - find: `{"results": [...]}` plus `"count"` with `count=1`; `include` expands Pointers;
  * - `count=1&limit=0`: `{"results": [], "count": n}`;
  * - statistics: `{"results": [rows]}`.
  * A table that does not exist yet lists nothing. Errors are SvcErrors (see `parseListQuery`).
  */
-export async function handleList(ctx: RouteContext, deps: ListDeps): Promise<RouteResult> {
+export async function handleList(ctx: ListRequest, deps: ListDeps): Promise<ListResult> {
   const { app } = ctx;
   const { storage, className } = deps;
   if (!isValidTableName(className)) throw svcError('invalidClassName', className);
@@ -81,18 +98,18 @@ export async function handleList(ctx: RouteContext, deps: ListDeps): Promise<Rou
     return { body: { results: rows.map((row) => encodeStatisticsRow(row, query.plan, timeZone)) } };
   }
   const records = exists ? await storage.find(table, query.plan, budget) : [];
-  const results: Array<{ [key: string]: Json }> = [];
+  const results: JsonObject[] = [];
   for (const record of records) {
     const shown = deps.transformRecord ? deps.transformRecord(className, record) : record;
     if (shown) results.push(encodeRecord(shown, timeZone));
   }
   if (query.include.length > 0) await expandIncludes(results, query.include, includeDeps(ctx, deps));
-  const body: { [key: string]: Json } = { results };
+  const body: JsonObject = { results };
   if (query.count) body.count = exists ? await storage.count(table, query.plan.where, budget) : 0;
   return { body };
 }
 
-function includeDeps(ctx: RouteContext, deps: ListDeps): IncludeDeps {
+function includeDeps(ctx: ListRequest, deps: ListDeps): IncludeDeps {
   const base = { storage: deps.storage, namespace: ctx.app.namespace, timeZone: ctx.app.settings.timeZone };
   return deps.transformRecord ? { ...base, transformRecord: deps.transformRecord } : base;
 }
@@ -101,7 +118,7 @@ function includeDeps(ctx: RouteContext, deps: ListDeps): IncludeDeps {
  * Applies `?include=` of a single-record read (`GET /1/classes/:table/:objectId`) to the encoded
  * record, in place. A no-op without `include`.
  */
-export async function expandRecordIncludes(ctx: RouteContext, deps: ListDeps, record: { [key: string]: Json }): Promise<void> {
+export async function expandRecordIncludes(ctx: ListRequest, deps: ListDeps, record: JsonObject): Promise<void> {
   const paths = parseInclude(ctx.query.get('include'));
   if (paths.length > 0) await expandIncludes([record], paths, includeDeps(ctx, deps));
 }

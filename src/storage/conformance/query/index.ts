@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Awaitable, StorageAdapter } from '../storage/port.js';
-import { queryConformanceCases } from './conformance/cases.js';
-import { expectedOutcome, runQueryCase, seedQueryDataset } from './conformance/run-case.js';
+import { queryConformanceCases } from '../../../query/conformance/cases.js';
+import type { Awaitable, StorageAdapter } from '../../port.js';
+import { expectedOutcome, runQueryCase, seedQueryDataset } from './run-case.js';
 
-export { queryConformanceCases, caseSearchParams, type QueryConformanceCase, type CaseParams } from './conformance/cases.js';
-export { CONFORMANCE_TABLES, PLAYER, TEAM, type ConformanceTable } from './conformance/dataset.js';
-export { CONFORMANCE_SETTINGS, expectedOutcome, runQueryCase, seedQueryDataset, type CaseOutcome } from './conformance/run-case.js';
+export { queryConformanceCases, caseSearchParams, type QueryConformanceCase, type CaseParams } from '../../../query/conformance/cases.js';
+export { CONFORMANCE_TABLES, PLAYER, TEAM, type ConformanceTable } from '../../../query/conformance/dataset.js';
+export { CONFORMANCE_SETTINGS, expectedOutcome, runQueryCase, seedQueryDataset, type CaseOutcome } from './run-case.js';
 
 /**
  * Registers the query conformance suite (vitest `it` blocks) for an adapter: call it inside a

@@ -1,16 +1,16 @@
-import { DEFAULT_SETTINGS } from '../../app/application.js';
-import type { StoredRecord, Value } from '../../core/values.js';
-import type { StorageAdapter, TableRef } from '../../storage/port.js';
-import { parseListQuery, referencedClasses, type QuerySettings } from '../parse.js';
-import type { TableSchema } from '../plan.js';
-import { caseSearchParams, type QueryConformanceCase } from './cases.js';
-import { CONFORMANCE_TABLES } from './dataset.js';
+import type { StoredRecord, Value } from '../../../core/values.js';
+import { caseSearchParams, type QueryConformanceCase } from '../../../query/conformance/cases.js';
+import { CONFORMANCE_TABLES } from '../../../query/conformance/dataset.js';
+import { parseListQuery, referencedClasses, type QuerySettings } from '../../../query/parse.js';
+import { DEFAULT_QUERY_LIMITS } from '../../../query/query-limits.js';
+import type { TableSchema } from '../../../query/plan.js';
+import type { StorageAdapter, TableRef } from '../../port.js';
 
-/** Settings the suite parses with: the defaults, `$regex` enabled, UTC. */
+/** Settings the suite parses with: the default limits, `$regex` enabled, UTC. */
 export const CONFORMANCE_SETTINGS: QuerySettings = {
-  ...DEFAULT_SETTINGS,
   timeZone: 'UTC',
-  features: { ...DEFAULT_SETTINGS.features, regex: true },
+  features: { regex: true },
+  query: DEFAULT_QUERY_LIMITS,
 };
 
 /** Creates the data set's tables in `namespace` through the adapter (schema, records, relations). */

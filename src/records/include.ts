@@ -2,8 +2,8 @@ import { isValidTableName } from '../core/names.js';
 import type { StoredRecord } from '../core/values.js';
 import { encodeRecord, type Json } from '../core/wire-values.js';
 import type { StorageAdapter } from '../storage/port.js';
-import type { IncludePath } from './parse/include.js';
-import type { FindPlan } from './plan.js';
+import type { IncludePath } from '../query/parse/include.js';
+import type { FindPlan } from '../query/plan.js';
 
 type JsonObject = { [key: string]: Json };
 

@@ -1,0 +1,89 @@
+// Layer check: `npm run check:layers` (run from the repo root). Prints every violation, then a count;
+// exits 1 when there is any. The rules (docs/architecture.md):
+// - services (records, users, sms, captcha) import http/ only from route files (a name with "route");
+// - the query engine (src/query) imports nothing from storage/, http/ or app/;
+// - the folder-level import graph of src/ has no cycles (files directly in src/ count as "(root)").
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+
+const SRC = resolve('src');
+const SERVICES = ['records', 'users', 'sms', 'captcha'];
+const ENGINE_MUST_NOT_IMPORT = ['storage', 'http', 'app'];
+
+function sourceFiles(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return /\.(ts|mts|cts)$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+function folderOf(path) {
+  const parts = relative(SRC, path).split('/');
+  return parts.length > 1 ? parts[0] : '(root)';
+}
+
+/** Relative imports and re-exports of a file (static and dynamic), resolved to .ts paths. */
+function importsOf(file) {
+  const text = readFileSync(file, 'utf8');
+  const pattern = /(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+  return [...text.matchAll(pattern)].map((m) => resolve(dirname(file), (m[1] ?? m[2]).replace(/\.js$/, '.ts')));
+}
+
+/** Folder cycles: the strongly connected components (more than one folder) of the import graph. */
+function cycles(edges) {
+  let next = 0;
+  const index = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const found = [];
+  const visit = (v) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), index.get(w)));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component = [];
+    let w;
+    do {
+      w = stack.pop();
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1) found.push(component.sort());
+  };
+  const nodes = new Set([...edges.keys(), ...[...edges.values()].flatMap((targets) => [...targets])]);
+  for (const v of nodes) if (!index.has(v)) visit(v);
+  return found;
+}
+
+const files = sourceFiles(SRC);
+const violations = [];
+const edges = new Map();
+for (const file of files) {
+  const from = folderOf(file);
+  for (const target of importsOf(file)) {
+    if (!target.startsWith(SRC)) continue;
+    const to = folderOf(target);
+    if (from !== to) edges.set(from, (edges.get(from) ?? new Set()).add(to));
+    if (SERVICES.includes(from) && to === 'http' && !/route/i.test(basename(file))) {
+      violations.push(`service imports http: ${relative(SRC, file)}`);
+    }
+    if (from === 'query' && ENGINE_MUST_NOT_IMPORT.includes(to)) {
+      violations.push(`engine does I/O or config: ${relative(SRC, file)} -> ${to}/`);
+    }
+  }
+}
+for (const component of cycles(edges)) violations.push(`folder cycle: ${component.join(' <-> ')}`);
+if (!existsSync('docs/architecture.md')) violations.push('no docs/architecture.md');
+
+for (const violation of violations) console.log(`FAIL ${violation}`);
+console.log(`layers: ${files.length} files, ${violations.length} violations`);
+process.exit(violations.length > 0 ? 1 : 0);

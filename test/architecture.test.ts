@@ -1,0 +1,22 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The violations `npm run check:layers` prints (one `FAIL ...` line each). */
+function layerViolations(): string[] {
+  const run = spawnSync(process.execPath, ['scripts/check-layers.mjs'], { cwd: root, encoding: 'utf8' });
+  expect(run.stdout).toMatch(/^layers: \d+ files, \d+ violations$/m);
+  return run.stdout.split('\n').filter((line) => line.startsWith('FAIL ')).map((line) => line.slice(5));
+}
+
+describe('layers (docs/architecture.md)', () => {
+  it('issue 13: src/query is engines only: it imports nothing from storage/, http/ or app/', () => {
+    expect(layerViolations().filter((v) => v.startsWith('engine does I/O'))).toEqual([]);
+  });
+
+  it('docs/architecture.md exists (it shows the layers this check enforces)', () => {
+    expect(layerViolations()).not.toContain('no docs/architecture.md');
+  });
+});
