@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sqliteCounterStore } from '../../src/counters/sqlite-counter-store.js';
 import { CONTRACT_SMS_WINDOWS as SMS, CONTRACT_T0 as T0 } from '../../src/counters/conformance.js';
 import { runCounterStoreConformance } from '../../src/testing.js';
+import { lineReader } from '../helpers/line-reader.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svcbase-counters-'));
 const opened: Database.Database[] = [];
@@ -93,27 +94,3 @@ describe('sqliteCounterStore specifics', () => {
     expect((await store.consume('old', perDay, T0 + 180_000)).allowed).toBe(false);
   });
 });
-
-/** Reads stdout line by line: each call resolves with the next line. */
-function lineReader(child: ChildProcess): () => Promise<string> {
-  const queue: string[] = [];
-  const waiting: Array<(line: string) => void> = [];
-  let buffer = '';
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (chunk: string) => {
-    buffer += chunk;
-    let nl: number;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      const waiter = waiting.shift();
-      if (waiter) waiter(line);
-      else queue.push(line);
-    }
-  });
-  return () => new Promise((resolve) => {
-    const line = queue.shift();
-    if (line !== undefined) resolve(line);
-    else waiting.push(resolve);
-  });
-}

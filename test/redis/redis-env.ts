@@ -1,6 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+
+export { lineReader } from '../helpers/line-reader.js';
 
 /** The Redis the tests use: SVCBASE_TEST_REDIS or 127.0.0.1:6379. */
 export const REDIS_URL = process.env.SVCBASE_TEST_REDIS ?? 'redis://127.0.0.1:6379';
@@ -45,27 +46,3 @@ export async function deleteKeys(redis: Redis, prefix: string): Promise<number> 
   return deleted;
 }
 
-/** Reads a child's stdout line by line: each call resolves with the next line. */
-export function lineReader(child: ChildProcess): () => Promise<string> {
-  const queue: string[] = [];
-  const waiting: Array<(line: string) => void> = [];
-  let buffer = '';
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (chunk: string) => {
-    buffer += chunk;
-    let nl: number;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      const waiter = waiting.shift();
-      if (waiter) waiter(line);
-      else queue.push(line);
-    }
-  });
-  return () =>
-    new Promise((resolve) => {
-      const line = queue.shift();
-      if (line !== undefined) resolve(line);
-      else waiting.push(resolve);
-    });
-}

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appHeaders } from '../helpers/server.js';
+import { lineReader } from '../helpers/line-reader.js';
 
 /** Two processes serving one application from one SQLite file (docs/adapters.md: sharing a file). */
 describe('sqlite: two processes sharing one file', () => {
@@ -71,26 +72,3 @@ describe('sqlite: two processes sharing one file', () => {
     expect((await call(a, 'GET', `/1/classes/Later?where=${encodeURIComponent('{"m":"x"}')}`)).body.results).toHaveLength(1);
   }, 60_000);
 });
-
-/** Reads stdout line by line: each call resolves with the next line. */
-function lineReader(child: ChildProcess): () => Promise<string> {
-  const queue: string[] = [];
-  const waiting: Array<(line: string) => void> = [];
-  let buffer = '';
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (chunk: string) => {
-    buffer += chunk;
-    let nl: number;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      const waiter = waiting.shift();
-      if (waiter) waiter(line);
-      else queue.push(line);
-    }
-  });
-  return () => {
-    const line = queue.shift();
-    return line !== undefined ? Promise.resolve(line) : new Promise((resolve) => waiting.push(resolve));
-  };
-}
