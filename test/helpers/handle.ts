@@ -19,7 +19,7 @@ export async function handleRequest<T = any>(service: Service, method: string, p
     headers.set('content-type', 'application/json');
   }
   for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
-  if (body) headers.set('content-length', String(body.length));
+  if (body && !headers.has('content-length')) headers.set('content-length', String(body.length));
   const queryAt = path.indexOf('?');
   const plain: Record<string, string> = {};
   headers.forEach((value, name) => {
