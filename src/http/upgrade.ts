@@ -4,7 +4,7 @@ import { svcError } from '../core/errors.js';
 import { authenticate } from './auth.js';
 import { type TrustProxy, compileTrustProxy } from './client-address.js';
 import { brandHeaderNames } from './credentials.js';
-import { errorResponse } from './error-response.js';
+import { type FailedRequest, errorResponse } from './error-response.js';
 import type { HandlerOptions } from './handler.js';
 import { flattenHeaders, nodeBaseUrl, nodeClientAddress } from './host/node-request.js';
 import { normalizePrefix, splitTarget } from './host/prefix.js';
@@ -39,20 +39,22 @@ export function createUpgradeHandler(options: HandlerOptions): UpgradeHandler {
   const authOptions = { apps: options.apps, headerNames: brandHeaderNames(options.brands), clock: options.clock, kv: options.kv, signatureSkewMs: options.signatureSkewMs };
 
   return async (req, socket, head, mount = {}) => {
-    const prefix = normalizePrefix(mount.prefix);
-    const trust = compileTrustProxy(mount.trustProxy);
     const url = req.url ?? '/';
-    const target = splitTarget(url, prefix);
-    const request: SvcRequest = {
-      method: 'GET',
-      path: target?.path ?? url,
-      search: target?.search ?? '',
-      headers: flattenHeaders(req.headers),
-      body: null,
-      remoteAddress: nodeClientAddress(req, trust),
-      baseUrl: nodeBaseUrl(req, prefix, trust),
-    };
+    let failed: FailedRequest = { method: 'GET', path: url };
     try {
+      const prefix = normalizePrefix(mount.prefix);
+      const trust = compileTrustProxy(mount.trustProxy);
+      const target = splitTarget(url, prefix);
+      const request: SvcRequest = {
+        method: 'GET',
+        path: target?.path ?? url,
+        search: target?.search ?? '',
+        headers: flattenHeaders(req.headers),
+        body: null,
+        remoteAddress: nodeClientAddress(req, trust),
+        baseUrl: nodeBaseUrl(req, prefix, trust),
+      };
+      failed = request;
       const match = target && router.match('GET', target.path);
       if (!match) throw svcError('routeNotFound', 'GET', request.path);
       const upgrade = byDef.get(match.route)!;
@@ -76,7 +78,7 @@ export function createUpgradeHandler(options: HandlerOptions): UpgradeHandler {
         },
       });
     } catch (error) {
-      refuse(socket, errorResponse(error, options.logger, request));
+      refuse(socket, errorResponse(error, options.logger, failed));
     }
   };
 }

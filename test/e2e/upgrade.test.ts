@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { svcError } from '../../src/core/errors.js';
@@ -104,5 +106,32 @@ describe.each(Object.keys(HOSTS) as HostName[])('WebSocket upgrade hook in %s', 
     const answer = await open(`${wsUrl}/api/1/test/echo/closed`, appHeaders());
     expect(answer.status).toBe(403);
     expect(answer.body?.code).toBe(11007);
+  });
+});
+
+describe('upgrade hook failures', () => {
+  it('a bad trustProxy setting answers 500 on the socket and is logged, never an unhandled rejection', async () => {
+    const errors: string[] = [];
+    const service = createService({
+      storage: memoryStorage(),
+      applications: [TEST_APP],
+      captcha: false,
+      features: [echoFeature],
+      logger: { debug() {}, info() {}, warn() {}, error: (message) => errors.push(message) },
+    });
+    const server = createServer((_req, res) => res.end());
+    server.on('upgrade', (req, socket, head) => {
+      void service.handleUpgrade(req, socket, head, { trustProxy: ['not-an-address'] });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const answer = await open(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/1/test/echo/lobby`, appHeaders());
+      expect(answer.status).toBe(500);
+      expect(errors).toEqual(['internal error']);
+    } finally {
+      await service.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
