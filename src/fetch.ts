@@ -10,7 +10,7 @@ import type { Service } from './service.js';
 import { declaredLength, limitedChunks } from './http/body-stream.js';
 import { codedResponse } from './http/error-response.js';
 import { deprecatedBodyLimit } from './http/host/deprecated-body-limit.js';
-import { normalizePrefix } from './http/host/prefix.js';
+import { normalizePrefix, splitTarget } from './http/host/prefix.js';
 import type { SvcResponse } from './http/types.js';
 
 /** `C` is whatever the runtime hands the handler beside the request (Hono's context, Deno's serve info...). */
@@ -38,11 +38,8 @@ export function toFetchHandler<C = unknown>(service: Service, options: FetchHand
   const ceiling = deprecatedBodyLimit(service, 'toFetchHandler', options.bodyLimit);
   return async (request, context) => {
     const url = new URL(request.url);
-    let path = url.pathname;
-    if (prefix) {
-      if (path !== prefix && !path.startsWith(prefix + '/')) return toResponse(codedResponse(svcError('routeNotFound', request.method, path)));
-      path = path.slice(prefix.length) || '/';
-    }
+    const target = splitTarget(url.pathname + url.search, prefix);
+    if (!target) return toResponse(codedResponse(svcError('routeNotFound', request.method, url.pathname)));
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => {
       headers[name] = value;
@@ -50,8 +47,8 @@ export function toFetchHandler<C = unknown>(service: Service, options: FetchHand
     const stream = request.body ? webChunks(request.body) : undefined;
     const response = await service.handle({
       method: request.method,
-      path,
-      search: url.search.replace(/^\?/, ''),
+      path: target.path,
+      search: target.search,
       headers,
       body: null,
       bodyStream: stream && ceiling !== undefined ? limitedChunks(stream, ceiling, declaredLength(headers)) : stream,
