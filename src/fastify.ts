@@ -1,16 +1,24 @@
 /**
- * Mount a service in Fastify. The plugin keeps its raw-body parser inside its own encapsulation
- * context, so the rest of the Fastify app keeps its JSON parsing.
+ * Mount a service in Fastify. The plugin keeps its body parser inside its own encapsulation context
+ * (the rest of the Fastify app keeps its JSON parsing); that parser leaves the body unread, so the
+ * service reads it within the route's body limit, or streams it to upload routes.
  *
  * @example
  * await fastify.register(svcbaseFastify, { service, prefix: '/api' });
  */
-import { svcError } from './core/errors.js';
+import type { IncomingMessage } from 'node:http';
 import type { Service } from './service.js';
+import { declaredLength, limitedChunks } from './http/body-stream.js';
+import { deprecatedBodyLimit } from './http/host/deprecated-body-limit.js';
+import { flattenHeaders, nodeBodyStream, discardUnreadBody } from './http/host/node-request.js';
+import { splitTarget } from './http/host/prefix.js';
 
 export interface FastifyPluginOptions {
   service: Service;
-  /** Largest request body in bytes (default 1 MiB). */
+  /**
+   * @deprecated Set `bodyLimit` on `createService` (the one body limit, also the default of per-route
+   * limits). Still honoured as a ceiling on every route, so it never loosens what it used to enforce.
+   */
   bodyLimit?: number;
   /** Passed by `fastify.register(plugin, { prefix })`. */
   prefix?: string;
@@ -21,6 +29,7 @@ interface FastifyRequestLike {
   url: string;
   headers: Record<string, string | string[] | undefined>;
   body?: unknown;
+  raw: IncomingMessage;
   ip?: string;
   protocol?: string;
   host?: string;
@@ -37,53 +46,40 @@ interface FastifyReplyLike {
 export interface FastifyInstanceLike {
   readonly prefix: string;
   removeAllContentTypeParsers(): void;
-  addContentTypeParser(
-    type: string,
-    options: { parseAs: 'buffer'; bodyLimit?: number },
-    parser: (req: unknown, body: Buffer, done: (error: Error | null, body?: unknown) => void) => void,
-  ): void;
-  setErrorHandler(handler: (error: { statusCode?: number; message: string }, req: FastifyRequestLike, reply: FastifyReplyLike) => unknown): void;
-  route(options: {
-    method: string[];
-    url: string;
-    bodyLimit?: number;
-    handler: (req: FastifyRequestLike, reply: FastifyReplyLike) => Promise<unknown>;
-  }): void;
+  addContentTypeParser(type: string, parser: (req: unknown, payload: IncomingMessage, done: (error: Error | null, body?: unknown) => void) => void): void;
+  route(options: { method: string[]; url: string; handler: (req: FastifyRequestLike, reply: FastifyReplyLike) => Promise<unknown> }): void;
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'];
+/** Marks "there is a body, still unread" for the handler (the parser's result). */
+const UNREAD = Symbol('svcbase.unread-body');
 
 export async function svcbaseFastify(instance: FastifyInstanceLike, options: FastifyPluginOptions): Promise<void> {
   const { service } = options;
-  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
+  const ceiling = deprecatedBodyLimit(service, 'svcbaseFastify', options.bodyLimit);
   const prefix = instance.prefix;
   instance.removeAllContentTypeParsers();
-  instance.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_req, body, done) => done(null, body));
-  instance.setErrorHandler((error, _req, reply) => {
-    const coded = error.statusCode === 413 ? svcError('bodyTooLarge', bodyLimit) : undefined;
-    if (coded) return reply.code(coded.status).headers({ 'content-type': 'application/json; charset=utf-8' }).send(JSON.stringify(coded));
-    return reply.code(error.statusCode ?? 500).headers({ 'content-type': 'application/json; charset=utf-8' }).send(JSON.stringify({ error: 'bad request' }));
-  });
+  instance.addContentTypeParser('*', (_req, _payload, done) => done(null, UNREAD));
   const handler = async (req: FastifyRequestLike, reply: FastifyReplyLike) => {
-    const queryAt = req.url.indexOf('?');
-    const fullPath = queryAt === -1 ? req.url : req.url.slice(0, queryAt);
-    const path = prefix && fullPath.startsWith(prefix) ? fullPath.slice(prefix.length) || '/' : fullPath;
-    const headers: Record<string, string | undefined> = {};
-    for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    const body = req.body instanceof Uint8Array && req.body.length > 0 ? req.body : null;
+    const target = splitTarget(req.url, prefix) ?? splitTarget(req.url, '')!;
+    const headers = flattenHeaders(req.raw.headers);
+    const stream = req.body === UNREAD ? nodeBodyStream(req.raw) : undefined;
     const host = req.host ?? req.hostname ?? headers.host ?? 'localhost';
     const response = await service.handle({
       method: req.method,
-      path,
-      search: queryAt === -1 ? '' : req.url.slice(queryAt + 1),
+      path: target.path,
+      search: target.search,
       headers,
-      body,
+      body: null,
+      bodyStream: stream && ceiling !== undefined ? limitedChunks(stream, ceiling, declaredLength(headers)) : stream,
+      // Fastify's request.ip already honours Fastify's own trustProxy option.
       remoteAddress: req.ip,
       baseUrl: `${req.protocol ?? 'http'}://${host}${prefix}`,
     });
+    discardUnreadBody(req.raw, response.headers);
     reply.code(response.status).headers(response.headers);
     return reply.send(typeof response.body === 'string' ? response.body : Buffer.from(response.body));
   };
-  instance.route({ method: METHODS, url: '/', bodyLimit, handler });
-  instance.route({ method: METHODS, url: '/*', bodyLimit, handler });
+  instance.route({ method: METHODS, url: '/', handler });
+  instance.route({ method: METHODS, url: '/*', handler });
 }

@@ -7,12 +7,20 @@
  */
 import { svcError } from './core/errors.js';
 import type { Service } from './service.js';
+import { declaredLength, limitedChunks } from './http/body-stream.js';
+import { codedResponse } from './http/error-response.js';
+import { deprecatedBodyLimit } from './http/host/deprecated-body-limit.js';
+import { normalizePrefix, splitTarget } from './http/host/prefix.js';
+import type { SvcResponse } from './http/types.js';
 
 /** `C` is whatever the runtime hands the handler beside the request (Hono's context, Deno's serve info...). */
 export interface FetchHandlerOptions<C = unknown> {
   /** Path prefix the service lives under, e.g. `/api`. */
   prefix?: string;
-  /** Largest request body in bytes (default 1 MiB). */
+  /**
+   * @deprecated Set `bodyLimit` on `createService` (the one body limit, also the default of per-route
+   * limits). Still honoured as a ceiling on every route, so it never loosens what it used to enforce.
+   */
   bodyLimit?: number;
   /**
    * The client's address, for per-address limits. A `Request` carries none, so the runtime must say:
@@ -26,65 +34,50 @@ export interface FetchHandlerOptions<C = unknown> {
 export type FetchHandler<C = unknown> = (request: Request, context?: C) => Promise<Response>;
 
 export function toFetchHandler<C = unknown>(service: Service, options: FetchHandlerOptions<C> = {}): FetchHandler<C> {
-  const prefix = options.prefix && options.prefix !== '/' ? '/' + options.prefix.replace(/^\/+|\/+$/g, '') : '';
-  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
+  const prefix = normalizePrefix(options.prefix);
+  const ceiling = deprecatedBodyLimit(service, 'toFetchHandler', options.bodyLimit);
   return async (request, context) => {
     const url = new URL(request.url);
-    let path = url.pathname;
-    if (prefix) {
-      if (path !== prefix && !path.startsWith(prefix + '/')) return jsonError(svcError('routeNotFound', request.method, path));
-      path = path.slice(prefix.length) || '/';
-    }
-    const declared = Number(request.headers.get('content-length') ?? NaN);
-    if (declared > bodyLimit) return jsonError(svcError('bodyTooLarge', bodyLimit));
-    const buffer = request.body ? await readLimited(request.body, bodyLimit) : null;
-    if (buffer === 'too-large') return jsonError(svcError('bodyTooLarge', bodyLimit));
+    const target = splitTarget(url.pathname + url.search, prefix);
+    if (!target) return toResponse(codedResponse(svcError('routeNotFound', request.method, url.pathname)));
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => {
       headers[name] = value;
     });
+    const stream = request.body ? webChunks(request.body) : undefined;
     const response = await service.handle({
       method: request.method,
-      path,
-      search: url.search.replace(/^\?/, ''),
+      path: target.path,
+      search: target.search,
       headers,
-      body: buffer && buffer.length > 0 ? buffer : null,
+      body: null,
+      bodyStream: stream && ceiling !== undefined ? limitedChunks(stream, ceiling, declaredLength(headers)) : stream,
       remoteAddress: options.clientAddress?.(request, context) || undefined,
       baseUrl: `${url.origin}${prefix}`,
     });
-    const status = response.status;
-    const body = status === 204 || status === 304 ? null : response.body;
-    return new Response(body, { status, headers: response.headers });
+    return toResponse(response);
   };
 }
 
-function jsonError(error: ReturnType<typeof svcError>): Response {
-  return new Response(JSON.stringify(error), {
-    status: error.status,
-    headers: { 'content-type': 'application/json; charset=utf-8' },
-  });
+function toResponse(response: SvcResponse): Response {
+  const status = response.status;
+  const body = status === 204 || status === 304 ? null : response.body;
+  return new Response(body, { status, headers: response.headers });
 }
 
-/** Reads a body stream, giving up (and cancelling the stream) as soon as it passes `limit` bytes. */
-async function readLimited(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array | 'too-large'> {
+/** A web stream's chunks; stopping early cancels the stream (the runtime discards the rest). */
+async function* webChunks(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
   const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > limit) {
-      await reader.cancel();
-      return 'too-large';
+  let done = false;
+  try {
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) break;
+      yield next.value;
     }
-    chunks.push(value);
+    done = true;
+  } finally {
+    if (!done) await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
   }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
 }

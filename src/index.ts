@@ -53,7 +53,11 @@ export type {
   SessionUser,
   SvcRequest,
   SvcResponse,
+  RouteBody,
+  UpgradeContext,
+  UpgradeDef,
 } from './http/types.js';
+export type { UpgradeHandler, UpgradeOptions } from './http/upgrade.js';
 export { requestSignature } from './http/signature.js';
 
 // Features and their ports: SMS, captcha, mail, users, records, counters.

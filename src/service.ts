@@ -6,6 +6,7 @@ import { type Logger, silentLogger } from './core/logger.js';
 import { type Random, cryptoRandom } from './core/random.js';
 import { createRequestHandler } from './http/handler.js';
 import type { Feature, RouteDef, ServiceContext, SessionResolver, SvcRequest, SvcResponse } from './http/types.js';
+import { type UpgradeHandler, createUpgradeHandler } from './http/upgrade.js';
 import { memoryKvStore } from './kv/memory-kv.js';
 import type { KvStore } from './kv/port.js';
 import type { StorageAdapter } from './storage/port.js';
@@ -52,7 +53,10 @@ export interface ServiceOptions {
   clock?: Clock;
   random?: Random;
   logger?: Logger;
-  /** Largest request body in bytes (default 1 MiB); larger bodies get 413 with code 11002. */
+  /**
+   * Largest request body in bytes (default 1 MiB); larger bodies get 413 with code 11002. The one
+   * body limit: every host glue enforces it while reading; a route may declare its own (`RouteDef.bodyLimit`).
+   */
   bodyLimit?: number;
   /** Deepest JSON nesting accepted (default 32). */
   maxBodyDepth?: number;
@@ -82,6 +86,16 @@ export interface ServiceOptions {
 export interface Service {
   /** Handles one request. Never throws: failures become coded error responses. */
   handle(request: SvcRequest): Promise<SvcResponse>;
+  /**
+   * Serves the features' upgrade handlers (WebSocket): wire it to node's `server.on('upgrade', ...)`
+   * of node:http, Express's `app.listen()`, Fastify's `app.server` or @hono/node-server's `serve()`.
+   * Pass `{ prefix }` when the service is mounted under one. Unknown paths get a 404 and the socket
+   * is destroyed. Never throws.
+   *
+   * @example
+   * server.on('upgrade', (req, socket, head) => service.handleUpgrade(req, socket, head, { prefix: '/api' }));
+   */
+  handleUpgrade: UpgradeHandler;
   readonly applications: ReadonlyMap<string, Application>;
   readonly context: ServiceContext;
   readonly registry: ServiceRegistry;
@@ -125,8 +139,9 @@ export function createService(options: ServiceOptions): Service {
   const features = factories.map((factory) => factory(context, registry));
   const routes = features.flatMap((f) => f.routes);
 
-  const handle = createRequestHandler({
+  const handlerOptions = {
     routes,
+    upgrades: features.flatMap((f) => f.upgrades ?? []),
     apps,
     brands,
     clock: context.clock,
@@ -136,11 +151,14 @@ export function createService(options: ServiceOptions): Service {
     signatureSkewMs: options.signatureSkewMs ?? 10_000,
     corsOrigins: options.corsOrigins ?? '*',
     sessions: () => registry.sessions,
-  });
+  };
+  const handle = createRequestHandler(handlerOptions);
+  const handleUpgrade = createUpgradeHandler(handlerOptions);
 
   let closing: Promise<void> | undefined;
   return {
     handle,
+    handleUpgrade,
     applications: apps.byId,
     context,
     registry,

@@ -1,18 +1,21 @@
 import type { AppRegistry } from '../app/registry.js';
 import type { Clock } from '../core/clock.js';
-import { isSvcError, svcError } from '../core/errors.js';
+import { svcError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { KvStore } from '../kv/port.js';
-import { AuthFailure, type Authenticated, authenticate } from './auth.js';
+import { type Authenticated, authenticate } from './auth.js';
 import { type BodyLimits, type JsonObject, bodyText, parseFormBody, parseJsonBody } from './body.js';
+import { type BodySource, declaredLength, limitedChunks, readLimited } from './body-stream.js';
+import { errorResponse } from './error-response.js';
 import { brandHeaderNames } from './credentials.js';
 import { corsHeaders, preflightResponse } from './cors.js';
 import { createRouter } from './router.js';
-import type { RouteContext, RouteDef, RouteResult, SessionResolver, SessionUser, SvcRequest, SvcResponse } from './types.js';
+import type { RouteContext, RouteDef, RouteResult, SessionResolver, SessionUser, SvcRequest, SvcResponse, UpgradeDef } from './types.js';
 import { createBodyValidator } from './validate.js';
 
 export interface HandlerOptions {
   readonly routes: readonly RouteDef[];
+  readonly upgrades: readonly UpgradeDef[];
   readonly apps: AppRegistry;
   /** Accepted header brands, e.g. `['Svc', 'Bmob']`. */
   readonly brands: readonly string[];
@@ -56,31 +59,48 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       const match = router.match(method, request.path);
       if (!match) throw svcError('routeNotFound', method, request.path);
       const { route, params } = match;
-      if (request.body && request.body.length > options.bodyLimits.maxBytes) {
-        throw svcError('bodyTooLarge', options.bodyLimits.maxBytes);
-      }
+      const limits = route.bodyLimit === undefined ? options.bodyLimits : { ...options.bodyLimits, maxBytes: route.bodyLimit };
+      const raw = await rawBody(route, request, limits.maxBytes);
       let text: string | undefined;
-      const rawText = () => (text ??= bodyText(request.body));
+      const rawText = () => (text ??= bodyText(raw));
       const authed = await authenticate(request, route.auth, params, rawText, authOptions);
-      const body = readBody(route, request, options.bodyLimits);
+      const body = readBody(route, raw, request.headers['content-type'], limits);
       if (body !== undefined) validators.get(route)?.(body);
-      const ctx = routeContext(request, method, params, body, authed, options);
+      const stream = route.body === 'stream' ? bodyStream(request, limits.maxBytes) : undefined;
+      const ctx = routeContext(request, raw, stream, method, params, body, authed, options);
       const result = await route.handler(ctx);
       return toResponse(result, cors);
     } catch (error) {
-      return errorResponse(error, cors, options.logger, request);
+      return errorResponse(error, options.logger, request, cors);
     }
   };
 }
 
-function readBody(route: RouteDef, request: SvcRequest, limits: BodyLimits): JsonObject | undefined {
+/** The whole body within the route's limit; a stream route's body stays unread (null here). */
+async function rawBody(route: RouteDef, request: SvcRequest, limit: number): Promise<Uint8Array | null> {
+  const declared = declaredLength(request.headers);
+  if (declared !== undefined && declared > limit) throw svcError('bodyTooLarge', limit);
+  if (request.body) {
+    if (request.body.length > limit) throw svcError('bodyTooLarge', limit);
+    return route.body === 'stream' ? null : request.body;
+  }
+  if (route.body === 'stream' || !request.bodyStream) return null;
+  return readLimited(request.bodyStream, limit);
+}
+
+function bodyStream(request: SvcRequest, limit: number): AsyncIterable<Uint8Array> {
+  const source: BodySource = request.body ? [request.body] : (request.bodyStream ?? []);
+  return limitedChunks(source, limit);
+}
+
+function readBody(route: RouteDef, raw: Uint8Array | null, contentType: string | undefined, limits: BodyLimits): JsonObject | undefined {
   switch (route.body) {
     case 'json':
-      return parseJsonBody(request.body, request.headers['content-type'], limits);
+      return parseJsonBody(raw, contentType, limits);
     case 'optional-json':
-      return request.body && request.body.length > 0 ? parseJsonBody(request.body, request.headers['content-type'], limits) : undefined;
+      return raw && raw.length > 0 ? parseJsonBody(raw, contentType, limits) : undefined;
     case 'form':
-      return parseFormBody(request.body, limits);
+      return parseFormBody(raw, limits);
     default:
       return undefined;
   }
@@ -88,6 +108,8 @@ function readBody(route: RouteDef, request: SvcRequest, limits: BodyLimits): Jso
 
 function routeContext(
   request: SvcRequest,
+  raw: Uint8Array | null,
+  stream: AsyncIterable<Uint8Array> | undefined,
   method: string,
   params: Record<string, string>,
   body: JsonObject | undefined,
@@ -109,7 +131,8 @@ function routeContext(
       return (query ??= new URLSearchParams(request.search));
     },
     body,
-    rawBody: request.body,
+    rawBody: raw,
+    bodyStream: stream,
     headers: request.headers,
     remoteAddress: request.remoteAddress,
     baseUrl: request.baseUrl ?? `http://${request.headers.host ?? 'localhost'}`,
@@ -130,22 +153,4 @@ function toResponse(result: RouteResult, cors: Record<string, string>): SvcRespo
   }
   headers['content-type'] ??= JSON_TYPE;
   return { status, headers, body: JSON.stringify(result.body) };
-}
-
-function errorResponse(error: unknown, cors: Record<string, string>, logger: Logger, request: SvcRequest): SvcResponse {
-  const headers: Record<string, string> = { ...cors, 'content-type': JSON_TYPE };
-  if (isSvcError(error)) {
-    if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter);
-    return { status: error.status, headers, body: JSON.stringify(error.toJSON()) };
-  }
-  if (error instanceof AuthFailure) {
-    logger.debug('request refused', { reason: error.reason, method: request.method, path: request.path });
-    return { status: 401, headers, body: '{"error":"unauthorized"}' };
-  }
-  logger.error('internal error', {
-    method: request.method,
-    path: request.path,
-    error: error instanceof Error ? { message: error.message, stack: error.stack } : String(error),
-  });
-  return { status: 500, headers, body: '{"error":"internal server error"}' };
 }

@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Application } from '../app/application.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
@@ -21,8 +23,14 @@ export interface SvcRequest {
   readonly search: string;
   /** Header names in lower case. */
   readonly headers: Readonly<Record<string, string | undefined>>;
-  /** The raw body, or null when there is none. */
+  /** The raw body, or null when there is none (or when it is still to be read from `bodyStream`). */
   readonly body: Uint8Array | null;
+  /**
+   * The body not read yet, as the host delivers it (host glue passes this instead of `body`). The
+   * service reads it once the route is known, within that route's body limit, or hands it to a
+   * `body: 'stream'` route as it flows. Ignored when `body` is set.
+   */
+  readonly bodyStream?: AsyncIterable<Uint8Array>;
   readonly remoteAddress?: string;
   /** `http://host:port` plus the mount prefix, for absolute links (captcha_url, email links). */
   readonly baseUrl?: string;
@@ -67,6 +75,11 @@ export interface RouteContext {
   /** The parsed JSON body for `body: 'json'` routes (an object), else undefined. */
   readonly body: { readonly [key: string]: Json } | undefined;
   readonly rawBody: Uint8Array | null;
+  /**
+   * `body: 'stream'` routes only: the body's chunks as they arrive. Passing the route's body limit
+   * throws 413/11002 from the iteration (let it propagate). Undefined for other routes.
+   */
+  readonly bodyStream?: AsyncIterable<Uint8Array>;
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly remoteAddress: string | undefined;
   readonly baseUrl: string;
@@ -93,8 +106,13 @@ export interface RouteResult {
  */
 export type RouteAuth = 'app' | 'master' | 'secret-path' | 'none';
 
-/** How the body is read: parsed JSON object, raw bytes, form fields, or ignored. */
-export type RouteBody = 'json' | 'optional-json' | 'raw' | 'form' | 'none';
+/**
+ * How the body is read: parsed JSON object, raw bytes, form fields, ignored (still read, within the
+ * limit, for signatures), or `stream`: handed to the handler unread as `ctx.bodyStream` (uploads).
+ * A signed request to a `stream` route is verified over an empty body: its signature covers the
+ * request head, not the streamed bytes.
+ */
+export type RouteBody = 'json' | 'optional-json' | 'raw' | 'form' | 'none' | 'stream';
 
 export interface RouteDef {
   readonly method: HttpMethod | '*';
@@ -104,7 +122,38 @@ export interface RouteDef {
   readonly body: RouteBody;
   /** A JSON Schema for the body (compiled once with ajv; errors name the field). */
   readonly schema?: object;
+  /** This route's body limit in bytes, larger or smaller than the service's `bodyLimit` (the default). */
+  readonly bodyLimit?: number;
   readonly handler: (ctx: RouteContext) => Promise<RouteResult> | RouteResult;
+}
+
+/** What an upgrade handler gets: the authenticated request and the socket to take over. */
+export interface UpgradeContext {
+  /** The application; undefined for `auth: 'none'`. */
+  readonly app: Application | undefined;
+  readonly auth: AuthContext;
+  /** Decoded path parameters. */
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  readonly remoteAddress: string | undefined;
+  /** The node request, socket and first packet, as `ws`'s `handleUpgrade(request, socket, head, cb)` takes them. */
+  readonly request: IncomingMessage;
+  readonly socket: Duplex;
+  readonly head: Buffer;
+  /** The signed-in user of the session token; null when anonymous. */
+  user(): Promise<SessionUser | null>;
+}
+
+/**
+ * A WebSocket (or other protocol) upgrade on a path. Credentials are read from the upgrade request's
+ * headers exactly as for routes. The handler takes the socket over; throwing (a coded error) before it
+ * touches the socket answers the client in plain HTTP and closes it.
+ */
+export interface UpgradeDef {
+  /** Pattern with `:name` segments, relative to the mount prefix, e.g. `/1/realtime/:channel`. */
+  readonly path: string;
+  readonly auth: RouteAuth;
+  readonly handler: (ctx: UpgradeContext) => Promise<void> | void;
 }
 
 /** Everything a feature needs from the service; passed to every feature factory. */
@@ -124,5 +173,7 @@ export interface ServiceContext {
 export interface Feature {
   readonly name: string;
   readonly routes: readonly RouteDef[];
+  /** Upgrade handlers by path, served by `service.handleUpgrade`. */
+  readonly upgrades?: readonly UpgradeDef[];
   close?(): Promise<void> | void;
 }

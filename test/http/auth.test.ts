@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { requestSignature } from '../../src/http/signature.js';
 import type { Feature } from '../../src/http/types.js';
-import { type TestServer, TEST_APP, startTestServer } from '../helpers/server.js';
+import { type TestService, startTestService } from '../helpers/handle.js';
+import { TEST_APP } from '../helpers/server.js';
 
 const OTHER_APP = {
   applicationId: 'other-app',
@@ -56,12 +57,12 @@ function signedHeaders(opts: { path: string; body?: string; timestamp: string; n
 describe('authentication matrix', () => {
   const clock = new FakeClock(Date.UTC(2026, 5, 1, 12, 0, 0));
   const seconds = () => String(Math.round(clock.now() / 1000));
-  let server: TestServer;
-  let bmobServer: TestServer;
+  let server: TestService;
+  let bmobServer: TestService;
 
   beforeAll(async () => {
-    server = await startTestServer({ clock, applications: [TEST_APP, OTHER_APP], features: [echo] });
-    bmobServer = await startTestServer({ clock, applications: [TEST_APP], brands: ['Svc', 'Bmob'], features: [echo] });
+    server = startTestService({ clock, applications: [TEST_APP, OTHER_APP], features: [echo] });
+    bmobServer = startTestService({ clock, applications: [TEST_APP], brands: ['Svc', 'Bmob'], features: [echo] });
   });
   afterAll(async () => {
     await server.close();
@@ -187,7 +188,7 @@ describe('authentication matrix', () => {
 
     it('writes nothing when a signed write is refused', async () => {
       const writes: unknown[] = [];
-      const probe = await startTestServer({
+      const probe = startTestService({
         clock,
         features: [
           () => ({ name: 'probe', routes: [{ method: 'POST', path: '/1/probe', auth: 'app', body: 'json', handler: (ctx) => (writes.push(ctx.body), { body: {} }) }] }),

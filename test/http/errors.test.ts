@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { svcError } from '../../src/core/errors.js';
 import type { Feature } from '../../src/http/types.js';
-import { type TestServer, startTestServer } from '../helpers/server.js';
+import { type TestService, startTestService } from '../helpers/handle.js';
 
 describe('error model and request edges', () => {
   const clock = new FakeClock(Date.UTC(2026, 0, 2, 3, 4, 5, 678));
   const logged: Array<{ message: string; fields?: Record<string, unknown> }> = [];
   const written: unknown[] = [];
-  let server: TestServer;
+  let server: TestService;
 
   const probe = (): Feature => ({
     name: 'probe',
@@ -32,7 +32,7 @@ describe('error model and request edges', () => {
   });
 
   beforeAll(async () => {
-    server = await startTestServer({
+    server = startTestService({
       clock,
       bodyLimit: 4096,
       maxBodyDepth: 8,
@@ -114,7 +114,7 @@ describe('error model and request edges', () => {
   });
 
   it('answers CORS preflights without credentials', async () => {
-    const res = await fetch(server.url + '/1/classes/Game', { method: 'OPTIONS', headers: { origin: 'http://x.test' } });
+    const res = await server.request('OPTIONS', '/1/classes/Game', { auth: false, headers: { origin: 'http://x.test' } });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect(res.headers.get('access-control-allow-headers')).toContain('x-svc-safe-sign');

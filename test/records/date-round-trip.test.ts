@@ -6,7 +6,8 @@ import { FakeClock } from '../../src/core/clock.js';
 import { memoryStorage } from '../../src/memory.js';
 import { openSqlite } from '../../src/storage/sqlite/index.js';
 import type { StorageAdapter } from '../../src/storage/port.js';
-import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
+import { type TestService, startTestService } from '../helpers/handle.js';
+import { TEST_APP } from '../helpers/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svcbase-dates-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -18,10 +19,10 @@ const adapters: Array<[string, () => StorageAdapter]> = [
 const where = (w: unknown) => `/1/classes/Event?where=${encodeURIComponent(JSON.stringify(w))}`;
 
 describe.each(adapters)('fix 11.4: Date values keep their milliseconds on the wire (%s)', (_name, storage) => {
-  let server: TestServer;
+  let server: TestService;
   afterEach(() => server.close());
   const start = async (timeZone = 'UTC') => {
-    server = await startTestServer({
+    server = await startTestService({
       storage: storage(),
       clock: new FakeClock(Date.UTC(2026, 0, 2, 3, 4, 5, 678)),
       applications: [{ ...TEST_APP, settings: { timeZone } }],
@@ -120,7 +121,7 @@ describe.each(adapters)('fix 11.4: Date values keep their milliseconds on the wi
 
 describe.each(adapters)('Date values of years 0-99 (%s)', (_name, storage) => {
   it('fix 11.4: a Date in year 0050 stays in year 0050 (was read as 1950)', async () => {
-    const server = await startTestServer({ storage: storage() });
+    const server = await startTestService({ storage: storage() });
     try {
       for (const iso of ['0050-03-04 05:06:07.500', '0000-01-01 00:00:00', '0099-12-31T23:59:59.999Z']) {
         const created = await server.request('POST', '/1/classes/Old', { body: { d: { __type: 'Date', iso } } });

@@ -7,9 +7,10 @@ import type { KvStore } from '../../src/kv/port.js';
 import { sqliteKvStore } from '../../src/kv/sqlite-kv.js';
 import { memorySmsTransport } from '../../src/sms/memory-transport.js';
 import { PHONE } from './harness.js';
-import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
+import { type TestService, startTestService } from '../helpers/handle.js';
+import { TEST_APP } from '../helpers/server.js';
 
-let server: TestServer | undefined;
+let server: TestService | undefined;
 const dbs: Database.Database[] = [];
 afterEach(async () => {
   await server?.close();
@@ -28,7 +29,7 @@ async function start(sms: Record<string, unknown> = {}, sqlite = false) {
     kv = sqliteKvStore({ database: db });
     counters = sqliteCounterStore({ database: db });
   }
-  server = await startTestServer({
+  server = await startTestService({
     clock,
     kv,
     counters,

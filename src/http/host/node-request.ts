@@ -1,0 +1,65 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type ProxyTrust, clientAddress } from '../client-address.js';
+import type { SvcResponse } from '../types.js';
+
+/** Node already lower-cases and joins repeated request headers; only `set-cookie` stays an array. */
+export function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string | undefined> {
+  if (headers['set-cookie'] === undefined) return headers as Record<string, string | undefined>;
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers)) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+/**
+ * The unread body of a node request, or undefined when there is none (most GETs and DELETEs, or a
+ * body a parser mounted earlier already consumed). Stopping early leaves the stream intact, so a 413
+ * can still be written; {@link sendNodeResponse} discards the rest.
+ */
+export function nodeBodyStream(req: IncomingMessage): AsyncIterable<Uint8Array> | undefined {
+  const length = req.headers['content-length'];
+  const hasBody = length !== undefined ? length !== '0' : req.headers['transfer-encoding'] !== undefined;
+  if (!hasBody || req.readableEnded) return undefined;
+  return { [Symbol.asyncIterator]: () => req.iterator({ destroyOnReturn: false }) };
+}
+
+/** The client's address: the socket peer, or from `X-Forwarded-For` hops the host trusts. */
+export function nodeClientAddress(req: IncomingMessage, trust: ProxyTrust): string | undefined {
+  const forwarded = req.headers['x-forwarded-for'];
+  return clientAddress(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(', ') : forwarded, trust);
+}
+
+/** `proto://host` plus the mount path, honouring `X-Forwarded-Proto`/`-Host` only from a trusted peer. */
+export function nodeBaseUrl(req: IncomingMessage, prefix: string, trust: ProxyTrust): string {
+  const peer = req.socket.remoteAddress;
+  const trusted = peer !== undefined && trust(peer, 0);
+  const forwardedProto = trusted ? firstHeader(req.headers['x-forwarded-proto']) : undefined;
+  const forwardedHost = trusted ? firstHeader(req.headers['x-forwarded-host']) : undefined;
+  const proto = forwardedProto ?? ((req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http');
+  const host = forwardedHost ?? req.headers.host ?? 'localhost';
+  // Express strips its mount path from req.url and keeps it in req.baseUrl.
+  const mount = (req as IncomingMessage & { baseUrl?: string }).baseUrl ?? '';
+  return `${proto}://${host}${mount}${prefix}`;
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v?.split(',')[0]?.trim() || undefined;
+}
+
+/**
+ * Writes a response. A body the service left unread (a 413, an unknown route, an upload handler
+ * that stopped early) is discarded as it arrives and the connection closes after the response, so a
+ * keep-alive socket never parses leftover bytes as a request.
+ */
+export function sendNodeResponse(req: IncomingMessage, res: ServerResponse, response: SvcResponse): void {
+  discardUnreadBody(req, response.headers);
+  res.writeHead(response.status, response.headers);
+  res.end(response.body);
+}
+
+/** See {@link sendNodeResponse}; for hosts that write the response themselves (Fastify). */
+export function discardUnreadBody(req: IncomingMessage, headers: Record<string, string>): void {
+  if (req.complete) return;
+  headers.connection = 'close';
+  req.resume();
+}

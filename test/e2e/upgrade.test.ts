@@ -1,0 +1,137 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
+import { svcError } from '../../src/core/errors.js';
+import { memoryStorage } from '../../src/memory.js';
+import { type FeatureFactory, type Service, createService } from '../../src/service.js';
+import { HOSTS, type HostName, type MountedHost } from '../helpers/hosts.js';
+import { TEST_APP, appHeaders } from '../helpers/server.js';
+
+/** A test feature: echoes every message over WebSocket, after greeting with the caller's application. */
+const echoFeature: FeatureFactory = () => {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  return {
+    name: 'test-echo',
+    routes: [],
+    upgrades: [
+      {
+        path: '/1/test/echo/:room',
+        auth: 'app',
+        handler: (ctx) => {
+          if (ctx.params.room === 'closed') throw svcError('featureDisabled', 'room closed');
+          wss.handleUpgrade(ctx.request, ctx.socket, ctx.head, (ws) => {
+            ws.send(JSON.stringify({ app: ctx.app?.applicationId, room: ctx.params.room, client: ctx.remoteAddress }));
+            ws.on('message', (data, isBinary) => ws.send(data, { binary: isBinary }));
+          });
+        },
+      },
+    ],
+    close: () => {
+      for (const client of wss.clients) client.terminate();
+      return new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+};
+
+interface Opened {
+  ws?: WebSocket;
+  /** Resolves with the next message (messages are queued from the start, so none is missed). */
+  next?: () => Promise<string>;
+  status?: number;
+  body?: { code?: number; error?: unknown };
+}
+
+function open(url: string, headers: Record<string, string>): Promise<Opened> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers });
+    const queue: string[] = [];
+    const waiters: Array<(message: string) => void> = [];
+    ws.on('message', (data) => {
+      const waiter = waiters.shift();
+      if (waiter) waiter(String(data));
+      else queue.push(String(data));
+    });
+    const next = () => (queue.length > 0 ? Promise.resolve(queue.shift()!) : new Promise<string>((r) => waiters.push(r)));
+    ws.once('open', () => resolve({ ws, next }));
+    ws.once('unexpected-response', (_req, res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(Buffer.concat(chunks).toString()) }));
+    });
+    ws.once('error', reject);
+  });
+}
+
+describe.each(Object.keys(HOSTS) as HostName[])('WebSocket upgrade hook in %s', (hostName) => {
+  let service: Service;
+  let host: MountedHost;
+  let wsUrl: string;
+  beforeAll(async () => {
+    service = createService({ storage: memoryStorage(), applications: [TEST_APP], captcha: false, features: [echoFeature] });
+    host = await HOSTS[hostName](service);
+    wsUrl = host.url.replace(/^http/, 'ws');
+  });
+  afterAll(async () => {
+    await service.close();
+    await host.close();
+  });
+
+  it('authenticates like a route and echoes over the socket', async () => {
+    const { ws, next } = await open(`${wsUrl}/api/1/test/echo/lobby`, appHeaders());
+    expect(JSON.parse(await next!())).toEqual({ app: TEST_APP.applicationId, room: 'lobby', client: '127.0.0.1' });
+    ws!.send('ping');
+    expect(await next!()).toBe('ping');
+    ws!.terminate();
+  });
+
+  it('an unknown path gets a clean 404 with code 11001', async () => {
+    const answer = await open(`${wsUrl}/api/1/test/nowhere`, appHeaders());
+    expect(answer.status).toBe(404);
+    expect(answer.body?.code).toBe(11001);
+  });
+
+  it('a path outside the mount prefix gets 404', async () => {
+    const answer = await open(`${wsUrl}/1/test/echo/lobby`, appHeaders());
+    expect(answer.status).toBe(404);
+  });
+
+  it('missing credentials get the routes\' 401', async () => {
+    const answer = await open(`${wsUrl}/api/1/test/echo/lobby`, {});
+    expect(answer.status).toBe(401);
+    expect(answer.body).toEqual({ error: 'unauthorized' });
+  });
+
+  it('a coded error thrown before the handshake answers in HTTP', async () => {
+    const answer = await open(`${wsUrl}/api/1/test/echo/closed`, appHeaders());
+    expect(answer.status).toBe(403);
+    expect(answer.body?.code).toBe(11007);
+  });
+});
+
+describe('upgrade hook failures', () => {
+  it('a bad trustProxy setting answers 500 on the socket and is logged, never an unhandled rejection', async () => {
+    const errors: string[] = [];
+    const service = createService({
+      storage: memoryStorage(),
+      applications: [TEST_APP],
+      captcha: false,
+      features: [echoFeature],
+      logger: { debug() {}, info() {}, warn() {}, error: (message) => errors.push(message) },
+    });
+    const server = createServer((_req, res) => res.end());
+    server.on('upgrade', (req, socket, head) => {
+      void service.handleUpgrade(req, socket, head, { trustProxy: ['not-an-address'] });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const answer = await open(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/1/test/echo/lobby`, appHeaders());
+      expect(answer.status).toBe(500);
+      expect(errors).toEqual(['internal error']);
+    } finally {
+      await service.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
