@@ -10,7 +10,14 @@ import { FAST_SCRYPT } from '../users/users-server.js';
 const ADAPTERS: Array<[string, () => StorageAdapter]> = [
   ['memory', () => memoryStorage()],
   ['sqlite', () => sqliteStorage({ database: new Database(':memory:') })],
+  ['memory without updateReturnsBefore (the core emulates it)', withoutNativeBeforeImage],
 ];
+
+/** An adapter lacking the before-image capability, so the observed storage's emulation runs. */
+function withoutNativeBeforeImage(): StorageAdapter {
+  const { updateReturningBefore: _native, ...rest } = memoryStorage();
+  return { ...rest, capabilities: { transactions: true } };
+}
 
 /** An event reduced to what the assertions compare: op, table, id and the named columns of before/after. */
 function summary(event: WriteEvent, columns: string[] = []) {
