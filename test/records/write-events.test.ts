@@ -178,6 +178,14 @@ describe.each(ADAPTERS)('write pipeline events (%s)', (_name, makeStorage) => {
     expect(new Set(steps.map(([before]) => before)).size).toBe(40);
   });
 
+  it('fix 13.2: a sign-up with relation members is one create event (insert and members in one transaction)', async () => {
+    const friend = { __type: 'Pointer', className: 'Player', objectId: 'p1' };
+    const res = await svc.request('POST', '/1/users', { body: { username: 'bo', password: 'secret1', friends: { __op: 'AddRelation', objects: [friend] } } });
+    expect(res.status).toBe(201);
+    const userEvents = take().filter((e) => e.className === '_User');
+    expect(userEvents.map((e) => [e.op, e.objectId, e.before, e.after?.username])).toEqual([['create', res.body.objectId, undefined, 'bo']]);
+  });
+
   it('an observer that throws is logged and never fails the write; unsubscribed observers hear nothing', async () => {
     const logged: string[] = [];
     await svc.close();
