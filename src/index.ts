@@ -39,7 +39,8 @@ export type {
   Value,
 } from './core/values.js';
 export type { Json } from './core/wire-values.js';
-export type { Awaitable, FieldOp, ReadOptions, SchemaLimits, StorageAdapter, StorageCapabilities, TableRef } from './storage/port.js';
+export type { Awaitable, FieldOp, ReadOptions, SchemaLimits, StorageAdapter, StorageCapabilities, TableRef, UpdateImages } from './storage/port.js';
+export type { WriteEvent, WriteObserver, WriteOpKind } from './storage/write-events.js';
 export type { KvStore } from './kv/port.js';
 export type * from './query/plan.js';
 export type {

@@ -9,7 +9,9 @@ import type { Feature, RouteDef, ServiceContext, SessionResolver, SvcRequest, Sv
 import { type UpgradeHandler, createUpgradeHandler } from './http/upgrade.js';
 import { memoryKvStore } from './kv/memory-kv.js';
 import type { KvStore } from './kv/port.js';
+import { observedStorage } from './storage/observed-storage.js';
 import type { StorageAdapter } from './storage/port.js';
+import { type WriteObserver, WriteObservers } from './storage/write-events.js';
 import { createSystemFeature } from './system/system-feature.js';
 import { type CaptchaApi, type CaptchaFeatureOptions, createCaptchaFeature } from './captcha/index.js';
 import { memoryCounterStore } from './counters/memory-counter-store.js';
@@ -80,6 +82,11 @@ export interface ServiceOptions {
   users?: false | Omit<UsersFeatureOptions, 'mail' | 'sms' | 'counters' | 'classPolicies'>;
   /** Extra features (custom routes) mounted after the built-in ones. */
   features?: FeatureFactory[];
+  /**
+   * Write observers, called once per changed record after its write committed (system tables
+   * included); more can be added with `service.onWrite`. See docs/architecture.md, "A create".
+   */
+  observers?: WriteObserver[];
 }
 
 /** A running service: a transport-neutral handler plus lifecycle. Mount it with `svcbase/node`, `svcbase/fetch` or `svcbase/fastify`. */
@@ -100,6 +107,12 @@ export interface Service {
   readonly context: ServiceContext;
   readonly registry: ServiceRegistry;
   readonly routes: readonly RouteDef[];
+  /**
+   * Registers a write observer: called with `{ op, app, className, objectId, before?, after? }` once per
+   * record created, updated or deleted through any feature, after commit (a rolled-back transaction
+   * emits nothing). Its errors are logged, never fail the write. Returns the unsubscribe function.
+   */
+  onWrite(observer: WriteObserver): () => void;
   /** Releases features, the kv store and the storage adapter. Idempotent. */
   close(): Promise<void>;
 }
@@ -123,13 +136,18 @@ export function createService(options: ServiceOptions): Service {
   const apps = createAppRegistry(options.applications);
   const kv = options.kv ?? memoryKvStore();
   const counters = options.counters ?? memoryCounterStore();
+  const logger = options.logger ?? silentLogger;
+  const observers = new WriteObservers(logger);
+  for (const observer of options.observers ?? []) observers.add(observer);
+  const owners = new Map([...apps.byId.values()].map((app) => [app.namespace, app.applicationId]));
   const context: ServiceContext = {
-    storage: options.storage,
+    // Every feature writes through this one observed adapter: the write pipeline's choke point.
+    storage: observedStorage(options.storage, observers, (namespace) => owners.get(namespace) ?? namespace),
     kv,
     counters,
     clock: options.clock ?? systemClock,
     random: options.random ?? cryptoRandom,
-    logger: options.logger ?? silentLogger,
+    logger,
     applications: apps.byId,
   };
   const registry: ServiceRegistry = {};
@@ -163,6 +181,7 @@ export function createService(options: ServiceOptions): Service {
     context,
     registry,
     routes,
+    onWrite: (observer) => observers.add(observer),
     close() {
       closing ??= (async () => {
         for (const feature of [...features].reverse()) await feature.close?.();

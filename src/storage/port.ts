@@ -56,6 +56,18 @@ export interface ReadOptions {
 export interface StorageCapabilities {
   /** `transaction()` gives real all-or-nothing semantics (otherwise the batch transaction mode is refused). */
   readonly transactions: boolean;
+  /**
+   * `updateReturningBefore` is implemented: one atomic update that also returns the record as it was
+   * before. Without it the core emulates it (a `get` then the `update` in one transaction), and pays
+   * for it only while write observers listen.
+   */
+  readonly updateReturnsBefore?: boolean;
+}
+
+/** The record before and after one update (`updateReturningBefore`). */
+export interface UpdateImages {
+  readonly before: StoredRecord;
+  readonly after: StoredRecord;
 }
 
 /**
@@ -91,6 +103,8 @@ export interface StorageAdapter {
   get(table: TableRef, objectId: string, projection?: Projection): Awaitable<StoredRecord | null>;
   update(table: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Awaitable<StoredRecord | null>;
   delete(table: TableRef, objectId: string): Awaitable<boolean>;
+  /** Like `update`, also returning the before-image; present when `capabilities.updateReturnsBefore`. */
+  updateReturningBefore?(table: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Awaitable<UpdateImages | null>;
 
   find(table: TableRef, plan: FindPlan, options?: ReadOptions): Awaitable<StoredRecord[]>;
   count(table: TableRef, where: WhereNode, options?: ReadOptions): Awaitable<number>;

@@ -6,6 +6,7 @@ import { parseWrite } from '../operators/parse-write.js';
 import { newObjectId } from '../records/object-id.js';
 import type { FieldOp } from '../storage/port.js';
 import type { UsersDeps } from './deps.js';
+import { type UserStore, createUserStore } from './user-store.js';
 import { userRef } from './user-table.js';
 
 type JsonObject = { readonly [key: string]: Json };
@@ -25,10 +26,17 @@ export async function insertUser(deps: UsersDeps, app: Application, body: JsonOb
   const base = { objectId: newObjectId(deps.random), createdAt: now, updatedAt: now } as StoredRecord;
   const record = applyOps(base, plan.ops.filter((op) => !isRelationOp(op)));
   await deps.storage.ensureColumns(ref, plan.columns, app.settings.schema);
-  await deps.users.insert(app, record);
   const relationOps = plan.ops.filter(isRelationOp);
-  if (relationOps.length > 0) return (await deps.users.update(app, record.objectId, relationOps, now)) ?? record;
-  return record;
+  if (relationOps.length === 0) {
+    await deps.users.insert(app, record);
+    return record;
+  }
+  // The insert and its relation members commit together (one write event), as records' createRecord does.
+  const write = async (users: UserStore) => {
+    await users.insert(app, record);
+    return (await users.update(app, record.objectId, relationOps, now)) ?? record;
+  };
+  return deps.storage.capabilities.transactions ? deps.storage.transaction((tx) => write(createUserStore(tx))) : write(deps.users);
 }
 
 /** Applies a prepared body to a user atomically; null when the user does not exist. */

@@ -1,4 +1,5 @@
 import { describe } from 'vitest';
+import { beforeImageCases } from './cases/before-image.js';
 import { concurrencyCases } from './cases/concurrency.js';
 import { crudCases } from './cases/crud.js';
 import { fieldOpCases } from './cases/field-ops.js';
@@ -19,7 +20,7 @@ export { runQueryConformance, queryConformanceCases, caseSearchParams, type Quer
  * Registers the storage conformance suite (vitest `describe`/`it` blocks) for an adapter factory:
  * CRUD, every field operation, typed values, schema and type errors (111), name-case and size rules
  * (11080-11083), relations, unique indexes
- * (401), transactions, concurrency, and the query suite. Call it at the top level of a test file.
+ * (401), transactions, the update before-image (when declared), concurrency, and the query suite. Call it at the top level of a test file.
  * A fresh adapter is created before every test and closed (then `destroy`ed) after it; every test
  * works in its own namespace.
  *
@@ -38,6 +39,7 @@ export function runStorageConformance(options: StorageConformanceOptions): void 
     relationCases(h);
     indexCases(h);
     transactionCases(h);
+    beforeImageCases(h);
     concurrencyCases(h);
     queryCases(h);
     sharedQueryCases(h);

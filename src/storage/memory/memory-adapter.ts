@@ -1,4 +1,5 @@
-import type { StorageAdapter, StorageCapabilities } from '../port.js';
+import type { FieldOp, StorageAdapter, StorageCapabilities, TableRef, UpdateImages } from '../port.js';
+import type { DateValue } from '../../core/values.js';
 import { ExclusiveGate } from '../../core/exclusive-gate.js';
 import { type MemoryState, restoreState, snapshotState } from './memory-state.js';
 import { MemoryStore } from './memory-store.js';
@@ -10,7 +11,7 @@ export interface MemoryStorageOptions {
   readonly queryBudgetMs?: number;
 }
 
-const CAPABILITIES: StorageCapabilities = Object.freeze({ transactions: true });
+const CAPABILITIES: StorageCapabilities = Object.freeze({ transactions: true, updateReturnsBefore: true });
 
 /**
  * Storage in process memory: the reference semantics of the storage port, used by tests and by hosts
@@ -40,6 +41,7 @@ export function memoryStorage(options: MemoryStorageOptions = {}): StorageAdapte
       insert: (ref, record) => store.insert(ref, record),
       get: (ref, id, projection) => store.get(ref, id, projection),
       update: (ref, id, ops, updatedAt) => store.update(ref, id, ops, updatedAt),
+      updateReturningBefore: (ref, id, ops, updatedAt) => updateReturningBefore(store, ref, id, ops, updatedAt),
       delete: (ref, id) => store.delete(ref, id),
       find: (ref, plan, read) => store.find(ref, plan, read),
       count: (ref, where, read) => store.count(ref, where, read),
@@ -61,6 +63,7 @@ export function memoryStorage(options: MemoryStorageOptions = {}): StorageAdapte
     insert: (ref, record) => gate.run(() => store.insert(ref, record)),
     get: (ref, id, projection) => gate.run(() => store.get(ref, id, projection)),
     update: (ref, id, ops, updatedAt) => gate.run(() => store.update(ref, id, ops, updatedAt)),
+    updateReturningBefore: (ref, id, ops, updatedAt) => gate.run(() => updateReturningBefore(store, ref, id, ops, updatedAt)),
     delete: (ref, id) => gate.run(() => store.delete(ref, id)),
     find: (ref, plan, read) => gate.run(() => store.find(ref, plan, read)),
     count: (ref, where, read) => gate.run(() => store.count(ref, where, read)),
@@ -69,6 +72,14 @@ export function memoryStorage(options: MemoryStorageOptions = {}): StorageAdapte
     dropNamespace: (namespace) => gate.run(() => store.dropNamespace(namespace)),
     close: () => gate.run(() => state.clear()),
   };
+}
+
+/** Synchronous, so the read and the update are one atomic step. */
+function updateReturningBefore(store: MemoryStore, ref: TableRef, id: string, ops: readonly FieldOp[], updatedAt: DateValue): UpdateImages | null {
+  const before = store.get(ref, id);
+  if (before === null) return null;
+  const after = store.update(ref, id, ops, updatedAt);
+  return after === null ? null : { before, after };
 }
 
 async function savepoint<T>(state: MemoryState, work: () => Promise<T>): Promise<T> {

@@ -50,7 +50,7 @@ function readerPool(db: SqliteDatabase, options: SqliteStorageOptions, busyTimeo
   });
 }
 
-const CAPABILITIES: StorageCapabilities = Object.freeze({ transactions: true });
+const CAPABILITIES: StorageCapabilities = Object.freeze({ transactions: true, updateReturnsBefore: true });
 
 /**
  * Storage in SQLite through better-sqlite3: the embedded default. Sets WAL mode,
@@ -121,6 +121,7 @@ export function sqliteStorage(options: SqliteStorageOptions): StorageAdapter {
     insert: (ref, record) => core.insert(ref, record),
     get: (ref, id, projection) => core.get(ref, id, projection),
     update: (ref, id, ops, updatedAt) => core.update(ref, id, ops, updatedAt),
+    updateReturningBefore: (ref, id, ops, updatedAt) => core.updateReturningBefore(ref, id, ops, updatedAt),
     delete: (ref, id) => core.delete(ref, id),
     find: (ref, plan, read) => reads.find(ref, plan, read, true),
     count: (ref, where, read) => reads.count(ref, where, read, true),
@@ -139,6 +140,7 @@ export function sqliteStorage(options: SqliteStorageOptions): StorageAdapter {
     insert: (ref, record) => gate.run(() => core.insert(ref, record)),
     get: (ref, id, projection) => gate.run(() => core.get(ref, id, projection)),
     update: (ref, id, ops, updatedAt) => gate.run(() => core.update(ref, id, ops, updatedAt)),
+    updateReturningBefore: (ref, id, ops, updatedAt) => gate.run(() => core.updateReturningBefore(ref, id, ops, updatedAt)),
     delete: (ref, id) => gate.run(() => core.delete(ref, id)),
     find: (ref, plan, read) => gated(() => reads.find(ref, plan, read, false)),
     count: (ref, where, read) => gated(() => reads.count(ref, where, read, false)),

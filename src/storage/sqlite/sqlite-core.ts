@@ -7,7 +7,7 @@ import { physicalTableName, relationTableName } from '../../query/sql/layout.js'
 import { compileClearRelation, compileDeleteById, compileInsert, compileSelectById } from '../../query/sql/write-compiler.js';
 import { checkIndexSpec } from '../memory/index-spec.js';
 import { projectRecord } from '../memory/projection.js';
-import type { FieldOp, SchemaLimits, TableRef } from '../port.js';
+import type { FieldOp, SchemaLimits, TableRef, UpdateImages } from '../port.js';
 import { assertNewTable } from '../schema-rules.js';
 import type { SqliteDatabase } from './database-shape.js';
 import { arrayLayout, decodeRow, decodeValues, encodeRecord } from './row-codec.js';
@@ -139,6 +139,19 @@ export class SqliteCore {
     const schema = this.getSchema(ref);
     if (!schema) return null;
     return withSqliteErrors(() => updateRow(this, ref, schema, objectId, ops, updatedAt));
+  }
+
+  /** The update and the read of the row before it, in one IMMEDIATE transaction (a savepoint when nested). */
+  updateReturningBefore(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): UpdateImages | null {
+    const schema = this.getSchema(ref);
+    if (!schema) return null;
+    const both = () => {
+      const before = this.get(ref, objectId);
+      if (before === null) return null;
+      const after = updateRow(this, ref, schema, objectId, ops, updatedAt);
+      return after === null ? null : { before, after };
+    };
+    return withSqliteErrors(() => this.db.transaction(both).immediate());
   }
 
   delete(ref: TableRef, objectId: string): boolean {
