@@ -27,8 +27,8 @@ import { SETTINGS } from './helpers/context.js';
 
 /**
  * The PostgreSQL dialect's write, DDL and bookkeeping statements (and a few reads over the tables its
- * DDL made) run on a real server (DEVELOPERS.md:
- * PostgreSQL on 127.0.0.1:5432). The test creates and drops its own schema. Outside CI an
+ * DDL made) run on a real server (PostgreSQL on
+ * 127.0.0.1:5432, trust auth, database `test`; .ci/run starts it when it is down). The test creates and drops its own schema. Outside CI an
  * unreachable server skips it with a loud message; in CI it must run.
  */
 /** The PostgreSQL the tests use: SVCBASE_TEST_POSTGRES or the local server's `test` database. */
