@@ -1,14 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Application } from '../app/application.js';
+import type { SessionUser } from '../app/caller.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Random } from '../core/random.js';
 import type { Json } from '../core/wire-values.js';
-import type { StoredRecord } from '../core/values.js';
 import type { CounterStore } from '../counters/port.js';
 import type { KvStore } from '../kv/port.js';
 import type { StorageAdapter } from '../storage/port.js';
+
+export type { SessionUser } from '../app/caller.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS' | 'HEAD';
 
@@ -50,14 +52,6 @@ export interface AuthContext {
   readonly isMaster: boolean;
   /** The session token header, or null (the literal values `bmob`/`undefined` count as none). */
   readonly sessionToken: string | null;
-}
-
-/** The user a session token resolves to (filled in by the users feature). */
-export interface SessionUser {
-  readonly objectId: string;
-  readonly record: StoredRecord;
-  /** Hash of the presenting session token (lets password change keep the current session). */
-  readonly sessionId: string;
 }
 
 /** Resolves session tokens; the users feature registers one. Unknown or expired tokens give null. */

@@ -1,0 +1,51 @@
+import type { StoredRecord } from '../core/values.js';
+import type { Application } from './application.js';
+
+/**
+ * How a caller authenticated: application REST key, signed headers, master key, the secret key as a
+ * path segment (plain-HTTP functions, captcha image), no credential (public routes such as mailed
+ * links), or `internal` (the host or a cloud function acting inside the service).
+ */
+export type CredentialKind = 'rest' | 'signed' | 'master' | 'secret-path' | 'none' | 'internal';
+
+/** The user a session token resolves to (filled in by the users feature). */
+export interface SessionUser {
+  readonly objectId: string;
+  readonly record: StoredRecord;
+  /** Hash of the presenting session token (lets password change keep the current session). */
+  readonly sessionId: string;
+}
+
+/**
+ * Who asks a service for something: the transport-neutral identity every service takes instead of an
+ * HTTP request. Route files build one per request (batch items build one per item, with the item's
+ * own token); cloud functions and hosts build one with `internalCaller`.
+ */
+export interface Caller {
+  readonly app: Application;
+  readonly credential: CredentialKind;
+  /** Master key presented (or an internal caller acting as master): full power, no user-table protection. */
+  readonly isMaster: boolean;
+  /** The session token presented, or null. */
+  readonly sessionToken: string | null;
+  /** The client's address when known (rate limits per address, login throttling). */
+  readonly address?: string;
+  /** The signed-in user of the session token, resolved once on first call; null when anonymous. */
+  user(): Promise<SessionUser | null>;
+}
+
+/**
+ * A caller for code running inside the service (hosts, cloud functions): master by default, anonymous.
+ *
+ * @example await records.create(internalCaller(app), 'Post', { title: 'hi' });
+ */
+export function internalCaller(app: Application, options: { readonly master?: boolean; readonly user?: SessionUser | null } = {}): Caller {
+  const user = options.user ?? null;
+  return {
+    app,
+    credential: 'internal',
+    isMaster: options.master ?? true,
+    sessionToken: null,
+    user: async () => user,
+  };
+}
