@@ -83,6 +83,7 @@ export const ERROR_CODES = {
   loginThrottled: { code: 11050, status: 429, message: 'too many login attempts, retry after %s seconds.' },
   resetLinkInvalid: { code: 11051, status: 400, message: 'the link is unknown, used or expired.' },
   notSortable: { code: 11060, status: 400, message: "cannot order by '%s': only number, date and string columns are sortable." },
+  invalidClassPermissions: { code: 11170, status: 400, message: 'invalid class-level permissions: %s.' },
   transactionFailed: { code: 11070, status: 400, message: 'batch transaction rolled back: item %s failed.' },
   batchTableRefused: { code: 11071, status: 400, message: 'batch requests cannot change table %s (item %s).' },
   // --- storage schema rules (issues 11 and 12: D4, D8) ---
