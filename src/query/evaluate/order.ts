@@ -58,6 +58,15 @@ export function filterSortAndPage(
 function filterPage(records: Iterable<StoredRecord>, pred: Predicate, skip: number, limit: number): StoredRecord[] {
   const page: StoredRecord[] = [];
   if (limit <= 0) return page;
+  if (Array.isArray(records) && skip === 0) {
+    // The common case (first page of an array) as one indexed loop: no skip bookkeeping per match.
+    const list = records as readonly StoredRecord[];
+    for (let i = 0; i < list.length; i++) {
+      const r = list[i]!;
+      if (pred(r) && page.push(r) >= limit) break;
+    }
+    return page;
+  }
   let toSkip = skip;
   for (const r of records) {
     if (!pred(r)) continue;

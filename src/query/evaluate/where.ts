@@ -1,4 +1,5 @@
 import type { WhereKind, WhereNode } from '../plan.js';
+import { generatePredicate } from './codegen.js';
 import type { EvalContext, Predicate } from './context.js';
 import { compileCompare } from './operators/comparison.js';
 import { compileExists } from './operators/exists.js';
@@ -28,10 +29,17 @@ const COMPILERS: NodeCompilers = {
 };
 
 /**
- * Compiles a where tree once into a predicate over records (closures, no per-record allocation
- * on the common paths). The reference semantics of every operator (docs/querying.md).
+ * Compiles a where tree once into a predicate over records: generated code with constant column
+ * names where the tree allows (codegen.ts), else closures. The reference semantics of every
+ * operator (docs/querying.md) are the closure compilers'; the generated form calls them for anything
+ * it does not inline.
  */
 export function compilePredicate(node: WhereNode, ctx: EvalContext): Predicate {
+  return generatePredicate(node, ctx, compileClosurePredicate) ?? compileClosurePredicate(node, ctx);
+}
+
+/** The closure compiler alone (no per-record allocation on the common paths). */
+export function compileClosurePredicate(node: WhereNode, ctx: EvalContext): Predicate {
   const compile = COMPILERS[node.kind] as (node: WhereNode, ctx: EvalContext) => Predicate;
   return compile(node, ctx);
 }

@@ -3,7 +3,7 @@ import { compareSameType, equalsOne } from '../../compare.js';
 import type { CompareOp, WhereNode } from '../../plan.js';
 import { schemaColumn } from '../../schema-lookup.js';
 import type { EvalContext, Predicate, ValueTest } from '../context.js';
-import { anyValue, compileGetter } from '../field.js';
+import { anyValue, compileGetter, inheritsName } from '../field.js';
 
 type CompareNode = Extract<WhereNode, { kind: 'compare' }>;
 
@@ -24,6 +24,13 @@ const ORDER_TESTS: Readonly<Record<Exclude<CompareOp, 'eq' | 'ne'>, (c: number) 
   lte: (c) => c <= 0,
   gt: (c) => c > 0,
   gte: (c) => c >= 0,
+};
+
+const NUMBER_TESTS: Readonly<Partial<Record<CompareOp, (v: number, bound: number) => boolean>>> = {
+  lt: (v, b) => v < b,
+  lte: (v, b) => v <= b,
+  gt: (v, b) => v > b,
+  gte: (v, b) => v >= b,
 };
 
 /** `$lt`/`$lte`/`$gt`/`$gte`: only values of the operand's type (or such array elements) match. */
@@ -53,6 +60,19 @@ export function compileCompare(node: CompareNode, ctx: EvalContext): Predicate {
       return (r) => {
         const v = (r as Readonly<Record<string, Value>>)[column];
         return (v === value || (Array.isArray(v) && v.includes(value))) !== negate;
+      };
+    }
+  }
+  if (node.field.path.length === 0 && typeof value === 'number' && !inheritsName(node.field.column)) {
+    // Hot path: a top-level column ordered against a number, read inline; arrays keep the array rule.
+    const column = node.field.column;
+    const accept = NUMBER_TESTS[node.op as Exclude<CompareOp, 'eq' | 'ne'>];
+    if (accept) {
+      const elementTest = orderTest(node.op as Exclude<CompareOp, 'eq' | 'ne'>, value);
+      return (r) => {
+        const v = (r as Readonly<Record<string, Value>>)[column];
+        if (typeof v === 'number') return accept(v, value);
+        return Array.isArray(v) && elementTest(v);
       };
     }
   }
