@@ -29,6 +29,16 @@ export async function loadEsbuild(): Promise<EsbuildModule | null> {
   return esbuild;
 }
 
+/** `svcbase` and `svcbase/<entry>` (the examples import the package by name) bundled from src/. */
+const selfReference = {
+  name: 'svcbase-self-reference',
+  setup(build: { onResolve(options: { filter: RegExp }, callback: (args: { path: string }) => { path: string }): void }) {
+    build.onResolve({ filter: /^svcbase(\/[a-z-]+)?$/ }, (args) => ({
+      path: join(HERE, '..', 'src', `${args.path === 'svcbase' ? 'index' : args.path.slice('svcbase/'.length)}.ts`),
+    }));
+  },
+};
+
 /**
  * Bundles `source` (TypeScript importing src/ and bench/ modules; npm packages stay external) into
  * bench/.build/<name>.mjs and returns that path. Throws with esbuild's message when a module does not
@@ -49,11 +59,13 @@ export async function bundle(name: string, source: { file: string } | { contents
     sourcemap: 'linked',
     keepNames: false,
     logLevel: 'silent',
+    plugins: [selfReference],
   });
   return outfile;
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+// Run as a script only (not when bundled into a group that imports `bundle`).
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url) && basename(process.argv[1]) === 'build.ts') {
   for (const file of process.argv.slice(2)) {
     const out = await bundle(basename(file).replace(/\.ts$/, ''), { file: resolve(file) });
     process.stdout.write(`${out}\n`);

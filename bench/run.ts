@@ -20,7 +20,7 @@ import { type ChildMessage, childMain } from './child.js';
 import type { BenchConfig } from './harness.js';
 import { type Group, type ResultRow, formatTable, machineInfo, skippedRow } from './report.js';
 
-const GROUPS: readonly Group[] = ['storage', 'evaluator', 'rest', 'limiter', 'captcha', 'growth', 'redis'];
+const GROUPS: readonly Group[] = ['storage', 'evaluator', 'rest', 'limiter', 'captcha', 'growth', 'redis', 'startup'];
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 interface GroupModule {
@@ -45,6 +45,7 @@ async function childEntry(group: Group): Promise<{ file: string; args: string[];
   }
   try {
     if (group === 'rest') await bundle('rest-server', { file: join(HERE, 'rest-server.ts') });
+    if (group === 'startup') await bundle('startup-server', { file: join(HERE, 'startup-server.ts') });
     // The SQLite adapter starts its reader workers from a file next to its own module, as in dist/.
     await bundle('sqlite-reader-worker', { file: join(HERE, '../src/storage/sqlite/sqlite-reader-worker.ts') });
     const contents = `import { run } from './${group}.js';\nimport { childMain } from './child.js';\nawait childMain('${group}', run);\n`;
