@@ -22,6 +22,21 @@ describe('sqlite adapter specifics', () => {
     expectTypeOf<Database.Database>().toMatchTypeOf<SqliteDatabase>();
   });
 
+  it('tunes the page cache and memory mapping of its connection (defaults, options, refusals)', async () => {
+    const db = new Database(join(dir, 'tuning.db'));
+    const storage = sqliteStorage({ database: db, closeDatabase: false, readers: 0 });
+    expect(db.pragma('cache_size', { simple: true })).toBe(-32768);
+    expect(db.pragma('mmap_size', { simple: true })).toBe(256 * 1024 * 1024);
+    await storage.close();
+    const tuned = sqliteStorage({ database: db, closeDatabase: false, readers: 0, cacheSizeKiB: 4096, mmapSizeBytes: 0 });
+    expect(db.pragma('cache_size', { simple: true })).toBe(-4096);
+    expect(db.pragma('mmap_size', { simple: true })).toBe(0);
+    await tuned.close();
+    expect(() => sqliteStorage({ database: db, closeDatabase: false, readers: 0, cacheSizeKiB: -1 })).toThrow(/cacheSizeKiB/);
+    expect(() => sqliteStorage({ database: db, closeDatabase: false, readers: 0, mmapSizeBytes: 1.5 })).toThrow(/mmapSizeBytes/);
+    db.close();
+  });
+
   it('lays tables out as layout.ts says and enables WAL on files', async () => {
     const db = new Database(join(dir, 'layout.db'));
     const storage = sqliteStorage({ database: db, closeDatabase: false });

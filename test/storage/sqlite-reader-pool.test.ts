@@ -24,7 +24,7 @@ parentPort.postMessage({ ready: true });
 function fakePool(size: number, maxQueued: number): ReaderPool {
   return new ReaderPool({
     spawn: (workerData) => new Worker(FAKE_READER, { eval: true, workerData }),
-    data: { file: 'unused', busyTimeoutMs: 0, driverFrom: 'unused' },
+    data: { file: 'unused', busyTimeoutMs: 0, driverFrom: 'unused', tuning: { cacheSizeKiB: 2000, mmapSizeBytes: 0 } },
     size,
     maxQueued,
     graceMs: 20,

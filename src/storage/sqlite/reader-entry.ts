@@ -11,6 +11,8 @@ export interface ReaderWorkerData {
   readonly busyTimeoutMs: number;
   /** Where the worker resolves better-sqlite3 from (the adapter's own location). */
   readonly driverFrom: string;
+  /** Page cache and memory mapping, as the writer connection has them. */
+  readonly tuning: { readonly cacheSizeKiB: number; readonly mmapSizeBytes: number };
 }
 
 /** Starts one reader worker. */

@@ -1,6 +1,7 @@
 import { registerSqliteFunctions } from '../../query/sql/index.js';
 import type { Awaitable, StorageAdapter, StorageCapabilities } from '../port.js';
 import { connectionGate } from '../../core/connection-gate.js';
+import { configError } from '../../core/errors.js';
 import type { SqliteDatabase } from './database-shape.js';
 import { SqliteReads } from './read-dispatch.js';
 import { readerSpawner } from './reader-entry.js';
@@ -33,17 +34,51 @@ export interface SqliteStorageOptions {
   readonly stallBoundMs?: number;
   /** Reads waiting for a busy worker beyond which new ones get 11091 (default 32). */
   readonly maxQueuedReads?: number;
+  /**
+   * Page cache of each connection (the writer's and every reader worker's), in KiB (default 32768:
+   * 32 MiB; SQLite's own default is 2 MiB, which large tables outgrow at once). `cache_size`.
+   */
+  readonly cacheSizeKiB?: number;
+  /**
+   * Bytes of the database file read through memory mapping, per connection (default 256 MiB; 0 turns
+   * it off). Mapped pages live in the OS page cache, shared by every connection. `mmap_size`.
+   */
+  readonly mmapSizeBytes?: number;
+}
+
+/** The connection tuning every connection of the adapter gets (the writer and the reader workers). */
+export interface SqliteTuning {
+  readonly cacheSizeKiB: number;
+  readonly mmapSizeBytes: number;
+}
+
+function tuningOf(options: SqliteStorageOptions): SqliteTuning {
+  const whole = (value: number | undefined, fallback: number, name: string): number => {
+    const n = value ?? fallback;
+    if (!Number.isSafeInteger(n) || n < 0) throw configError('sqlite', `${name} must be a non-negative integer`);
+    return n;
+  };
+  return {
+    cacheSizeKiB: whole(options.cacheSizeKiB, 32 * 1024, 'cacheSizeKiB'),
+    mmapSizeBytes: whole(options.mmapSizeBytes, 256 * 1024 * 1024, 'mmapSizeBytes'),
+  };
+}
+
+/** Applies {@link SqliteTuning} to one connection (negative cache_size means KiB to SQLite). */
+export function applyTuning(db: Pick<SqliteDatabase, 'pragma'>, tuning: SqliteTuning): void {
+  db.pragma(`cache_size = -${tuning.cacheSizeKiB}`);
+  db.pragma(`mmap_size = ${tuning.mmapSizeBytes}`);
 }
 
 /** The reader pool of a file database, or null (`:memory:`, `readers: 0`, no worker file). */
-function readerPool(db: SqliteDatabase, options: SqliteStorageOptions, busyTimeoutMs: number): ReaderPool | null {
+function readerPool(db: SqliteDatabase, options: SqliteStorageOptions, busyTimeoutMs: number, tuning: SqliteTuning): ReaderPool | null {
   const size = Math.max(0, Math.floor(options.readers ?? 2));
   if (size === 0 || db.memory !== false || typeof db.name !== 'string') return null;
   const spawn = readerSpawner();
   if (!spawn) return null;
   return new ReaderPool({
     spawn,
-    data: { file: db.name, busyTimeoutMs, driverFrom: driverBase() },
+    data: { file: db.name, busyTimeoutMs, driverFrom: driverBase(), tuning },
     size,
     maxQueued: Math.max(0, Math.floor(options.maxQueuedReads ?? 32)),
     graceMs: options.stallBoundMs ?? 250,
@@ -81,9 +116,11 @@ export function sqliteStorage(options: SqliteStorageOptions): StorageAdapter {
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   enableWal(db, busyTimeoutMs);
   db.pragma('synchronous = NORMAL');
+  const tuning = tuningOf(options);
+  applyTuning(db, tuning);
   registerSqliteFunctions(db);
   const core = new SqliteCore(db);
-  const pool = readerPool(db, options, busyTimeoutMs);
+  const pool = readerPool(db, options, busyTimeoutMs, tuning);
   const reads = new SqliteReads(core, db, pool, { budgetMs: options.queryBudgetMs ?? 5000, stallMs: options.stallBoundMs ?? 250 });
   const gate = connectionGate(db);
   const name = options.name ?? 'sqlite';

@@ -19,10 +19,12 @@ export interface ReaderJob {
 
 const port = parentPort;
 if (port) {
-  const { file, busyTimeoutMs, driverFrom } = workerData as ReaderWorkerData;
+  const { file, busyTimeoutMs, driverFrom, tuning } = workerData as ReaderWorkerData;
   const Database = loadDriver(driverFrom);
   const db = new Database(file, { readonly: true, fileMustExist: true });
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  db.pragma(`cache_size = -${tuning.cacheSizeKiB}`);
+  db.pragma(`mmap_size = ${tuning.mmapSizeBytes}`);
   registerSqliteFunctions(db);
   const reader = new GuardedReader(db);
   port.on('message', (job: ReaderJob) => {
