@@ -62,7 +62,7 @@ describe.skipIf(!redis)('redisEventBus on Redis', () => {
       await bus.publish(channel, 'before');
       while (got.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
       await killConnection(name, subscriber);
-      await deliveryResumes((m) => bus.publish(channel, m), got);
+      await deliveryResumes(async (m) => void (await bus.publish(channel, m)), got);
       expect(got[0]).toBe('before');
       await bus.close?.();
     }, 30_000);
