@@ -73,7 +73,8 @@ describe.skipIf(!db)('PostgreSQL KvStore and CounterStore', () => {
       expect((await store.consume('k', w, 0)).allowed).toBe(true);
       // A caller far in the future would be allowed with the caller's clock; the server's says no.
       expect((await store.consume('k', w, Date.now() + 10 * 3_600_000)).allowed).toBe(false);
-      const [{ hits }] = await sql.unsafe(`SELECT hits::text AS hits FROM "${schema}"."rate${tables - 1}" WHERE key = 'k'`);
+      const rows = await sql.unsafe(`SELECT hits::text AS hits FROM "${schema}"."rate${tables - 1}" WHERE key = 'k'`);
+      const hits = rows[0]!.hits as string;
       const at = Number(String(hits).slice(1, -1));
       expect(Math.abs(at - Date.now())).toBeLessThan(60_000);
     });
