@@ -58,7 +58,8 @@ async function sharedStorage(mode: ScaleStorageMode): Promise<{ env: Record<stri
 }
 
 /** Forks `count` instance processes on one storage and one Redis, each on its own ephemeral port. */
-export async function startCluster(mode: ScaleStorageMode, count = 2): Promise<Cluster> {
+export async function startCluster(mode: ScaleStorageMode, options: { count?: number; stores?: 'redis' | 'memory' } = {}): Promise<Cluster> {
+  const count = options.count ?? 2;
   const storage = await sharedStorage(mode);
   const redisPrefix = runPrefix('scale');
   const inbox: InstanceMessage[] = [];
@@ -68,7 +69,7 @@ export async function startCluster(mode: ScaleStorageMode, count = 2): Promise<C
     const name = String.fromCharCode(65 + i);
     const child = fork(INSTANCE, [], {
       execArgv: ['--import', 'tsx'],
-      env: { ...process.env, ...storage.env, SVC_SCALE_STORAGE: mode, SVC_REDIS_URL: REDIS_URL, SVC_SCALE_REDIS_PREFIX: redisPrefix, SVC_SCALE_INSTANCE: name },
+      env: { ...process.env, ...storage.env, SVC_SCALE_STORAGE: mode, SVC_REDIS_URL: REDIS_URL, SVC_SCALE_REDIS_PREFIX: redisPrefix, SVC_SCALE_INSTANCE: name, SVC_SCALE_STORES: options.stores ?? 'redis' },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const url = await new Promise<string>((resolve, reject) => {

@@ -20,6 +20,26 @@ if (unavailable) {
 const HEADERS = { 'X-Svc-Application-Id': SCALE_APP.applicationId, 'X-Svc-REST-API-Key': SCALE_APP.restApiKey };
 type Reply = { status: number; body: any };
 
+describe.skipIf(!redis || unavailable !== null)('multi-instance proof: the control run', () => {
+  it('with per-process memory stores (nothing shared) the SMS race accepts one request per instance: the proof can fail', async () => {
+    const cluster = await startCluster(mode, { stores: 'memory' });
+    try {
+      const replies = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          fetch(`${cluster.instances[i % 2]!.url}/1/requestSmsCode`, {
+            method: 'POST',
+            headers: { ...HEADERS, 'content-type': 'application/json' },
+            body: JSON.stringify({ mobilePhoneNumber: '13800000009' }),
+          }).then((r) => r.status),
+        ),
+      );
+      expect(replies.filter((s) => s === 200)).toHaveLength(2);
+    } finally {
+      await cluster.stop();
+    }
+  }, 60_000);
+});
+
 describe.skipIf(!redis || unavailable !== null)(`multi-instance proof: two processes on ${mode} + Redis`, () => {
   let cluster: Cluster;
   beforeAll(async () => {
