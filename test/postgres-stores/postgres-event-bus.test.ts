@@ -66,6 +66,17 @@ describe.skipIf(!db)('postgresEventBus on PostgreSQL', () => {
     await bus.close?.();
   });
 
+  it('channel names with quotes, spaces and unicode are delivered verbatim (identifiers are quoted, never interpolated)', async () => {
+    const bus = postgresEventBus({ sql, prefix });
+    const channel = `a"b'c; LISTEN x; -- 中`;
+    const got: string[] = [];
+    await bus.subscribe(channel, (m) => got.push(m));
+    await bus.publish(channel, "it's \"quoted\"");
+    while (got.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(got).toEqual(['it\'s "quoted"']);
+    await bus.close?.();
+  });
+
   it('a message holding U+0000 is refused (PostgreSQL text cannot carry it)', async () => {
     const bus = postgresEventBus({ sql, prefix });
     expect(() => bus.publish('c', 'a\u0000b')).toThrow(/U\+0000/);
