@@ -91,3 +91,6 @@ export { createCanvasRenderer } from './captcha/index.js';
 export type { CaptchaApi, CaptchaFeatureOptions, CaptchaRenderer } from './captcha/index.js';
 export type { ClassPolicy, ClassPolicyContext, ClassListContext, RecordsFeature } from './records/index.js';
 export type { UsersFeature, UsersFeatureOptions, ScryptParams, HashingLimits } from './users/index.js';
+export type { BusListener, EventBus } from './events/port.js';
+export { memoryEventBus, memoryEventHub, type MemoryEventHub } from './events/memory-event-bus.js';
+export { writeFeed, encodeFeedEvent, decodeFeedEvent, type FeedEvent, type WriteFeed, type WriteFeedOptions } from './events/write-feed.js';

@@ -10,3 +10,4 @@
 export { type RedisClientLike, REDIS_EXPIRY_GRACE_MS } from './redis/client.js';
 export { type RedisKvOptions, redisKvStore } from './redis/redis-kv-store.js';
 export { type RedisCounterClock, type RedisCounterOptions, redisCounterStore } from './redis/redis-counter-store.js';
+export { type RedisEventBusOptions, type RedisPublisherLike, type RedisSubscriberLike, redisEventBus } from './redis/redis-event-bus.js';

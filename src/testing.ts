@@ -18,3 +18,5 @@ export { memoryCounterStore } from './counters/memory-counter-store.js';
 export { runKvStoreConformance, type KvStoreCaseName, type KvStoreConformanceOptions } from './kv/conformance.js';
 export { runCounterStoreConformance, type CounterStoreCaseName, type CounterStoreConformanceOptions } from './counters/conformance.js';
 export type { OptOuts } from './storage/conformance/opt-out.js';
+export { runEventBusConformance, type EventBusCaseName, type EventBusConformanceOptions } from './events/conformance.js';
+export { memoryEventBus, memoryEventHub, type MemoryEventHub } from './events/memory-event-bus.js';

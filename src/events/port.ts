@@ -19,5 +19,6 @@ export interface EventBus {
    * (a message published after that is delivered). Returns the unsubscribe function.
    */
   subscribe(channel: string, listener: BusListener): Awaitable<() => Awaitable<void>>;
+  /** Stops delivery to this bus's listeners and drops its subscriptions; clients the host passed in stay open. */
   close?(): Awaitable<void>;
 }

@@ -1,0 +1,109 @@
+import { configError } from '../core/errors.js';
+import type { BusListener, EventBus } from '../events/port.js';
+
+/** The ioredis method the bus publishes with (typed by shape). */
+export interface RedisPublisherLike {
+  publish(channel: string, message: string): Promise<number>;
+}
+
+/**
+ * The ioredis methods and events of the subscriber connection (typed by shape). A connection in
+ * subscriber mode can run nothing else, so it must be a client of its own, used by this bus only.
+ */
+export interface RedisSubscriberLike {
+  subscribe(...channels: string[]): Promise<unknown>;
+  unsubscribe(...channels: string[]): Promise<unknown>;
+  on(event: 'message', listener: (channel: string, message: string) => void): unknown;
+  on(event: 'ready', listener: () => void): unknown;
+  off(event: 'message', listener: (channel: string, message: string) => void): unknown;
+  off(event: 'ready', listener: () => void): unknown;
+}
+
+export interface RedisEventBusOptions {
+  /** Any ioredis client; it may be shared with the stores. The host owns it. */
+  publisher: RedisPublisherLike;
+  /** A DEDICATED ioredis client for this bus (subscriber mode). The host owns it; `close()` leaves it connected. */
+  subscriber: RedisSubscriberLike;
+  /** Prepended to every channel name (default `svc:bus:`). */
+  prefix?: string;
+}
+
+/**
+ * EventBus on Redis pub/sub: `publish` is `PUBLISH prefix+channel`, each subscribed channel is one
+ * `SUBSCRIBE` on the subscriber connection, shared by all of this bus's listeners on it. At most once:
+ * a message published while the subscriber is disconnected is lost. After a reconnect (`ready`) the
+ * bus subscribes its channels again, so delivery resumes even with ioredis's `autoResubscribe: false`.
+ * Order per publisher and channel holds because one connection carries a publisher's commands in order.
+ *
+ * @example
+ * const bus = redisEventBus({ publisher: redis, subscriber: new Redis(process.env.REDIS_URL) });
+ */
+export function redisEventBus(options: RedisEventBusOptions): EventBus {
+  const { publisher, subscriber } = options;
+  const prefix = options.prefix ?? 'svc:bus:';
+  if (typeof prefix !== 'string') throw configError('redis-bus', 'prefix must be a string');
+  const channels = new Map<string, Set<BusListener>>();
+  /** The SUBSCRIBE in flight (or done) per Redis channel, so a second listener waits for the first. */
+  const active = new Map<string, Promise<unknown>>();
+  let closed = false;
+
+  const onMessage = (redisChannel: string, message: string) => {
+    const listeners = channels.get(redisChannel);
+    if (!listeners) return;
+    for (const listener of [...listeners]) {
+      try {
+        listener(message);
+      } catch {
+        // Isolated by contract: one listener's failure never stops the others.
+      }
+    }
+  };
+  const onReady = () => {
+    // After a reconnect: subscribe again (a no-op for channels ioredis already resubscribed).
+    if (channels.size > 0) subscriber.subscribe(...channels.keys()).catch(() => {});
+  };
+  subscriber.on('message', onMessage);
+  subscriber.on('ready', onReady);
+
+  return {
+    async publish(channel, message) {
+      await publisher.publish(prefix + channel, message);
+    },
+    async subscribe(channel, listener) {
+      if (closed) throw configError('redis-bus', 'subscribe on a closed bus');
+      const key = prefix + channel;
+      const entry: BusListener = (message) => listener(message);
+      let listeners = channels.get(key);
+      if (!listeners) channels.set(key, (listeners = new Set()));
+      listeners.add(entry);
+      let subscribed = active.get(key);
+      if (!subscribed) active.set(key, (subscribed = subscriber.subscribe(key)));
+      try {
+        await subscribed;
+      } catch (error) {
+        listeners.delete(entry);
+        if (listeners.size === 0 && channels.get(key) === listeners) {
+          channels.delete(key);
+          active.delete(key);
+        }
+        throw error;
+      }
+      return async () => {
+        if (!listeners.delete(entry) || listeners.size > 0 || channels.get(key) !== listeners) return;
+        channels.delete(key);
+        active.delete(key);
+        if (!closed) await subscriber.unsubscribe(key);
+      };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      subscriber.off('message', onMessage);
+      subscriber.off('ready', onReady);
+      const keys = [...channels.keys()];
+      channels.clear();
+      active.clear();
+      if (keys.length > 0) await subscriber.unsubscribe(...keys).catch(() => {});
+    },
+  };
+}
