@@ -1,6 +1,7 @@
 import type { Application } from '../app/application.js';
 import { configError } from '../core/errors.js';
 import type { FileStore } from './file-store.js';
+import type { ImageChecker } from './image-check-route.js';
 import type { MediaProcessor } from './media-processor.js';
 
 /** Per-application file limits. */
@@ -35,6 +36,10 @@ export interface FilesOptions {
    * whose signature covers the data itself; default 10 MiB). Other uploads stream.
    */
   readonly signedBodyLimit?: number;
+  /** The public origin and mount prefix for urls of files stored through the files API (default: '' → `/files/...`). */
+  readonly baseUrl?: string;
+  /** The platform's image check (issue 20's mini-program client); without it checkImg answers 501/11152. */
+  readonly imageChecker?: ImageChecker;
 }
 
 /** The limits that apply to `app`, defaults filled, checked. */
