@@ -18,3 +18,4 @@ export { memoryCounterStore } from './counters/memory-counter-store.js';
 export { runKvStoreConformance, type KvStoreCaseName, type KvStoreConformanceOptions } from './kv/conformance.js';
 export { runCounterStoreConformance, type CounterStoreCaseName, type CounterStoreConformanceOptions } from './counters/conformance.js';
 export type { OptOuts } from './storage/conformance/opt-out.js';
+export { runFileStoreConformance, type FileStoreCaseName, type FileStoreConformanceOptions } from './files/conformance.js';
