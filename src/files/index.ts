@@ -7,3 +7,4 @@ export type { FilesApi, FileContent } from './files-api.js';
 export type { MediaProcessor } from './media-processor.js';
 export { ffmpegMediaProcessor, type FfmpegOptions } from './ffmpeg-processor.js';
 export type { ImageChecker, ImageVerdict } from './image-check-route.js';
+export { s3FileStore, type S3FileStoreOptions } from './s3-file-store.js';

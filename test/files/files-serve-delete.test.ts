@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApplicationConfig } from '../../src/app/application.js';
 import { TEST_APP, appHeaders } from '../helpers/server.js';
-import { type FilesServer, startFilesServer } from './helpers.js';
+import { type FilesServer, type UploadBody, json, startFilesServer } from './helpers.js';
 
 const OTHER: ApplicationConfig = { applicationId: 'other-app', restApiKey: 'other-rest', masterKey: 'other-master' };
 
 describe('serving and deleting files', () => {
   let server: FilesServer;
-  const upload = (name: string, body: BodyInit, app = TEST_APP) =>
-    fetch(`${server.url}/2/files/${name}`, { method: 'POST', headers: appHeaders(app), body }).then((r) => r.json());
+  const upload = (name: string, body: UploadBody, app = TEST_APP) =>
+    fetch(`${server.url}/2/files/${name}`, { method: 'POST', headers: appHeaders(app), body }).then(json);
   beforeAll(async () => {
     server = await startFilesServer({}, { applications: [TEST_APP, OTHER] });
   });
@@ -54,7 +54,7 @@ describe('serving and deleting files', () => {
   it('deletes through the SDK path with its double slash, once', async () => {
     const { url } = await upload('d.txt', 'bye');
     const path = new URL(url).pathname;
-    const del = () => fetch(`${server.url}/2/files/upyun/${path}`, { method: 'DELETE', headers: appHeaders(TEST_APP) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    const del = () => fetch(`${server.url}/2/files/upyun/${path}`, { method: 'DELETE', headers: appHeaders(TEST_APP) }).then(async (r) => ({ status: r.status, body: await json(r) }));
     expect(await del()).toEqual({ status: 200, body: { msg: 'ok' } });
     expect((await del()).body.code).toBe(11144);
   });
@@ -62,9 +62,9 @@ describe('serving and deleting files', () => {
   it('only the owning application can delete', async () => {
     const { url } = await upload('mine.txt', 'mine');
     const path = new URL(url).pathname;
-    const res = await fetch(`${server.url}/2/files/upyun/${path}`, { method: 'DELETE', headers: appHeaders(OTHER) }).then((r) => r.json());
+    const res = await fetch(`${server.url}/2/files/upyun/${path}`, { method: 'DELETE', headers: appHeaders(OTHER) }).then(json);
     expect(res.code).toBe(11144);
-    const batch = await fetch(`${server.url}/2/cdnBatchDelete`, { method: 'POST', headers: { ...appHeaders(OTHER), 'content-type': 'application/json' }, body: JSON.stringify({ upyun: [url] }) }).then((r) => r.json());
+    const batch = await fetch(`${server.url}/2/cdnBatchDelete`, { method: 'POST', headers: { ...appHeaders(OTHER), 'content-type': 'application/json' }, body: JSON.stringify({ upyun: [url] }) }).then(json);
     expect(batch.code).toBe(11144);
     expect((await fetch(url)).status).toBe(200);
   });
@@ -73,7 +73,7 @@ describe('serving and deleting files', () => {
     const a = await upload('a.txt', 'a');
     const b = await upload('b.txt', 'b');
     const batch = (body: unknown) =>
-      fetch(`${server.url}/2/cdnBatchDelete`, { method: 'POST', headers: { ...appHeaders(TEST_APP), 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json());
+      fetch(`${server.url}/2/cdnBatchDelete`, { method: 'POST', headers: { ...appHeaders(TEST_APP), 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(json);
     expect((await batch({ upyun: Array.from({ length: 51 }, () => a.url) })).code).toBe(11147);
     expect((await batch({ upyun: [] })).code).toBe(11147);
     expect((await batch({ upyun: [a.url, '../../etc/passwd'] })).code).toBe(11151);

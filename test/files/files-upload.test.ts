@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_APP, appHeaders } from '../helpers/server.js';
-import { type FilesServer, md5, now, signedHeaders, startFilesServer } from './helpers.js';
+import { type FilesServer, type UploadBody, json, md5, now, signedHeaders, startFilesServer } from './helpers.js';
 
 const code = TEST_APP.securityCode!;
 const nonce = 'AbCdEfGhIjKlMnOp';
@@ -20,8 +20,8 @@ describe('uploads: every signature variant of sdk-wire §2.6', () => {
   });
   afterAll(() => server.close());
 
-  const post = (path: string, headers: Record<string, string>, body: BodyInit) =>
-    fetch(server.url + path, { method: 'POST', headers, body }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  const post = (path: string, headers: Record<string, string>, body: UploadBody) =>
+    fetch(server.url + path, { method: 'POST', headers, body }).then(async (r) => ({ status: r.status, body: await json(r) }));
 
   it('raw body signed over its own text (standard formula)', async () => {
     const ts = now();
@@ -118,8 +118,8 @@ describe('uploads: names, types, sizes, quota', () => {
   });
   afterAll(() => server.close());
 
-  const upload = (name: string, body: BodyInit) =>
-    fetch(`${server.url}/2/files/${name}`, { method: 'POST', headers: appHeaders(TEST_APP), body }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  const upload = (name: string, body: UploadBody) =>
+    fetch(`${server.url}/2/files/${name}`, { method: 'POST', headers: appHeaders(TEST_APP), body }).then(async (r) => ({ status: r.status, body: await json(r) }));
 
   it('refuses traversal, control characters and empty names (11143)', async () => {
     // ('..' itself never reaches a server through fetch: URL parsing removes dot segments; see file-names.test.ts.)
@@ -158,7 +158,7 @@ describe('uploads: names, types, sizes, quota', () => {
     const before = storedFiles(server.dir).length;
     const form = new FormData();
     for (let i = 0; i < 4; i++) form.append('file', new Blob(['z']), `f${i}.txt`);
-    const res = await fetch(`${server.url}/2/files/f.txt`, { method: 'POST', headers: appHeaders(TEST_APP), body: form }).then((r) => r.json());
+    const res = await fetch(`${server.url}/2/files/f.txt`, { method: 'POST', headers: appHeaders(TEST_APP), body: form }).then(json);
     expect(res.code).toBe(11145);
     expect(storedFiles(server.dir).length).toBe(before);
   });

@@ -49,3 +49,8 @@ export function signedHeaders(sign: string, ts: string, nonce: string, extra: Re
 }
 
 export const now = () => String(Math.round(Date.now() / 1000));
+
+/** Upload body types the tests send. */
+export type UploadBody = string | Uint8Array | FormData | Blob;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const json = (r: Response): Promise<any> => r.json();
