@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { svcError } from '../core/errors.js';
 import type { RouteContext, RouteDef, RouteResult } from '../http/types.js';
 import type { FileService } from './file-service.js';
+import { checkFileName } from './file-names.js';
 import type { MediaProcessor } from './media-processor.js';
 
 const SNAPSHOT_SCHEMA = {
@@ -48,6 +49,7 @@ async function takeSnapshot(ctx: RouteContext, files: FileService, media: MediaP
   const { source, save_as: saveAs, point } = ctx.body as { source: string; save_as: string; point: string };
   const seconds = parsePoint(point);
   if (seconds === null) throw svcError('invalidParameter', "point must be a time as 'HH:MM:SS'");
+  checkFileName(saveAs);
   if (!media) throw svcError('mediaProcessorUnavailable', 'no media processor configured');
   const available = await media.available();
   if (available !== true) throw svcError('mediaProcessorUnavailable', available);
