@@ -91,3 +91,23 @@ export { createCanvasRenderer } from './captcha/index.js';
 export type { CaptchaApi, CaptchaFeatureOptions, CaptchaRenderer } from './captcha/index.js';
 export type { ClassPolicy, ClassPolicyContext, ClassListContext, RecordsFeature } from './records/index.js';
 export type { UsersFeature, UsersFeatureOptions, ScryptParams, HashingLimits } from './users/index.js';
+export { createFilesFeature, localFileStore, s3FileStore, ffmpegMediaProcessor, DEFAULT_FILE_LIMITS } from './files/index.js';
+export type {
+  FilesOptions,
+  FileLimits,
+  FileStore,
+  FileMeta,
+  StoredFileInfo,
+  ByteRange,
+  FileReadStream,
+  FileRef,
+  FilesApi,
+  FileContent,
+  MediaProcessor,
+  FfmpegOptions,
+  ImageChecker,
+  ImageVerdict,
+  LocalFileStoreOptions,
+  S3FileStoreOptions,
+  FilesFeature,
+} from './files/index.js';

@@ -28,8 +28,6 @@ export interface FileServiceDeps {
 
 /** Bytes looked at to decide a type (the sniffers need at most this many). */
 const SNIFF_BYTES = 512;
-/** Quota is reserved in steps of this many bytes as an upload flows (one kv increment per step). */
-const RESERVE_STEP = 1024 * 1024;
 
 /**
  * The files service: stores, finds and deletes one application's files. Knows nothing of HTTP; the
@@ -85,7 +83,9 @@ export function createFileService(deps: FileServiceDeps): FileService {
           size += chunk.length;
           if (size > limits.maxFileBytes) throw svcError('fileTooLarge', limits.maxFileBytes);
           if (limits.quotaBytes !== undefined && size > reserved) {
-            reserved += await reserveAhead(quota, app, size - reserved, limits);
+            // Exactly the bytes received: reserving ahead would refuse a racing upload that fits.
+            await quota.reserve(app, size - reserved, limits.quotaBytes);
+            reserved = size;
           }
           yield chunk;
         }
@@ -135,24 +135,6 @@ function decideType(ext: string, head: Uint8Array, limits: FileLimits): string {
     throw svcError('fileContentMismatch', sniffed, nameType);
   }
   return sniffed && sniffed !== nameType ? sniffed : byName;
-}
-
-/**
- * Reserves at least `deficit` bytes: a step ahead when the quota has room (fewer kv round trips),
- * else exactly the deficit, so a file that fits the remaining quota is never refused for the step.
- */
-async function reserveAhead(quota: QuotaLedger, app: Application, deficit: number, limits: FileLimits): Promise<number> {
-  const step = Math.min(Math.max(RESERVE_STEP, deficit), limits.maxFileBytes);
-  if (step > deficit) {
-    try {
-      await quota.reserve(app, step, limits.quotaBytes!);
-      return step;
-    } catch {
-      // Not enough room for a whole step: try the bytes actually needed.
-    }
-  }
-  await quota.reserve(app, deficit, limits.quotaBytes!);
-  return deficit;
 }
 
 async function readHead(

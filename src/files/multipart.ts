@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import busboy from 'busboy';
-import { svcError } from '../core/errors.js';
+import { isSvcError as isSvc, svcError } from '../core/errors.js';
+import { requireBusboy } from './optional-modules.js';
 
 /** One file part of a multipart body, read in order: its bytes must be consumed before the next part arrives. */
 export interface MultipartFile {
@@ -34,14 +34,14 @@ export function parseMultipart<T>(
   onFile: (file: MultipartFile, fieldsSoFar: ReadonlyMap<string, string>) => Promise<T>,
 ): Promise<{ fields: Map<string, string>; results: T[] }> {
   return new Promise((resolve, reject) => {
-    let parser: busboy.Busboy;
+    let parser: ReturnType<ReturnType<typeof requireBusboy>>;
     try {
-      parser = busboy({
+      parser = requireBusboy()({
         headers: { 'content-type': contentType },
         limits: { files: limits.maxFiles, fileSize: limits.maxFileBytes + 1, fields: 100, fieldSize: 64 * 1024, parts: limits.maxFiles + 100 },
       });
     } catch (error) {
-      reject(svcError('uploadMalformed', (error as Error).message));
+      reject(isSvc(error) ? error : svcError('uploadMalformed', (error as Error).message));
       return;
     }
     const source = Readable.from(body);
@@ -57,12 +57,12 @@ export function parseMultipart<T>(
       parser.removeAllListeners('file');
       reject(error);
     };
-    parser.on('field', (name, value, info) => {
+    parser.on('field', (name: string, value: string, info: { nameTruncated: boolean; valueTruncated: boolean }) => {
       if (info.nameTruncated || info.valueTruncated) return fail(svcError('uploadMalformed', `form field '${name.slice(0, 40)}' too long`));
       if (name === '__proto__' || name === 'constructor' || name === 'prototype') return;
       fields.set(name, value);
     });
-    parser.on('file', (field, stream, info) => {
+    parser.on('file', (field: string, stream: Readable, info: { filename?: string }) => {
       const snapshot = new Map(fields);
       const file: MultipartFile = { field, filename: info.filename ?? '', body: stream };
       chain = chain.then(async () => {

@@ -1,7 +1,7 @@
-import QRCode from 'qrcode';
 import { svcError } from '../core/errors.js';
 import type { RouteContext, RouteDef, RouteResult } from '../http/types.js';
 import type { FileService } from './file-service.js';
+import { requireQrCode } from './optional-modules.js';
 
 const QR_SCHEMA = {
   type: 'object',
@@ -42,12 +42,13 @@ async function generateCode(ctx: RouteContext, files: FileService): Promise<Rout
   const body = ctx.body as { path: string; width?: number; interface?: 'a' | 'b' | 'c'; scene?: string; type?: 0 | 1 };
   const iface = body.interface ?? 'a';
   if (iface === 'b' && body.scene === undefined) throw svcError('invalidParameter', 'scene is required for interface b');
-  let png: Buffer;
+  const qrcode = requireQrCode();
+  let png: Uint8Array;
   try {
-    png = await QRCode.toBuffer(qrContent(body.path, iface, body.scene), { type: 'png', width: body.width ?? 430, margin: 2, errorCorrectionLevel: 'M' });
+    png = await qrcode.toBuffer(qrContent(body.path, iface, body.scene), { type: 'png', width: body.width ?? 430, margin: 2, errorCorrectionLevel: 'M' });
   } catch (error) {
     throw svcError('invalidParameter', `cannot encode path as a QR code: ${(error as Error).message}`);
   }
-  if ((body.type ?? 0) === 0) return { body: { base64: png.toString('base64') } };
+  if ((body.type ?? 0) === 0) return { body: { base64: Buffer.from(png).toString('base64') } };
   return { body: await files.put(ctx.app, 'qrcode.png', [new Uint8Array(png)], ctx.baseUrl) };
 }

@@ -1,4 +1,4 @@
-import { AwsClient } from 'aws4fetch';
+import { requireAws4Fetch } from './optional-modules.js';
 import type { ByteRange, FileMeta, FileReadStream, FileStore, StoredFileInfo } from './file-store.js';
 
 /** Options of {@link s3FileStore}. */
@@ -39,6 +39,7 @@ const FILENAME_HEADER = 'x-amz-meta-filename';
  * s3FileStore({ endpoint: 'http://127.0.0.1:9000', bucket: 'files', accessKeyId: '…', secretAccessKey: '…' })
  */
 export function s3FileStore(options: S3FileStoreOptions): FileStore {
+  const { AwsClient } = requireAws4Fetch();
   const client = new AwsClient({
     accessKeyId: options.accessKeyId,
     secretAccessKey: options.secretAccessKey,
