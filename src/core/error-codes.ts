@@ -105,10 +105,10 @@ export const ERROR_CODES = {
   fileContentMismatch: { code: 11146, status: 415, message: "the file's content is %s, not the %s its name says." },
   cdnBatchTooLarge: { code: 11147, status: 400, message: 'cdnBatchDelete takes 1 to %s paths.' },
   snapshotPointPastEnd: { code: 11148, status: 400, message: 'point %s is past the end of the video.' },
-  mediaProcessorUnavailable: { code: 11149, status: 501, message: 'video snapshot is not available on this server: %s' },
+  mediaProcessorUnavailable: { code: 11149, status: 403, message: 'video snapshot is not available on this server: %s' },
   snapshotFailed: { code: 11150, status: 422, message: 'could not take a snapshot of %s: %s' },
   fileSourceInvalid: { code: 11151, status: 400, message: 'source must be the url or path of a file stored by this application: %s' },
-  imageCheckNotConfigured: { code: 11152, status: 501, message: 'image check needs the mini-program platform client, which is not configured.' },
+  imageCheckNotConfigured: { code: 11152, status: 403, message: 'image check needs the mini-program platform client, which is not configured.' },
   imageCheckRateLimited: { code: 11153, status: 429, message: 'image check limit of this application reached, retry after %s seconds.' },
 } as const satisfies Record<string, { code: number; status: number; message: string }>;
 

@@ -38,7 +38,7 @@ export interface FilesOptions {
   readonly signedBodyLimit?: number;
   /** The public origin and mount prefix for urls of files stored through the files API (default: '' → `/files/...`). */
   readonly baseUrl?: string;
-  /** The platform's image check (issue 20's mini-program client); without it checkImg answers 501/11152. */
+  /** The platform's image check (issue 20's mini-program client); without it checkImg answers 403/11152. */
   readonly imageChecker?: ImageChecker;
 }
 

@@ -28,7 +28,7 @@ export interface ImageCheckRouteOptions {
   readonly auth: UploadAuthOptions;
   readonly counters: CounterStore;
   readonly clock: Clock;
-  /** Without it the route answers 501/11152 once the limits passed: no verdict is made up. */
+  /** Without it the route answers 403/11152 once the limits passed: no verdict is made up. */
   readonly checker: ImageChecker | undefined;
 }
 

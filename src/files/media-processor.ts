@@ -8,7 +8,7 @@ export interface MediaProcessor {
   readonly name: string;
   /**
    * Whether the processor can run here (ffmpeg found). Returns a reason when it cannot; the
-   * snapshot route then answers 501/11149 with it.
+   * snapshot route then answers 403/11149 with it.
    */
   available(): Promise<true | string>;
   /**

@@ -32,7 +32,7 @@ export function parsePoint(point: string): number | null {
  * one JPEG frame of a stored video of the same application, stored as `save_as`. `source` is the
  * url or path an upload answered; nothing else is fetched (no arbitrary urls: no SSRF). Replies
  * `{status_code: 200, message: 'ok', content_type, content_length, save_as: <url of the image>}`.
- * A point past the end answers 400/11148; without a media processor, 501/11149.
+ * A point past the end answers 400/11148; without a media processor, 403/11149.
  */
 export function snapshotRoute(files: FileService, media: MediaProcessor | undefined): RouteDef {
   return {

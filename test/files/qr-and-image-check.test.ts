@@ -66,7 +66,7 @@ describe('image check: limits, then the platform verdict', () => {
   it('without the platform client: 11152 after the limits, never a made-up verdict', async () => {
     const server = await startFilesServer();
     try {
-      expect(await checkImg(server, jpeg)).toMatchObject({ status: 501, body: { code: 11152 } });
+      expect(await checkImg(server, jpeg)).toMatchObject({ status: 403, body: { code: 11152 } });
       expect((await checkImg(server, new Uint8Array(1024 * 1024 + 1))).body.code).toBe(11140);
     } finally {
       await server.close();

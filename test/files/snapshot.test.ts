@@ -81,7 +81,7 @@ describe('video snapshot without ffmpeg', () => {
           headers: { ...appHeaders(TEST_APP), 'content-type': 'application/json' },
           body: JSON.stringify({ source: `/2026/01/01/${'a'.repeat(32)}.mp4`, save_as: 'x.jpg', point: '00:00:01' }),
         });
-        expect(res.status).toBe(501);
+        expect(res.status).toBe(403);
         expect((await json(res)).code).toBe(11149);
       } finally {
         await server.close();
