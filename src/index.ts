@@ -94,3 +94,23 @@ export type { UsersFeature, UsersFeatureOptions, ScryptParams, HashingLimits } f
 export type { BusListener, EventBus } from './events/port.js';
 export { memoryEventBus, memoryEventHub, type MemoryEventHub } from './events/memory-event-bus.js';
 export { writeFeed, encodeFeedEvent, decodeFeedEvent, type FeedEvent, type WriteFeed, type WriteFeedOptions } from './events/write-feed.js';
+export { createFilesFeature, localFileStore, s3FileStore, ffmpegMediaProcessor, DEFAULT_FILE_LIMITS } from './files/index.js';
+export type {
+  FilesOptions,
+  FileLimits,
+  FileStore,
+  FileMeta,
+  StoredFileInfo,
+  ByteRange,
+  FileReadStream,
+  FileRef,
+  FilesApi,
+  FileContent,
+  MediaProcessor,
+  FfmpegOptions,
+  ImageChecker,
+  ImageVerdict,
+  LocalFileStoreOptions,
+  S3FileStoreOptions,
+  FilesFeature,
+} from './files/index.js';

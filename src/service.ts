@@ -23,6 +23,7 @@ import { type SmsFeatureOptions, createSmsFeature } from './sms/sms-feature.js';
 import { unconfiguredSmsFeature } from './sms/unconfigured.js';
 import { type UsersFeature, type UsersFeatureOptions, createUsersFeature } from './users/index.js';
 import { svcError } from './core/errors.js';
+import { type FilesApi, type FilesOptions, createFilesFeature } from './files/index.js';
 
 /** A feature factory: receives the service context, returns routes. Hosts may add their own. */
 export type FeatureFactory = (ctx: ServiceContext, service: ServiceRegistry) => Feature;
@@ -38,6 +39,8 @@ export interface ServiceRegistry {
   /** Class policies of data tables (the records feature). */
   records?: RecordsFeature;
   users?: UsersFeature;
+  /** Files by caller (the files feature, when on). */
+  files?: FilesApi;
 }
 
 export interface ServiceOptions {
@@ -80,6 +83,11 @@ export interface ServiceOptions {
   captcha?: false | CaptchaFeatureOptions;
   /** Users, sessions and passwords (default on). `false` leaves them out. */
   users?: false | Omit<UsersFeatureOptions, 'mail' | 'sms' | 'counters' | 'classPolicies'>;
+  /**
+   * Files and media (uploads, serving, delete, video snapshot, QR codes, image checks): off unless
+   * given; `{}` stores under ./data/files on local disk. See docs/files.md.
+   */
+  files?: false | FilesOptions;
   /** Extra features (custom routes) mounted after the built-in ones. */
   features?: FeatureFactory[];
   /**
@@ -230,6 +238,14 @@ function builtInFeatures(options: ServiceOptions): FeatureFactory[] {
       });
       registry.users = users;
       return users;
+    });
+  }
+  const files = options.files;
+  if (files) {
+    factories.push((ctx, registry) => {
+      const feature = createFilesFeature(ctx, { ...files, brands: options.brands ?? ['Svc'], signatureSkewMs: options.signatureSkewMs ?? 10_000 });
+      registry.files = feature.api;
+      return feature;
     });
   }
   return factories;

@@ -15,6 +15,7 @@ import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { type ApplicationConfig, consoleMailTransport, consoleSmsTransport, createService, lineLogger } from 'svcbase';
+import { localFileStore } from 'svcbase';
 import { toNodeListener } from 'svcbase/node';
 import { sqliteCounterStore, sqliteKvStore, sqliteStorage } from 'svcbase/sqlite';
 import { applyServerLimits } from '../server-limits.js';
@@ -89,6 +90,8 @@ export async function start(options: StartOptions = {}) {
     brands: ['Svc', 'Bmob'],
     sms: { transport: consoleSmsTransport({ write: (line) => log(`[sms] ${line}`) }) },
     mail: consoleMailTransport({ write: (line) => log(`[mail] ${line}`) }),
+    // Uploads live beside the database: ./data/files by default.
+    files: { store: localFileStore({ root: resolve(dirname(dbFile), 'files') }) },
     logger,
   });
   server.on('request', withRequestLog(toNodeListener(service), logger));

@@ -99,6 +99,21 @@ export const ERROR_CODES = {
   // --- H2: query time budgets (D2) ---
   queryOverBudget: { code: 11090, status: 400, message: 'query stopped: it ran longer than its budget of %s ms; narrow the where or add an index.' },
   queryBusy: { code: 11091, status: 429, message: 'too many slow queries in progress, retry after %s seconds.' },
+  // --- H5: files and media (issue 19, D70-D76) ---
+  fileTooLarge: { code: 11140, status: 413, message: "file is larger than this application's limit of %s bytes." },
+  fileQuotaExceeded: { code: 11141, status: 413, message: "this application's file storage quota of %s bytes is used up." },
+  fileTypeNotAllowed: { code: 11142, status: 415, message: "file type '%s' is not allowed for this application." },
+  fileNameInvalid: { code: 11143, status: 400, message: 'invalid file name: %s' },
+  fileNotFound: { code: 11144, status: 404, message: 'file %s does not exist.' },
+  uploadMalformed: { code: 11145, status: 400, message: 'malformed upload: %s' },
+  fileContentMismatch: { code: 11146, status: 415, message: "the file's content is %s, not the %s its name says." },
+  cdnBatchTooLarge: { code: 11147, status: 400, message: 'cdnBatchDelete takes 1 to %s paths.' },
+  snapshotPointPastEnd: { code: 11148, status: 400, message: 'point %s is past the end of the video.' },
+  mediaProcessorUnavailable: { code: 11149, status: 403, message: 'video snapshot is not available on this server: %s' },
+  snapshotFailed: { code: 11150, status: 422, message: 'could not take a snapshot of %s: %s' },
+  fileSourceInvalid: { code: 11151, status: 400, message: 'source must be the url or path of a file stored by this application: %s' },
+  imageCheckNotConfigured: { code: 11152, status: 403, message: 'image check needs the mini-program platform client, which is not configured.' },
+  imageCheckRateLimited: { code: 11153, status: 429, message: 'image check limit of this application reached, retry after %s seconds.' },
 } as const satisfies Record<string, { code: number; status: number; message: string }>;
 
 /** Symbolic name of a client-facing error condition. */

@@ -1,0 +1,69 @@
+import { createAppRegistry } from '../app/registry.js';
+import { brandHeaderNames } from '../http/credentials.js';
+import type { Feature, ServiceContext } from '../http/types.js';
+import { deleteRoutes } from './delete-routes.js';
+import { ffmpegMediaProcessor } from './ffmpeg-processor.js';
+import { type FileService, createFileService } from './file-service.js';
+import { type FilesApi, createFilesApi } from './files-api.js';
+import { type FilesOptions, limitsFor } from './files-options.js';
+import { imageCheckRoute } from './image-check-route.js';
+import { localFileStore } from './local-file-store.js';
+import { qrRoute } from './qr-route.js';
+import { serveRoutes } from './serve-route.js';
+import { snapshotRoute } from './snapshot-route.js';
+import { uploadRoute } from './upload-route.js';
+
+/** What the service hands the files feature besides its options. */
+export interface FilesFeatureHost {
+  /** Accepted header brands (the service's `brands`). */
+  readonly brands: readonly string[];
+  /** Accepted clock skew of signed requests, ms. */
+  readonly signatureSkewMs: number;
+}
+
+export interface FilesFeature extends Feature {
+  /** Files for cloud functions and hosts, by caller. */
+  readonly api: FilesApi;
+  readonly service: FileService;
+}
+
+/**
+ * Files and media: upload (`POST /2/files/:name`), serving (`GET|HEAD /files/...`), delete
+ * (`DELETE /2/files/upyun//...`, `POST /2/cdnBatchDelete`), video snapshot (`POST /2/cdnVedioSnapshot`),
+ * QR codes (`POST /1/wechatApp/qr/generatecode`) and image checks (`POST /1/wechatApp/checkImg/:name`).
+ * See docs/files.md.
+ *
+ * @example createService({ ..., files: { store: localFileStore({ root: './data/files' }), limits: { quotaBytes: 1e9 } } })
+ */
+export function createFilesFeature(ctx: ServiceContext, options: FilesOptions & Partial<FilesFeatureHost> = {}): FilesFeature {
+  const store = options.store ?? localFileStore({ root: './data/files' });
+  const apps = [...ctx.applications.values()];
+  // Every app's limits are checked now, so a bad limit is a start-up error, not a request's 500.
+  const largest = Math.max(...apps.map((app) => {
+    const limits = limitsFor(options, app);
+    return limits.maxFileBytes * limits.maxFilesPerRequest;
+  }));
+  const files = createFileService({ store, kv: ctx.kv, clock: ctx.clock, random: ctx.random, logger: ctx.logger, options });
+  const auth = {
+    apps: createAppRegistry(apps),
+    headerNames: brandHeaderNames(options.brands ?? ['Svc']),
+    clock: ctx.clock,
+    kv: ctx.kv,
+    signatureSkewMs: options.signatureSkewMs ?? 10_000,
+  };
+  const media = options.media === false ? undefined : (options.media ?? ffmpegMediaProcessor());
+  return {
+    name: 'files',
+    api: createFilesApi(files, options.baseUrl ?? ''),
+    service: files,
+    routes: [
+      uploadRoute({ files, auth, signedBodyLimit: options.signedBodyLimit ?? 10 * 1024 * 1024, bodyLimit: largest + 64 * 1024 }),
+      ...serveRoutes(store, new Set(apps.map((app) => app.namespace))),
+      ...deleteRoutes(files),
+      snapshotRoute(files, media),
+      qrRoute(files),
+      imageCheckRoute({ auth, counters: ctx.counters, clock: ctx.clock, checker: options.imageChecker }),
+    ],
+    close: () => store.close?.(),
+  };
+}
