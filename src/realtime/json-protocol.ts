@@ -60,6 +60,7 @@ export function serveJsonProtocol(ws: WebSocket, connection: RealtimeConnection,
       await apply(message);
     } catch (error) {
       if (!isSvcError(error)) deps.logger.error('realtime: message failed', { error: String(error) });
+      id ??= text === null ? undefined : idOf(text);
       send({ ...(id !== undefined ? { id } : {}), ...errorBody(error) });
     }
   }
@@ -84,6 +85,17 @@ export function serveJsonProtocol(ws: WebSocket, connection: RealtimeConnection,
     }
     session.add(subscription);
     send({ op: 'subscribed', id: message.id });
+  }
+}
+
+/** The id of a refused message, when it has a usable one (so the client can tell which request failed). */
+function idOf(text: string): string | undefined {
+  try {
+    const id: unknown = (JSON.parse(text) as { id?: unknown } | null)?.id;
+    if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) return String(id);
+    return typeof id === 'string' && /^[A-Za-z0-9_.:-]{1,64}$/.test(id) ? id : undefined;
+  } catch {
+    return undefined;
   }
 }
 
