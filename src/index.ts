@@ -91,3 +91,7 @@ export { createCanvasRenderer } from './captcha/index.js';
 export type { CaptchaApi, CaptchaFeatureOptions, CaptchaRenderer } from './captcha/index.js';
 export type { ClassPolicy, ClassPolicyContext, ClassListContext, RecordsFeature } from './records/index.js';
 export type { UsersFeature, UsersFeatureOptions, ScryptParams, HashingLimits } from './users/index.js';
+export { createRealtimeFeature, mayRead } from './realtime/index.js';
+export type { QueryEvent, RealtimeCaller, RealtimeOptions, RealtimeTicker, TableAction } from './realtime/index.js';
+export { memoryEventBus } from './events/memory-event-bus.js';
+export type { BusListener, EventBus } from './events/port.js';
