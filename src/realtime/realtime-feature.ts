@@ -12,6 +12,8 @@ import { type RealtimeOptions, intervalTicker, resolveRealtimeLimits } from './o
 import { serveSocketIo, socketIoHandshake } from './socketio-protocol.js';
 
 const SID = /^[A-Za-z0-9_-]{1,64}$/;
+/** The slot pool of socket.io sockets not yet bound to an application (no application id is empty). */
+const UNBOUND = '';
 
 /**
  * Realtime table subscriptions (issue 18, docs/realtime.md): svcbase's JSON protocol at
@@ -89,8 +91,19 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
       auth: 'none',
       handler: (upgrade) => {
         if (!SID.test(upgrade.params.sid ?? '')) throw svcError('realtimeBadMessage', 'the socket.io session id is malformed');
+        // Until its first subscription names an application, a socket holds a slot of the unbound pool.
+        const releaseUnbound = slots.reserve(UNBOUND);
+        upgrade.socket.once('close', releaseUnbound);
         accept(upgrade, (connection) => connection.send('2:::'), (ws, connection) =>
-          serveSocketIo(ws, connection, { engine, applications: ctx.applications, slots, logger: ctx.logger, maxSubscriptions: limits.maxSubscriptionsPerConnection, maxMessagesPerSecond: limits.maxMessagesPerSecond }),
+          serveSocketIo(ws, connection, {
+            engine,
+            applications: ctx.applications,
+            slots,
+            logger: ctx.logger,
+            maxSubscriptions: limits.maxSubscriptionsPerConnection,
+            maxMessagesPerSecond: limits.maxMessagesPerSecond,
+            onBound: releaseUnbound,
+          }),
         );
       },
     });

@@ -28,6 +28,8 @@ export interface SocketIoDeps {
   readonly logger: Logger;
   readonly maxSubscriptions: number;
   readonly maxMessagesPerSecond: number;
+  /** Called once the socket is bound to an application (it then holds that application's slot). */
+  readonly onBound: () => void;
 }
 
 /** An event frame as the SDK reads it: it drops 4 characters, then parses `{name, args}`, then `args[0]` again. */
@@ -89,12 +91,27 @@ export function serveSocketIo(ws: WebSocket, connection: RealtimeConnection, dep
     if (!app) throw svcError('realtimeBadMessage', 'appKey names no application');
     if (!app.settings.features.realtime) throw svcError('featureDisabled', 'realtime');
     if (!session) {
-      release = deps.slots.reserve(app.applicationId);
-      session = new RealtimeSession({ app, isMaster: false, user: null }, connection, (subscription, match, data) => {
+      const releaseSlot = deps.slots.reserve(app.applicationId);
+      const bound = new RealtimeSession({ app, isMaster: false, user: null }, connection, (subscription, match, data) => {
         const action = subscription.kind === 'action' ? subscription.action : match.action;
         return socketIoEvent('server_pub', { action, tableName: subscription.className, objectId: match.record.objectId, data });
       }, deps.maxSubscriptions);
-      await deps.engine.attach(session);
+      try {
+        await deps.engine.attach(bound);
+      } catch (error) {
+        deps.engine.detach(bound);
+        releaseSlot();
+        throw error;
+      }
+      session = bound;
+      release = releaseSlot;
+      deps.onBound();
+      if (connection.closed) {
+        // The socket closed while attaching: its close handler ran before the session existed.
+        deps.engine.detach(bound);
+        releaseSlot();
+        return;
+      }
     } else if (session.caller.app !== app) {
       throw svcError('realtimeBadMessage', 'one socket serves one application');
     }

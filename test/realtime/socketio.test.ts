@@ -138,6 +138,28 @@ describe('realtime socket.io framing: switches and paths', () => {
   });
 });
 
+describe('realtime socket.io framing: connection limits', () => {
+  it('sockets not yet bound to an application share a bounded pool; binding moves the socket to its application', async () => {
+    const server = await startRealtimeServer({ realtime: { maxConnectionsPerApp: 1 } });
+    const first = await sioClient(server);
+    const refused = await connect(`${server.wsUrl}/socket.io/1/websocket/abc`);
+    expect(refused).toMatchObject({ status: 429, body: { code: 11162 } });
+    first.send(sub('updateTable', 'GameScore'));
+    await barrier(first); // bound to test-app: the unbound pool is free again
+    const second = await sioClient(server);
+    second.send(sub('updateTable', 'GameScore'));
+    expect(sdkRead(await second.next())).toMatchObject({ name: 'error', data: { code: 11162 } }); // test-app is full
+    first.ws.close();
+    await first.closed;
+    second.send(sub('updateTable', 'GameScore'));
+    await barrier(second);
+    await server.request('POST', '/1/classes/GameScore', { body: { score: 1 } });
+    expect(sdkRead(await second.next())).toMatchObject({ name: 'server_pub', data: { action: 'updateTable' } });
+    second.ws.terminate();
+    await server.close();
+  });
+});
+
 /**
  * The official SDK's own src/lib/socket.js (hydrogen-js-sdk 2.7.3, unmodified) in Node: it only
  * needs the mini-program globals `wx.request` and `wx.*Socket*`, shimmed here over fetch and ws and
