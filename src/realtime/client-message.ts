@@ -61,7 +61,13 @@ function subscribeMessage(m: Record<string, unknown>): ClientMessage {
 }
 
 function subscriptionId(value: unknown): string {
+  const id = usableId(value);
+  if (id === undefined) throw svcError('realtimeBadMessage', 'id must be a non-negative integer or 1-64 letters, digits, _ . : -');
+  return id;
+}
+
+/** A subscription id as its string, or undefined when `value` is not a usable one. */
+export function usableId(value: unknown): string | undefined {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
-  if (typeof value === 'string' && ID.test(value)) return value;
-  throw svcError('realtimeBadMessage', 'id must be a non-negative integer or 1-64 letters, digits, _ . : -');
+  return typeof value === 'string' && ID.test(value) ? value : undefined;
 }

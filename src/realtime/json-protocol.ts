@@ -3,7 +3,7 @@ import { isSvcError, svcError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Json } from '../core/wire-values.js';
 import type { StorageAdapter } from '../storage/port.js';
-import { type ClientMessage, parseClientMessage } from './client-message.js';
+import { type ClientMessage, parseClientMessage, usableId } from './client-message.js';
 import type { RealtimeConnection } from './connection.js';
 import type { SubscriptionEngine } from './engine.js';
 import type { RealtimeCaller } from './may-read.js';
@@ -91,9 +91,7 @@ export function serveJsonProtocol(ws: WebSocket, connection: RealtimeConnection,
 /** The id of a refused message, when it has a usable one (so the client can tell which request failed). */
 function idOf(text: string): string | undefined {
   try {
-    const id: unknown = (JSON.parse(text) as { id?: unknown } | null)?.id;
-    if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) return String(id);
-    return typeof id === 'string' && /^[A-Za-z0-9_.:-]{1,64}$/.test(id) ? id : undefined;
+    return usableId((JSON.parse(text) as { id?: unknown } | null)?.id);
   } catch {
     return undefined;
   }
