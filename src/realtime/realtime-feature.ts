@@ -1,4 +1,3 @@
-import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { svcError } from '../core/errors.js';
 import { memoryEventBus } from '../events/memory-event-bus.js';
@@ -30,6 +29,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
   const slots = new ConnectionSlots(limits.maxConnectionsPerApp);
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false, clientTracking: false });
   const open = new Map<RealtimeConnection, () => void>();
+  let closing = false;
 
   // Observing costs every write a before-image read, so only when some application has realtime on.
   const realtimeApps = [...ctx.applications.values()].filter((app) => app.settings.features.realtime);
@@ -46,7 +46,11 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
 
   /** Completes the WebSocket handshake and tracks the connection until it closes. */
   function accept(upgrade: UpgradeContext, heartbeat: (connection: RealtimeConnection) => void, serve: (ws: WebSocket, connection: RealtimeConnection) => void): void {
-    wss.handleUpgrade(upgrade.request, upgrade.socket as Duplex, upgrade.head, (ws) => {
+    wss.handleUpgrade(upgrade.request, upgrade.socket, upgrade.head, (ws) => {
+      if (closing) {
+        ws.close(1001, 'server closing');
+        return;
+      }
       const connection = new RealtimeConnection(ws, limits, ctx.clock, () => ctx.logger.warn('realtime: slow consumer cut', { limit: limits.maxBufferedBytes }));
       open.set(connection, () => heartbeat(connection));
       ws.on('close', () => {
@@ -114,6 +118,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
     routes,
     upgrades,
     async close() {
+      closing = true;
       stopObserving();
       stopTicking();
       for (const connection of [...open.keys()]) connection.close(1001, 'server closing');
