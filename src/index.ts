@@ -114,3 +114,5 @@ export type {
   S3FileStoreOptions,
   FilesFeature,
 } from './files/index.js';
+export { createRealtimeFeature, mayRead } from './realtime/index.js';
+export type { QueryEvent, RealtimeCaller, RealtimeOptions, RealtimeTicker, TableAction } from './realtime/index.js';

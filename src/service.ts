@@ -24,6 +24,7 @@ import { unconfiguredSmsFeature } from './sms/unconfigured.js';
 import { type UsersFeature, type UsersFeatureOptions, createUsersFeature } from './users/index.js';
 import { svcError } from './core/errors.js';
 import { type FilesApi, type FilesOptions, createFilesFeature } from './files/index.js';
+import { type RealtimeOptions, createRealtimeFeature } from './realtime/index.js';
 
 /** A feature factory: receives the service context, returns routes. Hosts may add their own. */
 export type FeatureFactory = (ctx: ServiceContext, service: ServiceRegistry) => Feature;
@@ -81,6 +82,11 @@ export interface ServiceOptions {
   mail?: MailTransport;
   /** Image captcha (default on; `@napi-rs/canvas` loads at start-up, and without it requestCaptcha answers 11007). `false` leaves it out. */
   captcha?: false | CaptchaFeatureOptions;
+  /**
+   * Realtime table subscriptions over WebSocket (default on; served to applications whose
+   * `features.realtime` setting is on, others get 11007). `false` leaves them out. See docs/realtime.md.
+   */
+  realtime?: false | RealtimeOptions;
   /** Users, sessions and passwords (default on). `false` leaves them out. */
   users?: false | Omit<UsersFeatureOptions, 'mail' | 'sms' | 'counters' | 'classPolicies'>;
   /**
@@ -157,6 +163,7 @@ export function createService(options: ServiceOptions): Service {
     random: options.random ?? cryptoRandom,
     logger,
     applications: apps.byId,
+    onWrite: (observer) => observers.add(observer),
   };
   const registry: ServiceRegistry = {};
   // Stand-ins for unconfigured features come last, so a host's own feature on the same paths wins.
@@ -247,6 +254,10 @@ function builtInFeatures(options: ServiceOptions): FeatureFactory[] {
       registry.files = feature.api;
       return feature;
     });
+  }
+  if (options.realtime !== false) {
+    const realtimeOptions = options.realtime ?? {};
+    factories.push((ctx) => createRealtimeFeature(ctx, realtimeOptions));
   }
   return factories;
 }

@@ -96,6 +96,15 @@ export const ERROR_CODES = {
   tooManyInnerQueries: { code: 11100, status: 400, message: 'where has more than %s inner queries ($inQuery, $notInQuery, $select, $dontSelect, $relatedTo).' },
   linkBaseUrlMissing: { code: 11101, status: 403, message: 'users.linkBaseUrl is not configured: this server cannot mail links.' },
   passwordHashBusy: { code: 11102, status: 429, message: 'too many password hashes in progress, retry after %s seconds.' },
+  // --- H6: realtime subscriptions (issue 18, D77-D82) ---
+  realtimeBadMessage: { code: 11160, status: 400, message: 'realtime message refused: %s' },
+  realtimeTooManySubscriptions: { code: 11161, status: 429, message: 'this connection already has %s subscriptions (its limit).' },
+  realtimeTooManyConnections: { code: 11162, status: 429, message: 'this application already has %s realtime connections (its limit).' },
+  realtimeTableRefused: { code: 11164, status: 403, message: "table '%s' cannot be subscribed to." },
+  realtimeUnknownSubscription: { code: 11165, status: 404, message: "no subscription '%s' on this connection." },
+  realtimeRateLimited: { code: 11167, status: 429, message: 'more than %s realtime messages per second.' },
+  realtimeDuplicateSubscription: { code: 11168, status: 409, message: "subscription id '%s' is already in use on this connection." },
+  realtimeWhereRefused: { code: 11169, status: 400, message: 'realtime where subscriptions cannot use %s.' },
   // --- H2: query time budgets (D2) ---
   queryOverBudget: { code: 11090, status: 400, message: 'query stopped: it ran longer than its budget of %s ms; narrow the where or add an index.' },
   queryBusy: { code: 11091, status: 429, message: 'too many slow queries in progress, retry after %s seconds.' },

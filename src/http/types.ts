@@ -9,6 +9,7 @@ import type { Json } from '../core/wire-values.js';
 import type { CounterStore } from '../counters/port.js';
 import type { KvStore } from '../kv/port.js';
 import type { StorageAdapter } from '../storage/port.js';
+import type { WriteObserver } from '../storage/write-events.js';
 
 export type { SessionUser } from '../app/caller.js';
 
@@ -161,6 +162,11 @@ export interface ServiceContext {
   readonly logger: Logger;
   /** Applications by id. */
   readonly applications: ReadonlyMap<string, Application>;
+  /**
+   * Registers a write observer (as `service.onWrite`): called once per changed record after commit.
+   * Returns the unsubscribe function. Set by `createService`; contexts built by hand may omit it.
+   */
+  readonly onWrite?: (observer: WriteObserver) => () => void;
 }
 
 /** A feature plugs routes (and optionally cleanup) into the service. */

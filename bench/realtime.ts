@@ -1,0 +1,192 @@
+/**
+ * Group 8: realtime. Write-to-event latency and delivery rate with 1, 1,000 and 10,000 subscribers of
+ * one table on one instance (quick: 1 and 200), beside a bare `ws` broadcast of the same bytes to the
+ * same number of sockets: the limit our engine (write observer → bus → match → encode → send) is
+ * measured against. Each write waits until every subscriber received its event, so the latency is to
+ * the last subscriber. Memory per idle connection is the heap + external growth per open socket,
+ * server and client side together (both live in this process), for ours and for bare `ws`.
+ * Informational (no target): the numbers depend on the loopback stack more than on us.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { WebSocket, WebSocketServer } from 'ws';
+import { memoryStorage } from '../src/memory.js';
+import { toNodeListener } from '../src/node.js';
+import { type Service, createService } from '../src/service.js';
+import { type BenchConfig, collectGarbage, round3 } from './harness.js';
+import type { ResultRow } from './report.js';
+
+const APP = { applicationId: 'bench', restApiKey: 'rest', masterKey: 'master', settings: { features: { realtime: true } } };
+const HEADERS = { 'x-svc-application-id': 'bench', 'x-svc-rest-api-key': 'rest', 'content-type': 'application/json' };
+
+interface Fleet {
+  clients: WebSocket[];
+  /** Resolves once every client has received one more message. */
+  nextRound(): Promise<void>;
+}
+
+/**
+ * Opens `n` clients (in batches), each counting messages once ready; `ready(next, send)` runs on open
+ * and may await replies (messages are queued from the socket's creation, so none is missed).
+ */
+async function openFleet(
+  url: string,
+  n: number,
+  options: { headers?: Record<string, string> },
+  ready: (next: () => Promise<string>, send: (text: string) => void) => Promise<void>,
+): Promise<Fleet> {
+  const clients: WebSocket[] = [];
+  let remaining = 0;
+  let done: (() => void) | undefined;
+  for (let i = 0; i < n; i += 200) {
+    const batch = Array.from({ length: Math.min(200, n - i) }, async () => {
+      const ws = new WebSocket(url, { headers: options.headers ?? {}, perMessageDeflate: false });
+      const queue: string[] = [];
+      const waiters: Array<(text: string) => void> = [];
+      let counting = false;
+      ws.on('message', (data) => {
+        if (counting) {
+          if (--remaining === 0) done?.();
+          return;
+        }
+        const waiter = waiters.shift();
+        if (waiter) waiter(String(data));
+        else queue.push(String(data));
+      });
+      await new Promise<void>((resolve, reject) => {
+        ws.once('open', resolve);
+        ws.once('error', reject);
+      });
+      await ready(
+        () => (queue.length > 0 ? Promise.resolve(queue.shift()!) : new Promise<string>((r) => waiters.push(r))),
+        (text) => ws.send(text),
+      );
+      counting = true;
+      clients.push(ws);
+    });
+    await Promise.all(batch);
+  }
+  return {
+    clients,
+    nextRound() {
+      remaining = clients.length;
+      return new Promise<void>((resolve) => (done = resolve));
+    },
+  };
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function memoryNow(): number {
+  collectGarbage();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.external + m.arrayBuffers;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}
+
+interface Measured {
+  eventsPerSecond: number;
+  p50: number;
+  p99: number;
+  bytesPerConnection: number;
+  frame: string;
+}
+
+async function measureOurs(n: number, writes: number): Promise<Measured> {
+  const service: Service = createService({ storage: memoryStorage(), applications: [APP], captcha: false, users: false });
+  const server = createServer(toNodeListener(service));
+  server.on('upgrade', (req, socket, head) => void service.handleUpgrade(req, socket, head));
+  const url = `${await listen(server)}/1/realtime`;
+  const before = memoryNow();
+  const fleet = await openFleet(url, n, { headers: HEADERS }, async (next, send) => {
+    await next(); // connected
+    send('{"op":"subscribe","id":1,"action":"updateTable","tableName":"Bench"}');
+    await next(); // subscribed
+  });
+  const bytesPerConnection = (memoryNow() - before) / n;
+  const write = (i: number) =>
+    service.handle({ method: 'POST', path: '/1/classes/Bench', search: '', headers: HEADERS, body: new TextEncoder().encode(`{"score":${i},"name":"player ${i}"}`) });
+  let frame = '';
+  fleet.clients[0]!.once('message', (data) => (frame = String(data)));
+  const latencies: number[] = [];
+  const start = performance.now();
+  for (let i = 0; i < writes; i++) {
+    const t0 = performance.now();
+    const round = fleet.nextRound();
+    await write(i);
+    await round;
+    latencies.push(performance.now() - t0);
+  }
+  const seconds = (performance.now() - start) / 1000;
+  for (const ws of fleet.clients) ws.terminate();
+  await service.close();
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  latencies.sort((a, b) => a - b);
+  return { eventsPerSecond: (n * writes) / seconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), bytesPerConnection, frame };
+}
+
+/** The limit: a bare ws server sending the same frame to every socket, as fast as it can. */
+async function measureBareWs(n: number, writes: number, frame: string): Promise<Measured> {
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  const server = createServer();
+  const sockets = new Set<WebSocket>();
+  server.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head, (ws) => sockets.add(ws)));
+  const url = await listen(server);
+  const before = memoryNow();
+  const fleet = await openFleet(url, n, {}, async () => {});
+  while (sockets.size < n) await new Promise((r) => setImmediate(r));
+  const bytesPerConnection = (memoryNow() - before) / n;
+  const latencies: number[] = [];
+  const start = performance.now();
+  for (let i = 0; i < writes; i++) {
+    const t0 = performance.now();
+    const round = fleet.nextRound();
+    for (const ws of sockets) ws.send(frame);
+    await round;
+    latencies.push(performance.now() - t0);
+  }
+  const seconds = (performance.now() - start) / 1000;
+  for (const ws of fleet.clients) ws.terminate();
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  latencies.sort((a, b) => a - b);
+  return { eventsPerSecond: (n * writes) / seconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), bytesPerConnection, frame };
+}
+
+export async function run(config: BenchConfig): Promise<ResultRow[]> {
+  const counts = config.quick ? [1, 200] : [1, 1_000, 10_000];
+  const rows: ResultRow[] = [];
+  for (const n of counts) {
+    const writes = config.quick ? 30 : n >= 10_000 ? 50 : 300;
+    config.log(`realtime: ${n} subscriber(s), ${writes} writes`);
+    const ours = await measureOurs(n, writes);
+    const bare = await measureBareWs(n, writes, ours.frame);
+    rows.push({
+      group: 'realtime',
+      workload: `write -> event, ${n} subscriber${n === 1 ? '' : 's'}`,
+      unit: 'events/s',
+      ours: ours.eventsPerSecond,
+      referenceName: 'bare ws broadcast',
+      reference: bare.eventsPerSecond,
+      ratio: round3(ours.eventsPerSecond / bare.eventsPerSecond),
+      target: null,
+      pass: null,
+      detail: {
+        oursLatencyMs: { p50: round3(ours.p50), p99: round3(ours.p99) },
+        bareLatencyMs: { p50: round3(bare.p50), p99: round3(bare.p99) },
+        bytesPerIdleConnection: { ours: Math.round(ours.bytesPerConnection), bare: Math.round(bare.bytesPerConnection) },
+      },
+      note: `latency to the last subscriber p50/p99 ${ours.p50.toFixed(2)}/${ours.p99.toFixed(2)} ms (bare ws ${bare.p50.toFixed(2)}/${bare.p99.toFixed(2)}); ` +
+        `memory per idle connection ${Math.round(ours.bytesPerConnection / 1024)} KiB (bare ws ${Math.round(bare.bytesPerConnection / 1024)} KiB), client side included`,
+    });
+  }
+  return rows;
+}

@@ -1,0 +1,85 @@
+import type { WebSocket } from 'ws';
+import type { Clock } from '../core/clock.js';
+import type { RealtimeLimits } from './options.js';
+
+/**
+ * One open socket of either framing: sends under the back-pressure bound, counts client messages
+ * per second, and remembers when the peer was last heard from (for dead-peer detection).
+ */
+export class RealtimeConnection {
+  private lastSeen: number;
+  private windowStart = 0;
+  private windowCount = 0;
+  /** Set once the connection is cut or closed; sends are then dropped. */
+  closed = false;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly limits: RealtimeLimits,
+    private readonly clock: Clock,
+    /** Called once when a send finds the peer too far behind (before the socket is terminated). */
+    private readonly onSlow: () => void,
+  ) {
+    this.lastSeen = clock.now();
+    ws.on('pong', () => this.heard());
+  }
+
+  /** The peer said something (a message or a pong). */
+  heard(): void {
+    this.lastSeen = this.clock.now();
+  }
+
+  /**
+   * Sends one text frame, unless the socket already holds more than `maxBufferedBytes` unsent:
+   * then the connection is terminated (a slow consumer is cut, never buffered without bound).
+   * Returns whether the frame was queued.
+   */
+  send(text: string): boolean {
+    if (this.closed) return false;
+    if (this.ws.readyState !== this.ws.OPEN) return false;
+    if (this.ws.bufferedAmount > this.limits.maxBufferedBytes) {
+      this.cut();
+      return false;
+    }
+    this.ws.send(text);
+    return true;
+  }
+
+  /** Counts one client message; false when this second's allowance is spent. */
+  allowMessage(): boolean {
+    const now = this.clock.now();
+    if (now - this.windowStart >= 1000) {
+      this.windowStart = now;
+      this.windowCount = 0;
+    }
+    return ++this.windowCount <= this.limits.maxMessagesPerSecond;
+  }
+
+  /** Whether the peer has been silent for longer than the idle timeout. */
+  isIdle(): boolean {
+    return this.clock.now() - this.lastSeen > this.limits.idleTimeoutMs;
+  }
+
+  ping(): void {
+    if (!this.closed && this.ws.readyState === this.ws.OPEN) this.ws.ping();
+  }
+
+  /** Closes politely (close frame with a reason of at most 123 bytes). */
+  close(code: number, reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.ws.close(code, reason.slice(0, 120));
+  }
+
+  /** Drops the socket at once (slow consumers, dead peers). */
+  terminate(): void {
+    this.closed = true;
+    this.ws.terminate();
+  }
+
+  private cut(): void {
+    if (this.closed) return;
+    this.onSlow();
+    this.terminate();
+  }
+}

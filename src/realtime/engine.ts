@@ -1,0 +1,146 @@
+import type { Application } from '../app/application.js';
+import type { Logger } from '../core/logger.js';
+import type { StoredRecord } from '../core/values.js';
+import { type Json, encodeRecord } from '../core/wire-values.js';
+import type { EventBus } from '../events/port.js';
+import type { Awaitable, StorageAdapter } from '../storage/port.js';
+import type { WriteEvent } from '../storage/write-events.js';
+import { type RealtimeChange, changeChannel, decodeChange, encodeChange } from './change.js';
+import { type RealtimeCaller, mayRead } from './may-read.js';
+import { type Match, type Subscription, matchChange } from './subscription.js';
+import { CompiledWhereSubscription } from './where-subscription.js';
+
+/** One connection as the engine sees it: who it is, what it subscribed to, how to reach it. */
+export interface Subscriber {
+  readonly caller: RealtimeCaller;
+  subscriptions(): Iterable<Subscription>;
+  /** Sends one event; `data` is the record encoded as a REST read (computed once per change). */
+  deliver(subscription: Subscription, match: Match, data: { [key: string]: Json }): void;
+}
+
+export interface EngineDeps {
+  readonly bus: EventBus;
+  readonly storage: StorageAdapter;
+  readonly logger: Logger;
+}
+
+/**
+ * The subscription engine both framings share. Writes go out on the bus (`publish`); what comes back
+ * from the bus, this instance's own writes included, is matched against this instance's subscribers
+ * and delivered, so each subscriber gets each change exactly once whichever instance wrote it.
+ * Changes of one application are dispatched in bus order.
+ */
+export class SubscriptionEngine {
+  private readonly subscribers = new Map<string, Set<Subscriber>>();
+  private readonly busSubscriptions = new Map<string, Promise<() => Awaitable<void>>>();
+  private readonly queues = new Map<string, Promise<void>>();
+  private closed = false;
+
+  constructor(private readonly deps: EngineDeps) {}
+
+  /** The write observer: publishes a committed change of an application with realtime on. */
+  publish(app: Application, event: WriteEvent): void {
+    if (this.closed) return;
+    const message = encodeChange(event);
+    if (message === null) return;
+    try {
+      const published = this.deps.bus.publish(changeChannel(app.applicationId), message);
+      if (published instanceof Promise) published.catch((error: unknown) => this.failed('publish', error));
+    } catch (error) {
+      this.failed('publish', error);
+    }
+  }
+
+  /** Starts delivering to `subscriber`; resolves once its application's bus channel is listened to. */
+  async attach(subscriber: Subscriber): Promise<void> {
+    const id = subscriber.caller.app.applicationId;
+    let set = this.subscribers.get(id);
+    if (!set) this.subscribers.set(id, (set = new Set()));
+    set.add(subscriber);
+    let listening = this.busSubscriptions.get(id);
+    if (!listening) {
+      listening = Promise.resolve(this.deps.bus.subscribe(changeChannel(id), (message) => this.receive(id, message)));
+      this.busSubscriptions.set(id, listening);
+      listening.catch(() => this.busSubscriptions.delete(id));
+    }
+    await listening;
+  }
+
+  detach(subscriber: Subscriber): void {
+    this.subscribers.get(subscriber.caller.app.applicationId)?.delete(subscriber);
+  }
+
+  /** Connections of an application on this instance. */
+  count(applicationId: string): number {
+    return this.subscribers.get(applicationId)?.size ?? 0;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.subscribers.clear();
+    const listening = [...this.busSubscriptions.values()];
+    this.busSubscriptions.clear();
+    for (const subscription of listening) {
+      try {
+        await (await subscription)();
+      } catch {
+        // The bus may already be gone; nothing is left to stop.
+      }
+    }
+  }
+
+  private receive(applicationId: string, message: string): void {
+    if (this.closed) return;
+    const change = decodeChange(applicationId, message);
+    if (!change) {
+      this.deps.logger.warn('realtime: malformed bus message dropped', { applicationId });
+      return;
+    }
+    const prior = this.queues.get(applicationId) ?? Promise.resolve();
+    const next = prior.then(() => this.dispatch(change)).catch((error: unknown) => this.failed('dispatch', error));
+    this.queues.set(applicationId, next);
+  }
+
+  private async dispatch(change: RealtimeChange): Promise<void> {
+    const set = this.subscribers.get(change.app);
+    if (!set || set.size === 0) return;
+    await this.refreshStaleWheres(set, change);
+    const encoded = new Map<StoredRecord, { [key: string]: Json }>();
+    for (const subscriber of [...set]) {
+      const { caller } = subscriber;
+      for (const subscription of subscriber.subscriptions()) {
+        const match = matchChange(subscription, change);
+        if (!match || !mayRead(caller, change.className, match.record)) continue;
+        let data = encoded.get(match.record);
+        if (!data) encoded.set(match.record, (data = encodeRecord(match.record, caller.app.settings.timeZone)));
+        subscriber.deliver(subscription, match, data);
+      }
+    }
+  }
+
+  /** Recompiles where subscriptions of the changed table compiled before a column of this record existed. */
+  private async refreshStaleWheres(set: ReadonlySet<Subscriber>, change: RealtimeChange): Promise<void> {
+    const record = change.after ?? change.before;
+    if (!record) return;
+    const stale: CompiledWhereSubscription[] = [];
+    for (const subscriber of set) {
+      for (const subscription of subscriber.subscriptions()) {
+        if (subscription instanceof CompiledWhereSubscription && subscription.className === change.className && subscription.isStaleFor(record)) stale.push(subscription);
+      }
+    }
+    if (stale.length === 0) return;
+    const app = [...set][0]!.caller.app;
+    const schema = await this.deps.storage.getSchema({ namespace: app.namespace, className: change.className });
+    for (const subscription of stale) {
+      try {
+        subscription.recompile(schema);
+      } catch (error) {
+        this.failed('where recompile', error);
+      }
+    }
+  }
+
+  private failed(stage: string, error: unknown): void {
+    this.deps.logger.error(`realtime ${stage} failed`, { error: String(error) });
+  }
+}

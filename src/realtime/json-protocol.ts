@@ -1,0 +1,110 @@
+import type { WebSocket } from 'ws';
+import { isSvcError, svcError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { Json } from '../core/wire-values.js';
+import type { StorageAdapter } from '../storage/port.js';
+import { type ClientMessage, parseClientMessage, usableId } from './client-message.js';
+import type { RealtimeConnection } from './connection.js';
+import type { SubscriptionEngine } from './engine.js';
+import type { RealtimeCaller } from './may-read.js';
+import { RealtimeSession } from './session.js';
+import type { Subscription } from './subscription.js';
+import { CompiledWhereSubscription } from './where-subscription.js';
+
+export interface JsonProtocolDeps {
+  readonly engine: SubscriptionEngine;
+  readonly storage: StorageAdapter;
+  readonly logger: Logger;
+  readonly maxSubscriptions: number;
+  readonly maxMessagesPerSecond: number;
+}
+
+/**
+ * svcbase's JSON-over-WebSocket protocol on an authenticated socket (docs/realtime.md): one JSON
+ * object per text frame each way. Messages of one connection are handled in order.
+ */
+export function serveJsonProtocol(ws: WebSocket, connection: RealtimeConnection, caller: RealtimeCaller, deps: JsonProtocolDeps): void {
+  const send = (message: { [key: string]: Json }) => connection.send(JSON.stringify(message));
+  const session = new RealtimeSession(caller, connection, (subscription, match, data) =>
+    JSON.stringify({ op: 'event', id: subscription.id, action: match.action, tableName: subscription.className, objectId: match.record.objectId, data }),
+    deps.maxSubscriptions,
+  );
+  let queue = deps.engine.attach(session).then(
+    () => void send({ op: 'connected', applicationId: caller.app.applicationId, user: caller.user?.objectId ?? null }),
+    (error: unknown) => {
+      deps.logger.error('realtime: bus subscription failed', { error: String(error) });
+      connection.close(1011, 'bus unavailable');
+    },
+  );
+
+  ws.on('message', (raw, isBinary) => {
+    connection.heard();
+    if (!connection.allowMessage()) {
+      send(errorBody(svcError('realtimeRateLimited', deps.maxMessagesPerSecond)));
+      return;
+    }
+    const text = isBinary ? null : rawText(raw);
+    queue = queue.then(() => handle(text)).catch((error: unknown) => deps.logger.error('realtime: message failed', { error: String(error) }));
+  });
+  ws.on('close', () => {
+    session.clear();
+    deps.engine.detach(session);
+  });
+
+  async function handle(text: string | null): Promise<void> {
+    let id: string | undefined;
+    try {
+      if (text === null) throw svcError('realtimeBadMessage', 'binary frames are not accepted');
+      const message = parseClientMessage(text);
+      if (message.op !== 'ping') id = message.id;
+      await apply(message);
+    } catch (error) {
+      if (!isSvcError(error)) deps.logger.error('realtime: message failed', { error: String(error) });
+      id ??= text === null ? undefined : idOf(text);
+      send({ ...(id !== undefined ? { id } : {}), ...errorBody(error) });
+    }
+  }
+
+  async function apply(message: ClientMessage): Promise<void> {
+    if (message.op === 'ping') {
+      send({ op: 'pong' });
+      return;
+    }
+    if (message.op === 'unsubscribe') {
+      if (!session.remove(message.id)) throw svcError('realtimeUnknownSubscription', message.id);
+      send({ op: 'unsubscribed', id: message.id });
+      return;
+    }
+    if (session.has(message.id)) throw svcError('realtimeDuplicateSubscription', message.id);
+    let subscription: Subscription;
+    if ('where' in message) {
+      const schema = await deps.storage.getSchema({ namespace: caller.app.namespace, className: message.className });
+      subscription = new CompiledWhereSubscription(message.id, caller.app, message.className, message.where, schema);
+    } else {
+      subscription = { kind: 'action', id: message.id, action: message.action, className: message.className, ...(message.objectId !== undefined ? { objectId: message.objectId } : {}) };
+    }
+    session.add(subscription);
+    send({ op: 'subscribed', id: message.id });
+  }
+}
+
+/** The id of a refused message, when it has a usable one (so the client can tell which request failed). */
+function idOf(text: string): string | undefined {
+  try {
+    return usableId((JSON.parse(text) as { id?: unknown } | null)?.id);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The error frame: the coded error, or (for a bug, already logged) an uncoded internal error. */
+function errorBody(error: unknown): { op: 'error'; code?: number; error: string } {
+  if (isSvcError(error)) return { op: 'error', code: error.code, error: error.message };
+  return { op: 'error', error: 'internal server error' };
+}
+
+/** The text of a ws message (a Buffer, or fragments). */
+export function rawText(raw: Buffer | ArrayBuffer | Buffer[]): string {
+  if (Array.isArray(raw)) return Buffer.concat(raw).toString('utf8');
+  return Buffer.from(raw as ArrayBuffer).toString('utf8');
+}

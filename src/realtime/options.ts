@@ -1,0 +1,87 @@
+import type { EventBus } from '../events/port.js';
+
+/**
+ * Runs `tick` every `ms` milliseconds until the returned function is called. The default uses
+ * `setInterval` (unref'd); tests pass a manual one and move a FakeClock, so heartbeats need no sleeps.
+ */
+export interface RealtimeTicker {
+  every(ms: number, tick: () => void): () => void;
+}
+
+/** Realtime table subscriptions (docs/realtime.md). Every field has a default. */
+export interface RealtimeOptions {
+  /**
+   * Fan-out between instances: every instance publishes its committed writes here and delivers what
+   * it receives to its own subscribers. Default: an in-process bus of this service only. A bus passed
+   * here is not closed by `service.close()` (its owner closes it).
+   */
+  bus?: EventBus;
+  /** Path of svcbase's JSON-over-WebSocket protocol, relative to the mount prefix (default `/1/realtime`). */
+  path?: string;
+  /**
+   * Base path of the official SDK's socket.io 0.9 framing (default `/socket.io`: the handshake is
+   * `GET <base>/1/?t=…`, the socket `<base>/1/websocket/<sid>`); `false` leaves it out.
+   */
+  socketIoPath?: string | false;
+  /** Most subscriptions of one connection (default 100; 11161 past it). */
+  maxSubscriptionsPerConnection?: number;
+  /** Most open connections per application on this instance, both framings together (default 1000; 11162). */
+  maxConnectionsPerApp?: number;
+  /** Largest client message in bytes (default 16 KiB; a larger one closes the socket with 1009). */
+  maxMessageBytes?: number;
+  /** Client messages accepted per connection and second (default 20; others get 11167 and are dropped). */
+  maxMessagesPerSecond?: number;
+  /**
+   * Bytes a connection may have queued but not yet sent (default 1 MiB). A send that finds more
+   * queued cuts the connection (`terminate()`): a slow consumer never grows memory without bound.
+   */
+  maxBufferedBytes?: number;
+  /** Heartbeat interval in ms (default 25 000): a WebSocket ping, or `2:::` on the socket.io framing. */
+  heartbeatMs?: number;
+  /** A connection that sent nothing (not even a pong) for this many ms is cut (default 60 000). */
+  idleTimeoutMs?: number;
+  ticker?: RealtimeTicker;
+}
+
+export type RealtimeLimits = Required<Omit<RealtimeOptions, 'bus' | 'ticker' | 'socketIoPath'>> & { socketIoPath: string | false };
+
+export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
+  path: '/1/realtime',
+  socketIoPath: '/socket.io',
+  maxSubscriptionsPerConnection: 100,
+  maxConnectionsPerApp: 1000,
+  maxMessageBytes: 16 * 1024,
+  maxMessagesPerSecond: 20,
+  maxBufferedBytes: 1024 * 1024,
+  heartbeatMs: 25_000,
+  idleTimeoutMs: 60_000,
+};
+
+/** The options with defaults filled in; bad numbers are configuration mistakes (plain errors). */
+export function resolveRealtimeLimits(options: RealtimeOptions): RealtimeLimits {
+  const limits: RealtimeLimits = { ...DEFAULT_REALTIME_LIMITS };
+  for (const key of Object.keys(DEFAULT_REALTIME_LIMITS) as Array<keyof RealtimeLimits>) {
+    const value = options[key];
+    if (value !== undefined) (limits as unknown as Record<string, unknown>)[key] = value;
+  }
+  for (const key of ['maxSubscriptionsPerConnection', 'maxConnectionsPerApp', 'maxMessageBytes', 'maxMessagesPerSecond', 'maxBufferedBytes', 'heartbeatMs', 'idleTimeoutMs'] as const) {
+    const value = limits[key];
+    if (!Number.isInteger(value) || value < 1) throw new Error(`[svcbase] [realtime] ${key} must be a positive integer, got ${String(value)}`);
+  }
+  for (const key of ['path', 'socketIoPath'] as const) {
+    const value = limits[key];
+    if (value !== false && (typeof value !== 'string' || !/^\/[A-Za-z0-9._~\/-]*$/.test(value))) {
+      throw new Error(`[svcbase] [realtime] ${key} must be a path starting with '/', got ${String(value)}`);
+    }
+  }
+  return limits;
+}
+
+/** The default ticker: `setInterval`, unref'd so it never keeps a process alive. */
+export const intervalTicker: RealtimeTicker = {
+  every(ms, tick) {
+    const timer = setInterval(tick, ms);
+    timer.unref?.();
+    return () => clearInterval(timer);
+  },
+};

@@ -1,0 +1,131 @@
+import { WebSocketServer, type WebSocket } from 'ws';
+import { svcError } from '../core/errors.js';
+import { memoryEventBus } from '../events/memory-event-bus.js';
+import type { Feature, RouteDef, ServiceContext, UpgradeContext, UpgradeDef } from '../http/types.js';
+import { RealtimeConnection } from './connection.js';
+import { ConnectionSlots } from './connection-slots.js';
+import { SubscriptionEngine } from './engine.js';
+import { serveJsonProtocol } from './json-protocol.js';
+import type { RealtimeCaller } from './may-read.js';
+import { type RealtimeOptions, intervalTicker, resolveRealtimeLimits } from './options.js';
+import { serveSocketIo, socketIoHandshake } from './socketio-protocol.js';
+
+const SID = /^[A-Za-z0-9_-]{1,64}$/;
+/** The slot pool of socket.io sockets not yet bound to an application (no application id is empty). */
+const UNBOUND = '';
+
+/**
+ * Realtime table subscriptions (issue 18, docs/realtime.md): svcbase's JSON protocol at
+ * `options.path` and the official SDK's socket.io 0.9 framing at `options.socketIoPath`, both served
+ * through `service.handleUpgrade`, on one subscription engine fed by the write pipeline through the
+ * event bus. Applications whose `features.realtime` is off get 11007.
+ */
+export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOptions = {}): Feature {
+  const limits = resolveRealtimeLimits(options);
+  if (!ctx.onWrite) throw new Error('[svcbase] [realtime] the service context has no onWrite (build it with createService)');
+  const ownBus = options.bus === undefined;
+  const bus = options.bus ?? memoryEventBus();
+  const engine = new SubscriptionEngine({ bus, storage: ctx.storage, logger: ctx.logger });
+  const slots = new ConnectionSlots(limits.maxConnectionsPerApp);
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false, clientTracking: false });
+  const open = new Map<RealtimeConnection, () => void>();
+  let closing = false;
+
+  // Observing costs every write a before-image read, so only when some application has realtime on.
+  const realtimeApps = [...ctx.applications.values()].filter((app) => app.settings.features.realtime);
+  const stopObserving = realtimeApps.length === 0 ? () => {} : ctx.onWrite((event) => {
+    const app = ctx.applications.get(event.app);
+    if (app?.settings.features.realtime) engine.publish(app, event);
+  });
+  const stopTicking = (options.ticker ?? intervalTicker).every(limits.heartbeatMs, () => {
+    for (const [connection, heartbeat] of open) {
+      if (connection.isIdle()) connection.terminate();
+      else heartbeat();
+    }
+  });
+
+  /** Completes the WebSocket handshake and tracks the connection until it closes. */
+  function accept(upgrade: UpgradeContext, heartbeat: (connection: RealtimeConnection) => void, serve: (ws: WebSocket, connection: RealtimeConnection) => void): void {
+    wss.handleUpgrade(upgrade.request, upgrade.socket, upgrade.head, (ws) => {
+      if (closing) {
+        ws.close(1001, 'server closing');
+        return;
+      }
+      const connection = new RealtimeConnection(ws, limits, ctx.clock, () => ctx.logger.warn('realtime: slow consumer cut', { limit: limits.maxBufferedBytes }));
+      open.set(connection, () => heartbeat(connection));
+      ws.on('close', () => {
+        connection.closed = true;
+        open.delete(connection);
+      });
+      ws.on('error', (error) => ctx.logger.debug('realtime: socket error', { error: String(error) }));
+      serve(ws, connection);
+    });
+  }
+
+  const upgrades: UpgradeDef[] = [
+    {
+      path: limits.path,
+      auth: 'app',
+      handler: async (upgrade) => {
+        const app = upgrade.app!;
+        if (!app.settings.features.realtime) throw svcError('featureDisabled', 'realtime');
+        const user = upgrade.auth.sessionToken ? await upgrade.user() : null;
+        if (upgrade.auth.sessionToken && !user) throw svcError('sessionInvalid');
+        const release = slots.reserve(app.applicationId);
+        upgrade.socket.once('close', release);
+        const caller: RealtimeCaller = { app, isMaster: upgrade.auth.isMaster, user };
+        accept(upgrade, (connection) => connection.ping(), (ws, connection) =>
+          serveJsonProtocol(ws, connection, caller, { engine, storage: ctx.storage, logger: ctx.logger, maxSubscriptions: limits.maxSubscriptionsPerConnection, maxMessagesPerSecond: limits.maxMessagesPerSecond }),
+        );
+      },
+    },
+  ];
+  const routes: RouteDef[] = [];
+  if (limits.socketIoPath !== false) {
+    const base = limits.socketIoPath.replace(/\/+$/, '');
+    routes.push({
+      method: 'GET',
+      path: `${base}/1/`,
+      auth: 'none',
+      body: 'none',
+      handler: () => ({ body: socketIoHandshake(Buffer.from(ctx.random.bytes(15)).toString('base64url')), raw: true, headers: { 'content-type': 'text/plain; charset=utf-8' } }),
+    });
+    upgrades.push({
+      path: `${base}/1/websocket/:sid`,
+      auth: 'none',
+      handler: (upgrade) => {
+        if (!SID.test(upgrade.params.sid ?? '')) throw svcError('realtimeBadMessage', 'the socket.io session id is malformed');
+        // Until its first subscription names an application, a socket holds a slot of the unbound pool.
+        const releaseUnbound = slots.reserve(UNBOUND);
+        upgrade.socket.once('close', releaseUnbound);
+        accept(upgrade, (connection) => connection.send('2:::'), (ws, connection) =>
+          serveSocketIo(ws, connection, {
+            engine,
+            applications: ctx.applications,
+            slots,
+            logger: ctx.logger,
+            maxSubscriptions: limits.maxSubscriptionsPerConnection,
+            maxMessagesPerSecond: limits.maxMessagesPerSecond,
+            onBound: releaseUnbound,
+          }),
+        );
+      },
+    });
+  }
+
+  return {
+    name: 'realtime',
+    routes,
+    upgrades,
+    async close() {
+      closing = true;
+      stopObserving();
+      stopTicking();
+      for (const connection of [...open.keys()]) connection.close(1001, 'server closing');
+      await engine.close();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      for (const connection of [...open.keys()]) connection.terminate();
+      if (ownBus) await bus.close?.();
+    },
+  };
+}

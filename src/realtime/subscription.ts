@@ -1,0 +1,68 @@
+import type { StoredRecord } from '../core/values.js';
+import type { RealtimeChange } from './change.js';
+
+/** The seed's four subscription actions. */
+export type TableAction = 'updateTable' | 'updateRow' | 'deleteTable' | 'deleteRow';
+export const TABLE_ACTIONS: ReadonlySet<string> = new Set<TableAction>(['updateTable', 'updateRow', 'deleteTable', 'deleteRow']);
+
+/** What a where subscription reports, as Parse LiveQuery names it. */
+export type QueryEvent = 'create' | 'update' | 'enter' | 'leave' | 'delete';
+
+/** A subscription to one of the seed's actions; `objectId` for the row actions only. */
+export interface ActionSubscription {
+  readonly kind: 'action';
+  readonly id: string;
+  readonly action: TableAction;
+  readonly className: string;
+  readonly objectId?: string;
+}
+
+/** A subscription to the records of a table that match a where (compiled by where-subscription.ts). */
+export interface WhereSubscription {
+  readonly kind: 'where';
+  readonly id: string;
+  readonly className: string;
+  matches(record: StoredRecord): boolean;
+}
+
+export type Subscription = ActionSubscription | WhereSubscription;
+
+/** What one subscription makes of one change: the event name and the record to send. */
+export interface Match {
+  readonly action: TableAction | QueryEvent;
+  readonly record: StoredRecord;
+}
+
+/**
+ * Whether `change` concerns `sub`, and as what:
+ * - updateTable: any create or update in the table; updateRow: an update of that record;
+ * - deleteTable: any delete in the table; deleteRow: the delete of that record (data: the record as it was);
+ * - where: create (new record matches), update (matched before and after), enter (matches only
+ *   after), leave (matched only before; data: the record after), delete (a matching record deleted).
+ */
+export function matchChange(sub: Subscription, change: RealtimeChange): Match | null {
+  if (sub.className !== change.className) return null;
+  if (sub.kind === 'where') return matchWhere(sub, change);
+  const row = sub.objectId === undefined || sub.objectId === change.objectId;
+  switch (sub.action) {
+    case 'updateTable':
+      return change.op !== 'delete' && change.after ? { action: sub.action, record: change.after } : null;
+    case 'updateRow':
+      return change.op === 'update' && row && change.after ? { action: sub.action, record: change.after } : null;
+    case 'deleteTable':
+      return change.op === 'delete' && change.before ? { action: sub.action, record: change.before } : null;
+    case 'deleteRow':
+      return change.op === 'delete' && row && change.before ? { action: sub.action, record: change.before } : null;
+  }
+}
+
+function matchWhere(sub: WhereSubscription, change: RealtimeChange): Match | null {
+  const was = change.before !== undefined && change.op !== 'create' && sub.matches(change.before);
+  const is = change.after !== undefined && change.op !== 'delete' && sub.matches(change.after);
+  if (change.op === 'delete') return was ? { action: 'delete', record: change.before! } : null;
+  if (change.op === 'create') return is ? { action: 'create', record: change.after! } : null;
+  if (was && is) return { action: 'update', record: change.after! };
+  if (is) return { action: 'enter', record: change.after! };
+  if (was) return { action: 'leave', record: change.after! };
+  return null;
+}
