@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, opened } from '../realtime/harness.js';
 import { requestSignature } from '../../src/http/signature.js';
 import { connectTestRedis, deleteKeys } from '../redis/redis-env.js';
 import { SCALE_APP } from './scale-app.js';
@@ -142,6 +143,27 @@ describe.skipIf(!redis || unavailable !== null)(`multi-instance proof: two proce
     expect(replies.filter((s) => s === 200)).toHaveLength(1);
     expect(replies.filter((s) => s === 400)).toHaveLength(99);
   }, 60_000);
+
+  it('realtime over Redis pub/sub: a write on either process reaches the subscribers of both, exactly once', async () => {
+    const clients = await Promise.all(
+      cluster.instances.map(async ({ url }) => {
+        const client = opened(await connect(`${url.replace(/^http/, 'ws')}/1/realtime`, HEADERS));
+        expect((await client.json()).op).toBe('connected');
+        client.send({ op: 'subscribe', id: 't', action: 'updateTable', tableName: 'Fanout' });
+        expect(await client.json()).toMatchObject({ op: 'subscribed', id: 't' });
+        return client;
+      }),
+    );
+    const fromA = (await call(on(0), 'POST', '/1/classes/Fanout', { n: 1 })).body.objectId as string;
+    const fromB = (await call(on(1), 'POST', '/1/classes/Fanout', { n: 2 })).body.objectId as string;
+    for (const client of clients) {
+      const events = [await client.json(), await client.json()];
+      expect(events.map((e) => e.objectId).sort()).toEqual([fromA, fromB].sort());
+      client.send({ op: 'ping' });
+      expect(await client.json()).toEqual({ op: 'pong' }); // nothing delivered twice
+      client.ws.terminate();
+    }
+  });
 
   it('a signed request replayed against the other instance is refused', async () => {
     const signed = (nonce: string) => {

@@ -8,6 +8,7 @@ export const SCALE_APP: ApplicationConfig = {
   secretKey: 'scale-secret-key',
   securityCode: 'scale-safe-code',
   settings: {
+    features: { realtime: true },
     sms: {
       quota: 'unlimited',
       templates: [{ name: 'guarded', kind: 'code', text: 'Code ${code}', approved: true, captchaRequired: true }],
