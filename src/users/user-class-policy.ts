@@ -24,13 +24,13 @@ import { prepareUserWrite } from './user-write.js';
  */
 export function userClassPolicy(deps: UsersDeps): ClassPolicy {
   const prepare = async (ctx: ClassWriteContext, body: JsonObject, objectId?: string) => {
-    const app = ctx.request.app;
+    const app = ctx.caller.app;
     await deps.ready(app);
     const current = objectId === undefined ? null : await deps.users.get(app, objectId);
     if (objectId !== undefined && !current) throw svcError('objectNotFound', objectId);
     const prepared = await prepareUserWrite({
       app,
-      isMaster: ctx.request.auth.isMaster,
+      isMaster: ctx.caller.isMaster,
       current,
       body,
       hasher: deps.hasher,
@@ -47,12 +47,7 @@ export function userClassPolicy(deps: UsersDeps): ClassPolicy {
   return {
     allowBatch: false,
     // The same as `POST /1/users` (fix 11.5): the new user gets a session token.
-    async create(rc) {
-      const result = await signUp(deps, rc);
-      const objectId = (result.body as { objectId?: unknown } | undefined)?.objectId;
-      if (result.status !== 201 || typeof objectId !== 'string') return result;
-      return { ...result, headers: { ...result.headers, location: `${rc.baseUrl}/1/classes/${USER_CLASS}/${objectId}` } };
-    },
+    create: (caller, fields) => signUp(deps, caller, fields),
     // Lists (and inner queries of other tables' lists) must not probe the password hash.
     secretColumns: SECRET_COLUMNS,
     async beforeCreate(ctx, body) {
@@ -60,15 +55,15 @@ export function userClassPolicy(deps: UsersDeps): ClassPolicy {
       const email = prepared.mailVerifyTo;
       if (email) {
         ctx.afterWrite((objectId) =>
-          mailVerifyAfterWrite(deps, ctx.request.app, { objectId, username: username(prepared.body.username, email), email }),
+          mailVerifyAfterWrite(deps, ctx.caller.app, { objectId, username: username(prepared.body.username, email), email }),
         );
       }
       return prepared.body;
     },
     async beforeUpdate(ctx, objectId, body) {
-      const session = await requireSelfOrMaster(ctx.request, objectId);
+      const session = await requireSelfOrMaster(ctx.caller, objectId);
       const prepared = await prepare(ctx, body, objectId);
-      const app = ctx.request.app;
+      const app = ctx.caller.app;
       if (prepared.passwordChanged) {
         const keep = session?.objectId === objectId ? session.sessionId : undefined;
         ctx.afterWrite(async () => void (await deps.sessions.revokeAll(app, objectId, keep)));
@@ -84,8 +79,8 @@ export function userClassPolicy(deps: UsersDeps): ClassPolicy {
       return prepared.body;
     },
     async beforeDelete(ctx, objectId) {
-      await requireSelfOrMaster(ctx.request, objectId);
-      ctx.afterWrite(async () => void (await deps.sessions.revokeAll(ctx.request.app, objectId)));
+      await requireSelfOrMaster(ctx.caller, objectId);
+      ctx.afterWrite(async () => void (await deps.sessions.revokeAll(ctx.caller.app, objectId)));
     },
     filterOutput: (_ctx, record) => withoutPassword(record),
   };
@@ -98,7 +93,7 @@ export function userClassPolicy(deps: UsersDeps): ClassPolicy {
 export const SESSION_CLASS_POLICY: ClassPolicy = Object.freeze({
   allowBatch: false,
   filterOutput: (ctx: ClassPolicyContext, record: StoredRecord): StoredRecord =>
-    ctx.request.auth.isMaster ? record : { objectId: record.objectId, createdAt: record.createdAt, updatedAt: record.updatedAt },
+    ctx.caller.isMaster ? record : { objectId: record.objectId, createdAt: record.createdAt, updatedAt: record.updatedAt },
   beforeCreate: (ctx: ClassPolicyContext) => requireMaster(ctx),
   beforeRead: (ctx: ClassPolicyContext) => requireMaster(ctx),
   beforeList: (ctx: ClassPolicyContext) => requireMaster(ctx),
@@ -107,5 +102,5 @@ export const SESSION_CLASS_POLICY: ClassPolicy = Object.freeze({
 });
 
 function requireMaster(ctx: ClassPolicyContext): void {
-  if (!ctx.request.auth.isMaster) throw svcError('masterKeyRequired');
+  if (!ctx.caller.isMaster) throw svcError('masterKeyRequired');
 }
