@@ -1,4 +1,7 @@
-import type { Feature, ServiceContext, SessionResolver } from '../http/types.js';
+import type { SessionResolver } from '../app/caller.js';
+import type { Clock } from '../core/clock.js';
+import type { Random } from '../core/random.js';
+import type { StorageAdapter } from '../storage/port.js';
 import { type ClassPolicy, ClassPolicyRegistry } from './class-policy.js';
 import { recordsRoutes } from './records-routes.js';
 import { type RecordsService, createRecordsService } from './records-service.js';
@@ -10,8 +13,18 @@ export interface RecordsOptions {
   readonly sessions?: () => SessionResolver | undefined;
 }
 
+/** What the records feature takes from the service's feature context. */
+export interface RecordsFeatureContext {
+  /** The observed storage (every write reaches the write pipeline). */
+  readonly storage: StorageAdapter;
+  readonly clock: Clock;
+  readonly random: Random;
+}
+
 /** The records feature: its routes, its service and its class-policy hook. */
-export interface RecordsFeature extends Feature {
+export interface RecordsFeature {
+  readonly name: 'records';
+  readonly routes: ReturnType<typeof recordsRoutes>;
   readonly policies: ClassPolicyRegistry;
   /** The records service (`create`, `get`, `update`, `delete`, `list` with a Caller), for hosts and other features. */
   readonly service: RecordsService;
@@ -29,7 +42,7 @@ export interface RecordsFeature extends Feature {
  *
  * @example createService({ ..., features: [(ctx, registry) => createRecordsFeature(ctx, { sessions: () => registry.sessions })] })
  */
-export function createRecordsFeature(ctx: ServiceContext, options: RecordsOptions = {}): RecordsFeature {
+export function createRecordsFeature(ctx: RecordsFeatureContext, options: RecordsOptions = {}): RecordsFeature {
   const policies = options.policies ?? new ClassPolicyRegistry();
   const service = createRecordsService({ storage: ctx.storage, clock: ctx.clock, random: ctx.random, policies });
   const routes = recordsRoutes({ records: service, policies, storage: ctx.storage, sessions: options.sessions ?? (() => undefined) });

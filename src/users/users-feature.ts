@@ -4,7 +4,11 @@ import type { CounterStore } from '../counters/port.js';
 import { createRateLimiter } from '../counters/rate-limiter.js';
 import { assertWindows } from '../counters/sliding-window.js';
 import type { SessionResolver } from '../app/caller.js';
-import type { Feature, ServiceContext } from '../http/types.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { Random } from '../core/random.js';
+import type { KvStore } from '../kv/port.js';
+import type { StorageAdapter } from '../storage/port.js';
 import type { MailTransport } from '../mail/port.js';
 import { type ClassPolicy, ClassPolicyRegistry } from '../records/class-policy.js';
 import type { PhoneValidator } from '../sms/phone.js';
@@ -59,8 +63,26 @@ export interface SessionRegistry {
   sessions?: SessionResolver;
 }
 
+/** What the users feature takes from the service's feature context. */
+export interface UsersFeatureContext {
+  /** The observed storage (user and session writes reach the write pipeline). */
+  readonly storage: StorageAdapter;
+  /** Link tokens (verification, reset). */
+  readonly kv: KvStore;
+  /** Login throttling and sign-up limits (unless `options.counters`). */
+  readonly counters: CounterStore;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly logger: Logger;
+  /** Applications by id (settings checked at start; mailed links name their application). */
+  readonly applications: ReadonlyMap<string, Application>;
+}
+
 /** The users feature: its routes plus what other features and hosts use. */
-export interface UsersFeature extends Feature {
+export interface UsersFeature {
+  readonly name: 'users';
+  readonly routes: ReturnType<typeof userRoutes>;
+  close(): Promise<void>;
   /** The users service (sign-up, login, me, update, delete, list, password flows with a Caller). */
   readonly service: UsersService;
   /** Also published as `registry.sessions`. */
@@ -83,7 +105,7 @@ export interface UsersFeature extends Feature {
  *   (ctx, registry) => createUsersFeature(ctx, registry, { mail: memoryMailTransport(), sms: () => sms?.api, classPolicies: records.policies }),
  * ] })
  */
-export function createUsersFeature(ctx: ServiceContext, registry: SessionRegistry, options: UsersFeatureOptions): UsersFeature {
+export function createUsersFeature(ctx: UsersFeatureContext, registry: SessionRegistry, options: UsersFeatureOptions): UsersFeature {
   if (!options.mail || typeof options.mail.send !== 'function') throw configError('users', 'createUsersFeature needs a mail transport');
   for (const app of ctx.applications.values()) {
     const throttle = app.settings.users.loginThrottle;
