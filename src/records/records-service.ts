@@ -14,7 +14,7 @@ import { type ListDeps, expandRecordIncludes, handleList } from './list-service.
 import { type CreatedRecord, type RecordDeps, createRecord, deleteRecord, readRecord, updateRecord } from './record-ops.js';
 
 /** Options of a single-record read: the wire `keys` (`a`, `-b`) and `include` paths (`post.author`). */
-export interface ReadOptions {
+export interface RecordReadOptions {
   readonly keys?: readonly string[];
   readonly include?: readonly string[];
 }
@@ -45,7 +45,7 @@ export interface RecordsService {
   /** Creates a record (a table's policy may answer itself: `_User` creates are sign-ups). */
   create(caller: Caller, className: string, fields: JsonObject): Promise<CreateResult>;
   /** One record encoded for the wire (dates in the app's time zone), `include` expanded; 101 when missing. */
-  get(caller: Caller, className: string, objectId: string, options?: ReadOptions): Promise<JsonObject>;
+  get(caller: Caller, className: string, objectId: string, options?: RecordReadOptions): Promise<JsonObject>;
   update(caller: Caller, className: string, objectId: string, fields: JsonObject): Promise<{ readonly updatedAt: string }>;
   delete(caller: Caller, className: string, objectId: string): Promise<void>;
   /**
