@@ -28,10 +28,12 @@ export interface ClassListContext extends ClassPolicyContext {
   readonly columns: ReadonlySet<string>;
 }
 
-/** What a write hook (create, update, delete) sees: the call plus deferred effects. */
+/**
+ * What a write hook (create, update, delete) sees: the call plus the write's error translation.
+ * Effects after a write belong to the service that owns the write (a policy's own `create`,
+ * `update`, `delete`) or to the write pipeline's observers, not to a hook.
+ */
 export interface ClassWriteContext extends ClassPolicyContext {
-  /** Runs `effect` once the write has succeeded (mails, session revocations), with the record's id. */
-  afterWrite(effect: (objectId: string) => Awaitable<void>): void;
   /**
    * Lets the policy translate a failed write, e.g. a unique-index race (401) into 202/203/209:
    * `translate` throws the replacement, or returns to keep the original error.
@@ -57,6 +59,14 @@ export interface ClassPolicy {
    * answers a `_User` create as a sign-up, session token included.
    */
   create?(caller: Caller, fields: JsonObject): Promise<OwnCreateResult>;
+  /**
+   * Serves an update itself instead of the generic one (outside batches): the users feature answers
+   * a `_User` update as `PUT /1/users/:objectId` (password rules, session revocation, verification
+   * mail). Answers the new `updatedAt` (wire format).
+   */
+  update?(caller: Caller, objectId: string, fields: JsonObject): Promise<{ readonly updatedAt: string }>;
+  /** Serves a delete itself instead of the generic one (outside batches): `_User` revokes the user's sessions. */
+  delete?(caller: Caller, objectId: string): Promise<void>;
   /** Before a create; may return a replacement body (e.g. with a hashed password). */
   beforeCreate?(ctx: ClassWriteContext, body: JsonObject): Awaitable<JsonObject | void>;
   /** Before a read of one record. */

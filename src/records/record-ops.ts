@@ -10,7 +10,7 @@ import type { JsonObject } from '../core/wire-values.js';
 import { applyOps } from '../operators/apply.js';
 import { parseWrite } from '../operators/parse-write.js';
 import type { Projection } from '../query/plan.js';
-import type { Awaitable, FieldOp, SchemaLimits, StorageAdapter, TableRef } from '../storage/port.js';
+import type { FieldOp, SchemaLimits, StorageAdapter, TableRef } from '../storage/port.js';
 import type { ClassPolicy, ClassPolicyRegistry, ClassWriteContext } from './class-policy.js';
 import { isPlausibleObjectId, newObjectId } from './object-id.js';
 
@@ -30,14 +30,13 @@ interface Target {
   readonly timeZone: string;
   /** The application's table and column limits, passed to every `ensureColumns`. */
   readonly limits: SchemaLimits;
-  /** Runs the write, then the policy's deferred effects; a failure first goes through its translators. */
-  commit<T>(objectId: string, write: () => Promise<T>): Promise<T>;
+  /** Runs the write; a failure first goes through the policy's translators. */
+  commit<T>(write: () => Promise<T>): Promise<T>;
 }
 
 function target(deps: RecordDeps, caller: Caller, className: string): Target {
   assertTableName(className);
   const policy = deps.policies.resolve(className);
-  const effects: Array<(objectId: string) => Awaitable<void>> = [];
   const translators: Array<(error: unknown) => Awaitable<void>> = [];
   return {
     ref: { namespace: caller.app.namespace, className },
@@ -47,21 +46,17 @@ function target(deps: RecordDeps, caller: Caller, className: string): Target {
       className,
       storage: deps.storage,
       inBatch: deps.inBatch,
-      afterWrite: (effect) => void effects.push(effect),
       onWriteError: (translate) => void translators.push(translate),
     },
     timeZone: caller.app.settings.timeZone,
     limits: caller.app.settings.schema,
-    async commit(objectId, write) {
-      let result: Awaited<ReturnType<typeof write>>;
+    async commit(write) {
       try {
-        result = await write();
+        return await write();
       } catch (error) {
         for (const translate of translators) await translate(error);
         throw error;
       }
-      for (const effect of effects) await effect(objectId);
-      return result;
     },
   };
 }
@@ -97,7 +92,7 @@ export async function createRecord(deps: RecordDeps, caller: Caller, className: 
     await storage.insert(t.ref, record);
     if (relationOps.length > 0) await storage.update(t.ref, objectId, relationOps, now);
   };
-  await t.commit(objectId, async () => {
+  await t.commit(async () => {
     if (relationOps.length > 0 && deps.storage.capabilities.transactions) await deps.storage.transaction(write);
     else await write(deps.storage);
   });
@@ -140,7 +135,7 @@ export async function updateRecord(
   const plan = parseWrite(body, { schema, timeZone: t.timeZone });
   const nowMs = deps.clock.now();
   if (Object.keys(plan.columns).length > 0) await deps.storage.ensureColumns(t.ref, plan.columns, t.limits);
-  await t.commit(objectId, async () => {
+  await t.commit(async () => {
     const updated = await deps.storage.update(t.ref, objectId, plan.ops, dateValue(nowMs));
     if (!updated) throw svcError('objectNotFound', objectId);
   });
@@ -152,7 +147,7 @@ export async function deleteRecord(deps: RecordDeps, caller: Caller, className: 
   const t = target(deps, caller, className);
   assertObjectId(objectId);
   await t.policy.beforeDelete?.(t.policyContext, objectId);
-  await t.commit(objectId, async () => {
+  await t.commit(async () => {
     if (!(await deps.storage.delete(t.ref, objectId))) throw svcError('objectNotFound', objectId);
   });
 }

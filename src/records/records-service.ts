@@ -24,7 +24,7 @@ export type CreateResult = OwnCreateResult;
 
 /** The record writes a batch item may run (on the batch's storage: a transaction's inside a transactional batch). */
 export interface RecordWrites {
-  /** Creates a record with the table's generic create (a policy's own create is not used). */
+  /** Creates a record with the table's generic create (a policy's own handlers are not used; a table that refuses batches is refused, 11071). */
   create(caller: Caller, className: string, fields: JsonObject): Promise<CreatedRecord>;
   /** Applies write fields atomically; 101 when missing. */
   update(caller: Caller, className: string, objectId: string, fields: JsonObject): Promise<{ readonly updatedAt: string }>;
@@ -97,8 +97,16 @@ export function createRecordsService(deps: RecordsServiceDeps): RecordsService {
       await expandRecordIncludes(caller.app, include, listDeps(caller, className), body);
       return body;
     },
-    update: (caller, className, objectId, fields) => updateRecord(direct, caller, className, objectId, fields),
-    delete: (caller, className, objectId) => deleteRecord(direct, caller, className, objectId),
+    async update(caller, className, objectId, fields) {
+      assertTableName(className);
+      const own = policies.resolve(className).update;
+      return own ? own(caller, objectId, fields) : updateRecord(direct, caller, className, objectId, fields);
+    },
+    async delete(caller, className, objectId) {
+      assertTableName(className);
+      const own = policies.resolve(className).delete;
+      return own ? own(caller, objectId) : deleteRecord(direct, caller, className, objectId);
+    },
     async list(caller, className, query) {
       assertTableName(className);
       const base = { caller, storage: deps.storage, inBatch: false };
@@ -110,10 +118,15 @@ export function createRecordsService(deps: RecordsServiceDeps): RecordsService {
     },
     writesOn(storage) {
       const ops = opsOn(storage, true);
+      // A table that refuses batches (e.g. `_User`, served by its policy's own handlers) is refused here too.
+      const batchable = (className: string) => {
+        assertTableName(className);
+        if (!policies.resolve(className).allowBatch) throw svcError('batchTableRefused', className, '-');
+      };
       return {
-        create: (caller, className, fields) => createRecord(ops, caller, className, fields),
-        update: (caller, className, objectId, fields) => updateRecord(ops, caller, className, objectId, fields),
-        delete: (caller, className, objectId) => deleteRecord(ops, caller, className, objectId),
+        create: async (caller, className, fields) => (batchable(className), createRecord(ops, caller, className, fields)),
+        update: async (caller, className, objectId, fields) => (batchable(className), updateRecord(ops, caller, className, objectId, fields)),
+        delete: async (caller, className, objectId) => (batchable(className), deleteRecord(ops, caller, className, objectId)),
       };
     },
   };

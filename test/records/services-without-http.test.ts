@@ -95,6 +95,25 @@ describe('records and users services without HTTP', () => {
     await users.delete(ann, objectId);
     expect(await code(users.me(ann))).toBe(211);
   });
+
+  it('_User writes through the records service are the users service\'s: a password change revokes the other sessions, a delete all', async () => {
+    const { app, users, records } = start();
+    const anonymous = userCaller(app, null);
+    const signed = await users.signUp(anonymous, { username: 'cy', password: 'pw-cy-1' });
+    const objectId = String(signed.reply.objectId);
+    const first = userCaller(app, String(signed.reply.sessionToken));
+    const second = userCaller(app, String((await users.login(anonymous, { username: 'cy', password: 'pw-cy-1' })).sessionToken));
+    expect(await code(records.update(anonymous, '_User', objectId, { nick: 'x' }))).toBe(206);
+    expect(await code(records.update(anonymous, '_User', 'not an id!', { nick: 'x' }))).toBe(101);
+    expect(await records.update(first, '_User', objectId, { password: 'pw-cy-2' })).toEqual({ updatedAt: expect.any(String) });
+    expect(await users.me(first)).toMatchObject({ objectId });
+    expect(await code(users.me(userCaller(app, second.sessionToken)))).toBe(211);
+    expect(await users.login(anonymous, { username: 'cy', password: 'pw-cy-2' })).toMatchObject({ objectId });
+    await records.delete(first, '_User', objectId);
+    expect(await code(users.me(userCaller(app, first.sessionToken)))).toBe(211);
+    // The batch path refuses _User whatever the caller (11071), even called directly.
+    expect(await code(records.writesOn(memoryStorage()).create(internalCaller(app), '_User', { username: 'z' }))).toBe(11071);
+  });
 });
 
 describe('batch dispatches typed items to the records service', () => {
