@@ -15,8 +15,9 @@ import type { UserLister } from './user-list.js';
  * onto it. See docs/users.md for the rules of each flow.
  *
  * @example
- * const { reply } = await users.signUp(callerOf(app), { username: 'ann', password: 'pw' });
- * const me = await users.me({ ...caller, sessionToken: reply.sessionToken });
+ * const { reply } = await users.signUp(internalCaller(app, { master: false }), { username: 'ann', password: 'pw' });
+ * const ann = sessionCaller(app, { credential: 'internal', isMaster: false, sessionToken: String(reply.sessionToken) }, () => service.registry.sessions);
+ * const me = await users.me(ann);
  */
 export interface UsersService {
   /** Sign-up (a body with `smsCode`: sign-up-or-login by phone). */
