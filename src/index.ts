@@ -116,3 +116,9 @@ export type {
 } from './files/index.js';
 export { createRealtimeFeature, mayRead } from './realtime/index.js';
 export type { QueryEvent, RealtimeCaller, RealtimeOptions, RealtimeTicker, TableAction } from './realtime/index.js';
+export { internalCaller, sessionCaller } from './app/caller.js';
+export type { Caller, CredentialKind } from './app/caller.js';
+export type { JsonObject } from './core/wire-values.js';
+export type { CreateResult, RecordReadOptions, RecordWrites, RecordsService } from './records/index.js';
+export type { UsersService, SignUpResult } from './users/index.js';
+export type { CaptchaService } from './captcha/index.js';

@@ -49,3 +49,34 @@ export function internalCaller(app: Application, options: { readonly master?: bo
     user: async () => user,
   };
 }
+
+/** Resolves session tokens; the users feature provides one. Unknown or expired tokens give null. */
+export interface SessionResolver {
+  resolve(app: Application, token: string): Promise<SessionUser | null>;
+}
+
+/**
+ * A caller presenting `sessionToken` with the given credential: its user is resolved through
+ * `sessions` on first `user()` call, once. Route files (per request) and batch items (per item, with
+ * the item's own token) build callers with it.
+ */
+export function sessionCaller(
+  app: Application,
+  init: { readonly credential: CredentialKind; readonly isMaster: boolean; readonly sessionToken: string | null; readonly address?: string | undefined },
+  sessions: () => SessionResolver | undefined,
+): Caller {
+  let user: Promise<SessionUser | null> | undefined;
+  const token = init.sessionToken;
+  return {
+    app,
+    credential: init.credential,
+    isMaster: init.isMaster,
+    sessionToken: token,
+    ...(init.address !== undefined ? { address: init.address } : {}),
+    user() {
+      const resolver = sessions();
+      if (!token || !resolver) return Promise.resolve(null);
+      return (user ??= resolver.resolve(app, token));
+    },
+  };
+}

@@ -1,16 +1,20 @@
 import type { Application } from '../app/application.js';
+import type { Caller } from '../app/caller.js';
 import { configError, retryError, svcError } from '../core/errors.js';
 import { limitedAddress } from '../counters/address-limit.js';
 import { createRateLimiter } from '../counters/rate-limiter.js';
 import { seededRandom } from '../core/random.js';
-import type { Json } from '../core/wire-values.js';
-import type { Feature, RouteDef, ServiceContext } from '../http/types.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { Random } from '../core/random.js';
+import type { CounterStore } from '../counters/port.js';
+import type { KvStore } from '../kv/port.js';
 import { type CanvasModuleShape, loadCanvasModule } from './canvas-module.js';
 import { createCanvasRenderer } from './canvas-renderer.js';
 import { type CaptchaEngine, createCaptchaEngine } from './captcha-engine.js';
-import { captchaImageRoute, captchaImageUrl } from './captcha-image-route.js';
+import { captchaRoutes } from './captcha-routes.js';
 import { createCaptchaSecrets } from './captcha-secrets.js';
-import { REQUEST_CAPTCHA_SCHEMA, parseCaptchaParams } from './captcha-params.js';
+import type { CaptchaParams } from './captcha-params.js';
 import type { CaptchaRenderer } from './renderer.js';
 
 /** Options of {@link createCaptchaFeature}. */
@@ -32,6 +36,30 @@ export interface CaptchaFeatureOptions {
   secret?: string | Uint8Array;
 }
 
+/** What the captcha feature takes from the service's feature context. */
+export interface CaptchaFeatureContext {
+  /** Captcha entries (tokens, answers, sealed images). */
+  readonly kv: KvStore;
+  /** Per-address request limits. */
+  readonly counters: CounterStore;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly logger: Logger;
+  /** Applications by id (the image route names its application by secret key). */
+  readonly applications: ReadonlyMap<string, Application>;
+}
+
+/**
+ * The captcha service: a Caller plus typed input in, a coded error (SvcError) or the result out.
+ * `captcha-routes.ts` maps `POST /1/requestCaptcha` and `POST /1/verifyCaptcha` onto it.
+ */
+export interface CaptchaService {
+  /** Issues a captcha (counted against the caller's address): its token, for the image URL. */
+  request(caller: Caller, params: CaptchaParams): Promise<{ readonly token: string }>;
+  /** Checks an answer: the single-use validate_token on success (coded errors otherwise). */
+  verify(caller: Caller, token: string, code: string): Promise<string>;
+}
+
 /** What other features use: the SMS feature consumes validate_tokens for captcha-gated templates. */
 export interface CaptchaApi {
   /**
@@ -43,12 +71,6 @@ export interface CaptchaApi {
 
 /** Default lifetime of a validate_token: 10 minutes. */
 export const DEFAULT_VALIDATE_TOKEN_TTL_MS = 10 * 60 * 1000;
-
-const VERIFY_CAPTCHA_SCHEMA = {
-  type: 'object',
-  properties: { captcha_code: { type: 'string' }, captcha_token: { type: 'string' } },
-  required: ['captcha_code', 'captcha_token'],
-} as const;
 
 /**
  * The image captcha: `POST /1/requestCaptcha`, `GET /1/captchaImage`, `POST /1/verifyCaptcha`.
@@ -62,9 +84,9 @@ const VERIFY_CAPTCHA_SCHEMA = {
  * await captcha.api.consumeValidateToken(app, body.validate_token);
  */
 export function createCaptchaFeature(
-  ctx: ServiceContext,
+  ctx: CaptchaFeatureContext,
   options: CaptchaFeatureOptions = {},
-): { feature: Feature; api: CaptchaApi; engine: CaptchaEngine } {
+): { feature: { readonly name: 'captcha'; readonly routes: ReturnType<typeof captchaRoutes> }; api: CaptchaApi; engine: CaptchaEngine; service: CaptchaService } {
   const validateTokenTtlMs = options.validateTokenTtlMs ?? DEFAULT_VALIDATE_TOKEN_TTL_MS;
   if (!Number.isInteger(validateTokenTtlMs) || validateTokenTtlMs <= 0) {
     throw configError('captcha', `validateTokenTtlMs must be a positive integer of milliseconds, got ${String(validateTokenTtlMs)}`);
@@ -88,39 +110,20 @@ export function createCaptchaFeature(
     const decision = await limiter.consume(`captcha:${app.applicationId}:${address}`, windows);
     if (!decision.allowed) throw retryError('requestRateLimited', decision.retryAfterMs, 'requestCaptcha');
   };
-  const routes: RouteDef[] = [
-    {
-      method: 'POST',
-      path: '/1/requestCaptcha',
-      auth: 'app',
-      body: 'optional-json',
-      schema: REQUEST_CAPTCHA_SCHEMA,
-      async handler(rc) {
-        if (canvasMissing) throw svcError('featureDisabled', `captcha (${CANVAS_MISSING})`);
-        const params = parseCaptchaParams(rc.body);
-        await limitRequests(rc.app, rc.remoteAddress);
-        const { token } = await engine.issue(rc.app, params);
-        return { body: { captcha_token: token, captcha_url: captchaImageUrl(rc.baseUrl, rc.app, token) } };
-      },
+  const service: CaptchaService = {
+    async request(caller, params) {
+      if (canvasMissing) throw svcError('featureDisabled', `captcha (${CANVAS_MISSING})`);
+      await limitRequests(caller.app, caller.address);
+      return engine.issue(caller.app, params);
     },
-    captchaImageRoute(engine, ctx.applications),
-    {
-      method: 'POST',
-      path: '/1/verifyCaptcha',
-      auth: 'app',
-      body: 'json',
-      schema: VERIFY_CAPTCHA_SCHEMA,
-      async handler(rc) {
-        const code = requiredString(rc.body, 'captcha_code');
-        const token = requiredString(rc.body, 'captcha_token');
-        return { body: { validate_token: await engine.verify(rc.app, token, code) } };
-      },
-    },
-  ];
+    verify: (caller, token, code) => engine.verify(caller.app, token, code),
+  };
+  const routes = captchaRoutes(service, engine, ctx.applications);
   return {
     feature: { name: 'captcha', routes },
     api: { consumeValidateToken: (app, token) => engine.consumeValidateToken(app, token) },
     engine,
+    service,
   };
 }
 
@@ -130,18 +133,11 @@ const CANVAS_MISSING = '@napi-rs/canvas could not be loaded: npm install @napi-r
  * Loads `@napi-rs/canvas` for the default renderer when the service starts. When it cannot load, the
  * service still starts: one warning is logged and `requestCaptcha` answers 11007 (null here).
  */
-function probeCanvas(ctx: ServiceContext, load: ((id: string) => unknown) | undefined): CanvasModuleShape | null {
+function probeCanvas(ctx: CaptchaFeatureContext, load: ((id: string) => unknown) | undefined): CanvasModuleShape | null {
   try {
     return load ? loadCanvasModule(load) : loadCanvasModule();
   } catch (error) {
     ctx.logger.warn(`captcha unavailable: ${CANVAS_MISSING}`, { error: error instanceof Error ? error.message : String(error) });
     return null;
   }
-}
-
-function requiredString(body: { readonly [key: string]: Json } | undefined, name: string): string {
-  const value = body?.[name];
-  if (value === undefined || value === null) throw svcError('paramRequired', name);
-  if (typeof value !== 'string') throw svcError('typeMismatch', name, 'string', Array.isArray(value) ? 'array' : typeof value);
-  return value;
 }

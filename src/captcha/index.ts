@@ -5,6 +5,7 @@ export { type CaptchaEngine, type CaptchaEngineDeps, type IssuedCaptcha, createC
 export {
   type CaptchaApi,
   type CaptchaFeatureOptions,
+  type CaptchaService,
   DEFAULT_VALIDATE_TOKEN_TTL_MS,
   createCaptchaFeature,
 } from './captcha-feature.js';

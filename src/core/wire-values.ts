@@ -141,3 +141,6 @@ export function encodeRecord(record: ObjectValue, timeZone: string): { [key: str
 }
 
 export type { StoredRecord };
+
+/** A JSON object: request bodies, write inputs, encoded records. The one `JsonObject` of the codebase. */
+export type JsonObject = { [key: string]: Json };

@@ -1,3 +1,5 @@
+import type { Application } from '../app/application.js';
+import { type Caller, sessionCaller } from '../app/caller.js';
 import type { AppRegistry } from '../app/registry.js';
 import type { Clock } from '../core/clock.js';
 import { svcError } from '../core/errors.js';
@@ -10,7 +12,7 @@ import { errorResponse } from './error-response.js';
 import { brandHeaderNames } from './credentials.js';
 import { corsHeaders, preflightResponse } from './cors.js';
 import { createRouter } from './router.js';
-import type { RouteContext, RouteDef, RouteResult, SessionResolver, SessionUser, SvcRequest, SvcResponse, UpgradeDef } from './types.js';
+import type { AuthContext, RouteContext, RouteDef, RouteResult, SessionResolver, SvcRequest, SvcResponse, UpgradeDef } from './types.js';
 import { createBodyValidator } from './validate.js';
 
 export interface HandlerOptions {
@@ -116,15 +118,16 @@ function routeContext(
   authed: Authenticated | null,
   options: HandlerOptions,
 ): RouteContext {
-  let userPromise: Promise<SessionUser | null> | undefined;
   let query: URLSearchParams | undefined;
   const app = authed?.app;
+  const auth = authed?.auth ?? { mode: 'rest' as const, isMaster: false, sessionToken: null };
+  const caller = app ? callerOf(app, auth, request.remoteAddress, options.sessions) : undefined;
   return {
     get app() {
       if (!app) throw new Error('[svcbase] [http] route with auth "none" has no application');
       return app;
     },
-    auth: authed?.auth ?? { mode: 'rest', isMaster: false, sessionToken: null },
+    auth,
     method,
     params,
     get query() {
@@ -136,13 +139,19 @@ function routeContext(
     headers: request.headers,
     remoteAddress: request.remoteAddress,
     baseUrl: request.baseUrl ?? `http://${request.headers.host ?? 'localhost'}`,
+    get caller() {
+      if (!caller) throw new Error('[svcbase] [http] route with auth "none" has no caller');
+      return caller;
+    },
     user() {
-      const token = authed?.auth.sessionToken;
-      const resolver = options.sessions();
-      if (!app || !token || !resolver) return Promise.resolve(null);
-      return (userPromise ??= resolver.resolve(app, token));
+      return caller ? caller.user() : Promise.resolve(null);
     },
   };
+}
+
+/** The request's Caller: its application, credential kind, master flag, session token and client address. */
+export function callerOf(app: Application, auth: AuthContext, address: string | undefined, sessions: () => SessionResolver | undefined): Caller {
+  return sessionCaller(app, { credential: auth.mode, isMaster: auth.isMaster, sessionToken: auth.sessionToken, address }, sessions);
 }
 
 function toResponse(result: RouteResult, cors: Record<string, string>): SvcResponse {

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Application } from '../app/application.js';
-import type { SessionUser } from '../app/caller.js';
+import type { Caller, SessionResolver, SessionUser } from '../app/caller.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Random } from '../core/random.js';
@@ -11,7 +11,7 @@ import type { KvStore } from '../kv/port.js';
 import type { StorageAdapter } from '../storage/port.js';
 import type { WriteObserver } from '../storage/write-events.js';
 
-export type { SessionUser } from '../app/caller.js';
+export type { Caller, SessionResolver, SessionUser } from '../app/caller.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS' | 'HEAD';
 
@@ -55,11 +55,6 @@ export interface AuthContext {
   readonly sessionToken: string | null;
 }
 
-/** Resolves session tokens; the users feature registers one. Unknown or expired tokens give null. */
-export interface SessionResolver {
-  resolve(app: Application, token: string): Promise<SessionUser | null>;
-}
-
 export interface RouteContext {
   readonly app: Application;
   readonly auth: AuthContext;
@@ -78,8 +73,13 @@ export interface RouteContext {
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly remoteAddress: string | undefined;
   readonly baseUrl: string;
-  /** The signed-in user of the session token, resolved once on first call; null when anonymous. */
+  /** The signed-in user of the session token, resolved once on first call; null when anonymous (same as `caller.user()`). */
   user(): Promise<SessionUser | null>;
+  /**
+   * Who asks, as the services take it: built once per request from the credentials. Throws for
+   * routes with `auth: 'none'` (they have no application).
+   */
+  readonly caller: Caller;
 }
 
 export interface RouteResult {
@@ -137,6 +137,8 @@ export interface UpgradeContext {
   readonly head: Buffer;
   /** The signed-in user of the session token; null when anonymous. */
   user(): Promise<SessionUser | null>;
+  /** Who asks (undefined for `auth: 'none'`): the same Caller routes get. */
+  readonly caller: Caller | undefined;
 }
 
 /**

@@ -5,11 +5,11 @@ import { authenticate } from './auth.js';
 import { type TrustProxy, compileTrustProxy } from './client-address.js';
 import { brandHeaderNames } from './credentials.js';
 import { type FailedRequest, errorResponse } from './error-response.js';
-import type { HandlerOptions } from './handler.js';
+import { type HandlerOptions, callerOf } from './handler.js';
 import { flattenHeaders, nodeBaseUrl, nodeClientAddress } from './host/node-request.js';
 import { normalizePrefix, splitTarget } from './host/prefix.js';
 import { createRouter } from './router.js';
-import type { RouteDef, SessionUser, SvcRequest, SvcResponse, UpgradeDef } from './types.js';
+import type { RouteDef, SvcRequest, SvcResponse, UpgradeDef } from './types.js';
 
 export interface UpgradeOptions {
   /** The mount prefix, e.g. `/api`: upgrade requests reach the server with the full path, even under Express. */
@@ -61,7 +61,7 @@ export function createUpgradeHandler(options: HandlerOptions): UpgradeHandler {
       const authed = await authenticate(request, upgrade.auth, match.params, () => '', authOptions);
       const app = authed?.app;
       const auth = authed?.auth ?? { mode: 'rest' as const, isMaster: false, sessionToken: null };
-      let userPromise: Promise<SessionUser | null> | undefined;
+      const caller = app ? callerOf(app, auth, request.remoteAddress, options.sessions) : undefined;
       await upgrade.handler({
         app,
         auth,
@@ -71,11 +71,8 @@ export function createUpgradeHandler(options: HandlerOptions): UpgradeHandler {
         request: req,
         socket,
         head,
-        user() {
-          const resolver = options.sessions();
-          if (!app || !auth.sessionToken || !resolver) return Promise.resolve(null);
-          return (userPromise ??= resolver.resolve(app, auth.sessionToken));
-        },
+        caller,
+        user: () => (caller ? caller.user() : Promise.resolve(null)),
       });
     } catch (error) {
       refuse(socket, errorResponse(error, options.logger, failed));

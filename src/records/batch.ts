@@ -1,10 +1,15 @@
 import { type SvcError, isSvcError, svcError } from '../core/errors.js';
-import type { Json } from '../core/wire-values.js';
-import type { Router } from '../http/router.js';
-import type { RouteContext, SessionResolver, SessionUser } from '../http/types.js';
+import { type Caller, type SessionResolver, sessionCaller } from '../app/caller.js';
+import type { Json, JsonObject } from '../core/wire-values.js';
 import type { StorageAdapter } from '../storage/port.js';
-import type { JsonObject } from './class-policy.js';
 import { USER_TABLE } from './class-policy.js';
+import type { RecordWrites } from './records-service.js';
+
+/** A batch item's operation on the records service, parsed from its method and path. */
+export type BatchOperation =
+  | { readonly kind: 'create'; readonly className: string }
+  | { readonly kind: 'update'; readonly className: string; readonly objectId: string }
+  | { readonly kind: 'delete'; readonly className: string; readonly objectId: string };
 
 /** One validated batch item. */
 export interface BatchItem {
@@ -13,6 +18,8 @@ export interface BatchItem {
   readonly body: JsonObject;
   /** The item's session token (`token`), else the caller's. */
   readonly token: string | null;
+  /** What the item does: `POST /1/classes/T` creates, `PUT|DELETE /1/classes/T/id` update or delete. */
+  readonly op: BatchOperation;
 }
 
 export interface BatchRequest {
@@ -51,62 +58,82 @@ function parseItem(item: Json, index: number): BatchItem | SvcError {
   if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) return bad('body must be an object');
   if (token !== undefined && token !== null && typeof token !== 'string') return bad('token must be a string');
   if (USER_PATH.test(path.replace(/\/{2,}/g, '/'))) throw svcError('batchTableRefused', USER_TABLE, index);
-  return {
-    method: method.toUpperCase() as BatchItem['method'],
-    path,
-    body: (body ?? {}) as JsonObject,
-    token: typeof token === 'string' && token !== '' ? token : null,
-  };
+  const verb = method.toUpperCase() as BatchItem['method'];
+  const op = operationOf(verb, path);
+  if (!op) return svcError('batchItemInvalid', `item ${index}: no batchable route for ${verb} ${path}`);
+  return { method: verb, path, body: (body ?? {}) as JsonObject, token: typeof token === 'string' && token !== '' ? token : null, op };
 }
 
-/** Runs one routed item against the given storage; its result body becomes `success`. */
-export type BatchRunner = (ctx: RouteContext, storage: StorageAdapter) => Promise<Json>;
+/**
+ * The operation of a method and a raw `/1/classes/...` path (empty segments ignored, segments
+ * percent-decoded), or null when it names none: `POST /1/classes/:table`, `PUT|DELETE
+ * /1/classes/:table/:objectId`.
+ */
+function operationOf(method: BatchItem['method'], path: string): BatchOperation | null {
+  const parts = path.split('/').filter((s) => s.length > 0);
+  if (parts[0] !== '1' || parts[1] !== 'classes') return null;
+  const decoded: string[] = [];
+  for (const part of parts.slice(2)) {
+    try {
+      decoded.push(decodeURIComponent(part));
+    } catch {
+      return null;
+    }
+  }
+  const [className, objectId] = decoded;
+  if (method === 'POST') return decoded.length === 1 ? { kind: 'create', className: className! } : null;
+  if (decoded.length !== 2) return null;
+  return method === 'PUT' ? { kind: 'update', className: className!, objectId: objectId! } : { kind: 'delete', className: className!, objectId: objectId! };
+}
 
 export interface BatchDeps {
-  readonly router: Router;
-  /** The runner behind each batchable route (routes are matched by the router, then looked up here). */
-  readonly runners: ReadonlyMap<object, BatchRunner>;
+  /** The records service; each item runs on `writesOn(storage)` (the transaction's adapter in transaction mode). */
+  readonly records: { writesOn(storage: StorageAdapter): RecordWrites };
   readonly storage: StorageAdapter;
+  /** Resolves an item's own `token`. */
   readonly sessions: () => SessionResolver | undefined;
 }
 
 type Outcome = { success: Json } | { error: { code: number; error: string } };
-type Routed = { ctx: RouteContext; runner: BatchRunner } | SvcError;
 
 /**
- * Runs batch items in order, each through the same routing and validation as a single request with
- * the caller's credentials (an item's `token` replaces the session token). Returns one outcome per
- * item: `{success}` or `{error: {code, error}}`; a malformed item or one no batchable route accepts
- * (e.g. `POST /1/classes/T/<id>`) answers 113 in its slot and the others still run. With
+ * Runs batch items in order, each as a call of the records service with the caller's credentials
+ * (an item's `token` replaces the session token: the item gets its own Caller). Returns one outcome
+ * per item: `{success}` (`{createdAt, objectId}`, `{updatedAt}`, `{msg: "ok"}`) or `{error: {code,
+ * error}}`; a malformed item (113) answers in its slot and the others still run. With
  * `transaction`, all items run in one storage transaction and the first failure, a malformed item
  * included, rolls every item back and fails the request (11070).
  */
-export async function runBatch(deps: BatchDeps, request: RouteContext, batch: BatchRequest): Promise<Outcome[]> {
-  const routed = batch.items.map((item, index): Routed => {
-    if (isSvcError(item)) return item;
-    const match = deps.router.match(item.method, item.path);
-    const runner = match && deps.runners.get(match.route);
-    if (!match || !runner) return svcError('batchItemInvalid', `item ${index}: no batchable route for ${item.method} ${item.path}`);
-    return { ctx: itemContext(deps, request, item, match.params), runner };
-  });
+export async function runBatch(deps: BatchDeps, caller: Caller, batch: BatchRequest): Promise<Outcome[]> {
+  const callers = new Map<string | null, Caller>([[caller.sessionToken, caller]]);
+  const callerOf = (item: BatchItem): Caller => {
+    const token = item.token ?? caller.sessionToken;
+    let found = callers.get(token);
+    if (!found) {
+      found = sessionCaller(caller.app, { credential: caller.credential, isMaster: caller.isMaster, sessionToken: token, address: caller.address }, deps.sessions);
+      callers.set(token, found);
+    }
+    return found;
+  };
   if (!batch.transaction) {
+    const writes = deps.records.writesOn(deps.storage);
     const outcomes: Outcome[] = [];
-    for (const entry of routed) {
-      outcomes.push(isSvcError(entry) ? { error: entry.toJSON() } : await settle(() => entry.runner(entry.ctx, deps.storage)));
+    for (const item of batch.items) {
+      outcomes.push(isSvcError(item) ? { error: item.toJSON() } : await settle(() => runItem(writes, callerOf(item), item)));
     }
     return outcomes;
   }
-  const refused = routed.findIndex(isSvcError);
-  if (refused >= 0) throw transactionFailed(refused, routed[refused] as SvcError);
+  const refused = batch.items.findIndex(isSvcError);
+  if (refused >= 0) throw transactionFailed(refused, batch.items[refused] as SvcError);
   if (!deps.storage.capabilities.transactions) {
     throw svcError('invalidParameter', `the storage adapter '${deps.storage.name}' does not support transactions`);
   }
   return deps.storage.transaction(async (tx) => {
+    const writes = deps.records.writesOn(tx);
     const outcomes: Outcome[] = [];
-    for (const [index, entry] of routed.entries()) {
-      const { ctx, runner } = entry as Exclude<Routed, SvcError>;
+    for (const [index, item] of (batch.items as readonly BatchItem[]).entries()) {
       try {
-        outcomes.push({ success: await runner(ctx, tx) });
+        outcomes.push({ success: await runItem(writes, callerOf(item), item) });
       } catch (error) {
         if (!isSvcError(error)) throw error;
         throw transactionFailed(index, error);
@@ -114,6 +141,22 @@ export async function runBatch(deps: BatchDeps, request: RouteContext, batch: Ba
     }
     return outcomes;
   });
+}
+
+/** Dispatches one item to the records service; its result becomes `success`. */
+async function runItem(writes: RecordWrites, caller: Caller, item: BatchItem): Promise<Json> {
+  const { op } = item;
+  switch (op.kind) {
+    case 'create': {
+      const created = await writes.create(caller, op.className, item.body);
+      return { createdAt: created.createdAt, objectId: created.objectId };
+    }
+    case 'update':
+      return { ...(await writes.update(caller, op.className, op.objectId, item.body)) };
+    case 'delete':
+      await writes.delete(caller, op.className, op.objectId);
+      return { msg: 'ok' };
+  }
 }
 
 function transactionFailed(index: number, cause: SvcError): SvcError {
@@ -127,27 +170,4 @@ async function settle(run: () => Promise<Json>): Promise<Outcome> {
     if (isSvcError(error)) return { error: error.toJSON() };
     throw error;
   }
-}
-
-function itemContext(deps: BatchDeps, request: RouteContext, item: BatchItem, params: Record<string, string>): RouteContext {
-  const token = item.token ?? request.auth.sessionToken;
-  let user: Promise<SessionUser | null> | undefined;
-  return {
-    app: request.app,
-    auth: { ...request.auth, sessionToken: token },
-    method: item.method,
-    params,
-    query: new URLSearchParams(),
-    body: item.body,
-    rawBody: null,
-    headers: request.headers,
-    remoteAddress: request.remoteAddress,
-    baseUrl: request.baseUrl,
-    user() {
-      if (token === request.auth.sessionToken) return request.user();
-      const resolver = deps.sessions();
-      if (!token || !resolver) return Promise.resolve(null);
-      return (user ??= resolver.resolve(request.app, token));
-    },
-  };
 }

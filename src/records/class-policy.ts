@@ -1,24 +1,24 @@
 import { svcError } from '../core/errors.js';
 import type { StoredRecord } from '../core/values.js';
-import type { Json } from '../core/wire-values.js';
-import type { RouteContext, RouteResult } from '../http/types.js';
+import type { Json, JsonObject } from '../core/wire-values.js';
+import type { Caller } from '../app/caller.js';
 import { secretColumnError } from '../query/parse/context.js';
 import { ANY_TABLE, type QueryFootprint } from '../query/parse/footprint.js';
 import type { Awaitable, StorageAdapter } from '../storage/port.js';
 
-export type JsonObject = { readonly [key: string]: Json };
+export type { JsonObject };
 
-/** What a policy hook sees of the request. */
+/** What a policy hook sees of the call. */
 export interface ClassPolicyContext {
-  /** The request (its app, auth and `user()`); inside a batch, the item's own context. */
-  readonly request: RouteContext;
+  /** Who asks (its app, master flag, session token and `user()`); inside a batch, the item's own caller. */
+  readonly caller: Caller;
   readonly className: string;
   /** The storage to use: inside a transactional batch, the transaction's adapter. */
   readonly storage: StorageAdapter;
   readonly inBatch: boolean;
 }
 
-/** What a list hook sees: the request plus the columns the parsed query names on this table. */
+/** What a list hook sees: the call plus the columns the parsed query names on this table. */
 export interface ClassListContext extends ClassPolicyContext {
   /**
    * Columns the query names on this table anywhere in its plan (where at any depth, `$select` keys,
@@ -28,10 +28,12 @@ export interface ClassListContext extends ClassPolicyContext {
   readonly columns: ReadonlySet<string>;
 }
 
-/** What a write hook (create, update, delete) sees: the request plus deferred effects. */
+/**
+ * What a write hook (create, update, delete) sees: the call plus the write's error translation.
+ * Effects after a write belong to the service that owns the write (a policy's own `create`,
+ * `update`, `delete`) or to the write pipeline's observers, not to a hook.
+ */
 export interface ClassWriteContext extends ClassPolicyContext {
-  /** Runs `effect` once the write has succeeded (mails, session revocations), with the record's id. */
-  afterWrite(effect: (objectId: string) => Awaitable<void>): void;
   /**
    * Lets the policy translate a failed write, e.g. a unique-index race (401) into 202/203/209:
    * `translate` throws the replacement, or returns to keep the original error.
@@ -53,10 +55,18 @@ export interface ClassPolicy {
    */
   readonly secretColumns?: ReadonlySet<string>;
   /**
-   * Serves `POST /1/classes/:table` itself instead of the generic create (outside batches): the
-   * users feature answers a `_User` create as a sign-up, session token included.
+   * Serves a create itself instead of the generic create (outside batches): the users feature
+   * answers a `_User` create as a sign-up, session token included.
    */
-  create?(request: RouteContext): Promise<RouteResult>;
+  create?(caller: Caller, fields: JsonObject): Promise<OwnCreateResult>;
+  /**
+   * Serves an update itself instead of the generic one (outside batches): the users feature answers
+   * a `_User` update as `PUT /1/users/:objectId` (password rules, session revocation, verification
+   * mail). Answers the new `updatedAt` (wire format).
+   */
+  update?(caller: Caller, objectId: string, fields: JsonObject): Promise<{ readonly updatedAt: string }>;
+  /** Serves a delete itself instead of the generic one (outside batches): `_User` revokes the user's sessions. */
+  delete?(caller: Caller, objectId: string): Promise<void>;
   /** Before a create; may return a replacement body (e.g. with a hashed password). */
   beforeCreate?(ctx: ClassWriteContext, body: JsonObject): Awaitable<JsonObject | void>;
   /** Before a read of one record. */
@@ -76,6 +86,15 @@ export interface ClassPolicy {
   filterOutput?(ctx: ClassPolicyContext, record: StoredRecord): StoredRecord;
 }
 
+/**
+ * What a policy's own create answers: a new record (`created`, its reply fields: at least objectId and
+ * createdAt, a sign-up adds sessionToken), or an existing one logged in instead (`existing`, a phone
+ * sign-up whose number is taken: the user as it is).
+ */
+export type OwnCreateResult =
+  | { readonly kind: 'created'; readonly objectId: string; readonly reply: JsonObject }
+  | { readonly kind: 'loggedIn'; readonly reply: JsonObject };
+
 /** Ordinary tables: no hooks, batchable. */
 export const OPEN_POLICY: ClassPolicy = Object.freeze({ allowBatch: true });
 
@@ -91,7 +110,7 @@ export const SYSTEM_POLICY: ClassPolicy = Object.freeze({
 });
 
 function requireMaster(ctx: ClassPolicyContext): void {
-  if (!ctx.request.auth.isMaster) throw svcError('masterKeyRequired');
+  if (!ctx.caller.isMaster) throw svcError('masterKeyRequired');
 }
 
 /** The table the batch refuses whatever its policy says (the seed's rule). */

@@ -1,11 +1,10 @@
 import { isValidTableName } from '../core/names.js';
 import type { StoredRecord } from '../core/values.js';
-import { encodeRecord, type Json } from '../core/wire-values.js';
+import { encodeRecord, type Json, type JsonObject } from '../core/wire-values.js';
 import type { StorageAdapter } from '../storage/port.js';
 import type { IncludePath } from '../query/parse/include.js';
 import type { FindPlan } from '../query/plan.js';
 
-type JsonObject = { [key: string]: Json };
 
 /** What include expansion reads: storage, the namespace, the output time zone, a record hook. */
 export interface IncludeDeps {

@@ -10,5 +10,8 @@ export {
   SYSTEM_POLICY,
   USER_TABLE,
 } from './class-policy.js';
-export { type BatchItem, type BatchRequest, parseBatch } from './batch.js';
+export { type BatchItem, type BatchOperation, type BatchRequest, parseBatch } from './batch.js';
 export { isPlausibleObjectId, newObjectId } from './object-id.js';
+export { type CreateResult, type RecordReadOptions, type RecordWrites, type RecordsService, createRecordsService } from './records-service.js';
+export type { CreatedRecord } from './record-ops.js';
+export type { OwnCreateResult } from './class-policy.js';

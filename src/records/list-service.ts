@@ -1,21 +1,19 @@
 import { svcError } from '../core/errors.js';
 import { isValidTableName } from '../core/names.js';
 import type { StoredRecord } from '../core/values.js';
-import { encodeRecord, type Json } from '../core/wire-values.js';
+import { encodeRecord, type Json, type JsonObject } from '../core/wire-values.js';
 import type { Application } from '../app/application.js';
 import { MAX_INNER_QUERIES } from '../query/parse/context.js';
-import { listQueryFootprint, parseInclude, parseListQuery, referencedClasses, type QueryFootprint } from '../query/parse.js';
+import { type IncludePath, listQueryFootprint, parseListQuery, referencedClasses, type QueryFootprint } from '../query/parse.js';
 import type { TableSchema } from '../query/plan.js';
 import { encodeStatisticsRow } from '../query/statistics-output.js';
 import type { StorageAdapter, TableRef } from '../storage/port.js';
 import { expandIncludes, type IncludeDeps } from './include.js';
 
-type JsonObject = { [key: string]: Json };
 
 /**
- * What a list reads of the caller's request: its application and the wire query parameters
- * (`where`, `order`, `limit`, `keys`, `include`, `count`, statistics). A route's `RouteContext`
- * satisfies it.
+ * What a list reads of its call: the caller's application and the wire query parameters
+ * (`where`, `order`, `limit`, `keys`, `include`, `count`, statistics).
  */
 export interface ListRequest {
   readonly app: Pick<Application, 'namespace' | 'settings'>;
@@ -103,22 +101,26 @@ export async function handleList(ctx: ListRequest, deps: ListDeps): Promise<List
     const shown = deps.transformRecord ? deps.transformRecord(className, record) : record;
     if (shown) results.push(encodeRecord(shown, timeZone));
   }
-  if (query.include.length > 0) await expandIncludes(results, query.include, includeDeps(ctx, deps));
+  if (query.include.length > 0) await expandIncludes(results, query.include, includeDeps(ctx.app, deps));
   const body: JsonObject = { results };
   if (query.count) body.count = exists ? await storage.count(table, query.plan.where, budget) : 0;
   return { body };
 }
 
-function includeDeps(ctx: ListRequest, deps: ListDeps): IncludeDeps {
-  const base = { storage: deps.storage, namespace: ctx.app.namespace, timeZone: ctx.app.settings.timeZone };
+function includeDeps(app: ListRequest['app'], deps: ListDeps): IncludeDeps {
+  const base = { storage: deps.storage, namespace: app.namespace, timeZone: app.settings.timeZone };
   return deps.transformRecord ? { ...base, transformRecord: deps.transformRecord } : base;
 }
 
 /**
- * Applies `?include=` of a single-record read (`GET /1/classes/:table/:objectId`) to the encoded
- * record, in place. A no-op without `include`.
+ * Applies the parsed `include` paths of a single-record read to the encoded record, in place. A
+ * no-op without paths.
  */
-export async function expandRecordIncludes(ctx: ListRequest, deps: ListDeps, record: JsonObject): Promise<void> {
-  const paths = parseInclude(ctx.query.get('include'));
-  if (paths.length > 0) await expandIncludes([record], paths, includeDeps(ctx, deps));
+export async function expandRecordIncludes(
+  app: ListRequest['app'],
+  paths: readonly IncludePath[],
+  deps: ListDeps,
+  record: JsonObject,
+): Promise<void> {
+  if (paths.length > 0) await expandIncludes([record], paths, includeDeps(app, deps));
 }

@@ -5,13 +5,13 @@ import type { Random } from '../core/random.js';
 import { formatDateTime } from '../core/time.js';
 import type { StoredRecord } from '../core/values.js';
 import { dateValue } from '../core/values.js';
-import type { RouteContext, RouteResult } from '../http/types.js';
+import type { Caller } from '../app/caller.js';
+import type { JsonObject } from '../core/wire-values.js';
 import { applyOps } from '../operators/apply.js';
 import { parseWrite } from '../operators/parse-write.js';
-import { parseInclude } from '../query/parse.js';
-import { commaList, parseKeys } from '../query/parse/options.js';
+import type { Projection } from '../query/plan.js';
 import type { Awaitable, FieldOp, SchemaLimits, StorageAdapter, TableRef } from '../storage/port.js';
-import type { ClassPolicy, ClassPolicyRegistry, ClassWriteContext, JsonObject } from './class-policy.js';
+import type { ClassPolicy, ClassPolicyRegistry, ClassWriteContext } from './class-policy.js';
 import { isPlausibleObjectId, newObjectId } from './object-id.js';
 
 /** What the record operations need; `storage` is a transaction's adapter inside a transactional batch. */
@@ -30,38 +30,33 @@ interface Target {
   readonly timeZone: string;
   /** The application's table and column limits, passed to every `ensureColumns`. */
   readonly limits: SchemaLimits;
-  /** Runs the write, then the policy's deferred effects; a failure first goes through its translators. */
-  commit<T>(objectId: string, write: () => Promise<T>): Promise<T>;
+  /** Runs the write; a failure first goes through the policy's translators. */
+  commit<T>(write: () => Promise<T>): Promise<T>;
 }
 
-function target(deps: RecordDeps, request: RouteContext, className: string): Target {
+function target(deps: RecordDeps, caller: Caller, className: string): Target {
   assertTableName(className);
   const policy = deps.policies.resolve(className);
-  const effects: Array<(objectId: string) => Awaitable<void>> = [];
   const translators: Array<(error: unknown) => Awaitable<void>> = [];
   return {
-    ref: { namespace: request.app.namespace, className },
+    ref: { namespace: caller.app.namespace, className },
     policy,
     policyContext: {
-      request,
+      caller,
       className,
       storage: deps.storage,
       inBatch: deps.inBatch,
-      afterWrite: (effect) => void effects.push(effect),
       onWriteError: (translate) => void translators.push(translate),
     },
-    timeZone: request.app.settings.timeZone,
-    limits: request.app.settings.schema,
-    async commit(objectId, write) {
-      let result: Awaited<ReturnType<typeof write>>;
+    timeZone: caller.app.settings.timeZone,
+    limits: caller.app.settings.schema,
+    async commit(write) {
       try {
-        result = await write();
+        return await write();
       } catch (error) {
         for (const translate of translators) await translate(error);
         throw error;
       }
-      for (const effect of effects) await effect(objectId);
-      return result;
     },
   };
 }
@@ -72,12 +67,18 @@ function assertObjectId(objectId: string): void {
 
 const isRelationOp = (op: FieldOp) => op.kind === 'add_relation' || op.kind === 'remove_relation';
 
+/** A created record: its id and creation time (wire format, the application's time zone). */
+export interface CreatedRecord {
+  readonly objectId: string;
+  readonly createdAt: string;
+}
+
 /**
- * Creates a record: 201 `{createdAt, objectId}` with a `Location` header. The table and its columns
- * are created on first write; relation members are added in the same transaction as the insert.
+ * Creates a record from write fields (values and field operations). The table and its columns are
+ * created on first write; relation members are added in the same transaction as the insert.
  */
-export async function createRecord(deps: RecordDeps, request: RouteContext, className: string, input: JsonObject): Promise<RouteResult> {
-  const t = target(deps, request, className);
+export async function createRecord(deps: RecordDeps, caller: Caller, className: string, input: JsonObject): Promise<CreatedRecord> {
+  const t = target(deps, caller, className);
   const body = (await t.policy.beforeCreate?.(t.policyContext, input)) ?? input;
   const schema = await deps.storage.getSchema(t.ref);
   const plan = parseWrite(body, { schema, timeZone: t.timeZone });
@@ -91,42 +92,42 @@ export async function createRecord(deps: RecordDeps, request: RouteContext, clas
     await storage.insert(t.ref, record);
     if (relationOps.length > 0) await storage.update(t.ref, objectId, relationOps, now);
   };
-  await t.commit(objectId, async () => {
+  await t.commit(async () => {
     if (relationOps.length > 0 && deps.storage.capabilities.transactions) await deps.storage.transaction(write);
     else await write(deps.storage);
   });
-  return {
-    status: 201,
-    headers: { location: `${request.baseUrl}/1/classes/${className}/${objectId}` },
-    body: { createdAt: formatDateTime(nowMs, t.timeZone), objectId },
-  };
+  return { objectId, createdAt: formatDateTime(nowMs, t.timeZone) };
 }
 
+
 /**
- * Reads one record (101 with HTTP 404 when missing), shaped by the table's policy. The query string
- * may hold `keys` (`a,b` or `-a,-b`; objectId and the timestamps always stay) and `include` (the
- * included columns are kept so the caller can expand them).
+ * Reads one record (101 when missing), shaped by the table's policy. `projection` is the parsed
+ * `keys` option (see `parseKeys`; undefined: every column).
  */
-export async function readRecord(deps: RecordDeps, request: RouteContext, className: string, objectId: string): Promise<StoredRecord> {
-  const t = target(deps, request, className);
+export async function readRecord(
+  deps: RecordDeps,
+  caller: Caller,
+  className: string,
+  objectId: string,
+  projection?: Projection,
+): Promise<StoredRecord> {
+  const t = target(deps, caller, className);
   assertObjectId(objectId);
-  const include = parseInclude(request.query.get('include'));
-  const projection = parseKeys(commaList(request.query, 'keys'), include.map((path) => path[0]!.column));
   await t.policy.beforeRead?.(t.policyContext, objectId);
   const record = await deps.storage.get(t.ref, objectId, projection);
   if (!record) throw svcError('objectNotFound', objectId);
   return t.policy.filterOutput ? t.policy.filterOutput(t.policyContext, record) : record;
 }
 
-/** Applies a write body to one record atomically: `{updatedAt}`, or 101 when the record is missing. */
+/** Applies write fields to one record atomically: its new `updatedAt` (wire format), or 101 when the record is missing. */
 export async function updateRecord(
   deps: RecordDeps,
-  request: RouteContext,
+  caller: Caller,
   className: string,
   objectId: string,
   input: JsonObject,
-): Promise<RouteResult> {
-  const t = target(deps, request, className);
+): Promise<{ readonly updatedAt: string }> {
+  const t = target(deps, caller, className);
   assertObjectId(objectId);
   const body = (await t.policy.beforeUpdate?.(t.policyContext, objectId, input)) ?? input;
   const schema = await deps.storage.getSchema(t.ref);
@@ -134,20 +135,19 @@ export async function updateRecord(
   const plan = parseWrite(body, { schema, timeZone: t.timeZone });
   const nowMs = deps.clock.now();
   if (Object.keys(plan.columns).length > 0) await deps.storage.ensureColumns(t.ref, plan.columns, t.limits);
-  await t.commit(objectId, async () => {
+  await t.commit(async () => {
     const updated = await deps.storage.update(t.ref, objectId, plan.ops, dateValue(nowMs));
     if (!updated) throw svcError('objectNotFound', objectId);
   });
-  return { body: { updatedAt: formatDateTime(nowMs, t.timeZone) } };
+  return { updatedAt: formatDateTime(nowMs, t.timeZone) };
 }
 
-/** Deletes one record: `{msg: "ok"}`, or 101 when it is missing. */
-export async function deleteRecord(deps: RecordDeps, request: RouteContext, className: string, objectId: string): Promise<RouteResult> {
-  const t = target(deps, request, className);
+/** Deletes one record, or 101 when it is missing. */
+export async function deleteRecord(deps: RecordDeps, caller: Caller, className: string, objectId: string): Promise<void> {
+  const t = target(deps, caller, className);
   assertObjectId(objectId);
   await t.policy.beforeDelete?.(t.policyContext, objectId);
-  await t.commit(objectId, async () => {
+  await t.commit(async () => {
     if (!(await deps.storage.delete(t.ref, objectId))) throw svcError('objectNotFound', objectId);
   });
-  return { body: { msg: 'ok' } };
 }

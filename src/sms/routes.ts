@@ -86,3 +86,8 @@ function describe(value: Json): string {
   if (value === null) return 'null';
   return Array.isArray(value) ? 'array' : typeof value;
 }
+
+/** The same paths answering only `refuse`'s error, whatever the body (a service without an SMS transport). */
+export function disabledRoutes(routes: readonly RouteDef[], refuse: () => never): RouteDef[] {
+  return routes.map((route) => ({ method: route.method, path: route.path, auth: route.auth, body: 'none', handler: refuse }));
+}

@@ -1,7 +1,11 @@
 import { configError } from '../core/errors.js';
 import { memoryCounterStore } from '../counters/memory-counter-store.js';
 import type { CounterStore } from '../counters/port.js';
-import type { Feature, ServiceContext } from '../http/types.js';
+import type { Application } from '../app/application.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { Random } from '../core/random.js';
+import type { KvStore } from '../kv/port.js';
 import { createCodeHasher } from './code-hasher.js';
 import { createCodeBook } from './codes.js';
 import { type PhoneValidator, assertPhone, mainlandPhoneValidator } from './phone.js';
@@ -33,8 +37,23 @@ export interface SmsFeatureOptions {
 }
 
 /** The SMS feature: its routes plus the API other features use. */
-export interface SmsFeature extends Feature {
+/** What the SMS feature takes from the service's feature context. */
+export interface SmsFeatureContext {
+  /** Applications by id (their SMS settings are checked at start). */
+  readonly applications: ReadonlyMap<string, Application>;
+  /** Codes, delivery status and send records. */
+  readonly kv: KvStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly random: Random;
+}
+
+export interface SmsFeature {
+  readonly name: 'sms';
+  readonly routes: ReturnType<typeof smsRoutes>;
   readonly api: SmsApi;
+  /** Unsubscribes from the transport and closes it and the counter store. */
+  close(): Promise<void>;
 }
 
 const WEEK_MS = 7 * 24 * 3_600_000;
@@ -48,7 +67,7 @@ const WEEK_MS = 7 * 24 * 3_600_000;
  * @example
  * createService({ ..., features: [(ctx) => createSmsFeature(ctx, { transport: memorySmsTransport() })] })
  */
-export function createSmsFeature(ctx: ServiceContext, options: SmsFeatureOptions): SmsFeature {
+export function createSmsFeature(ctx: SmsFeatureContext, options: SmsFeatureOptions): SmsFeature {
   for (const app of ctx.applications.values()) {
     assertSmsSettings(app);
     if (!options.captcha && app.settings.sms.templates.some((t) => t.captchaRequired)) {

@@ -1,7 +1,6 @@
 import { svcError } from '../core/errors.js';
-import type { Feature, RouteDef } from '../http/types.js';
 import type { SmsApi } from './sms-api.js';
-import { smsRoutes } from './routes.js';
+import { disabledRoutes, smsRoutes } from './routes.js';
 
 const refuse = (): never => {
   throw svcError('featureDisabled', 'sms (no SMS transport configured)');
@@ -22,13 +21,6 @@ const NO_SMS: SmsApi = {
  * The SMS routes of a service started without `sms`: each answers 11007 ("no SMS transport
  * configured") whatever the body, so missing setup is loud instead of a 404 "no route".
  */
-export function unconfiguredSmsFeature(): Feature {
-  const routes: RouteDef[] = smsRoutes(NO_SMS).map((route) => ({
-    method: route.method,
-    path: route.path,
-    auth: route.auth,
-    body: 'none',
-    handler: refuse,
-  }));
-  return { name: 'sms', routes };
+export function unconfiguredSmsFeature(): { readonly name: 'sms'; readonly routes: ReturnType<typeof smsRoutes> } {
+  return { name: 'sms', routes: disabledRoutes(smsRoutes(NO_SMS), refuse) };
 }

@@ -1,9 +1,9 @@
 import { svcError } from '../core/errors.js';
-import type { RouteContext, SessionUser } from '../http/types.js';
+import type { Caller, SessionUser } from '../app/caller.js';
 
-/** The signed-in user of the request; 211 when the token is missing, unknown or expired. */
-export async function requireSession(rc: RouteContext): Promise<SessionUser> {
-  const user = rc.auth.sessionToken ? await rc.user() : null;
+/** The signed-in user of the caller; 211 when the token is missing, unknown or expired. */
+export async function requireSession(caller: Caller): Promise<SessionUser> {
+  const user = caller.sessionToken ? await caller.user() : null;
   if (!user) throw svcError('sessionInvalid');
   return user;
 }
@@ -13,9 +13,9 @@ export async function requireSession(rc: RouteContext): Promise<SessionUser> {
  * else (no token, an unknown or expired token, another user's token) is 206, the seed's
  * "sessionToken error". Returns the session user when a token was used.
  */
-export async function requireSelfOrMaster(rc: RouteContext, objectId: string): Promise<SessionUser | null> {
-  if (rc.auth.isMaster) return rc.auth.sessionToken ? rc.user() : null;
-  const user = rc.auth.sessionToken ? await rc.user() : null;
+export async function requireSelfOrMaster(caller: Caller, objectId: string): Promise<SessionUser | null> {
+  if (caller.isMaster) return caller.sessionToken ? caller.user() : null;
+  const user = caller.sessionToken ? await caller.user() : null;
   if (!user || user.objectId !== objectId) throw svcError('sessionTokenRequired');
   return user;
 }

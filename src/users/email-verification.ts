@@ -1,10 +1,11 @@
 import type { Application } from '../app/application.js';
 import { isSvcError, svcError } from '../core/errors.js';
 import type { StoredRecord } from '../core/values.js';
-import type { RouteContext, RouteResult } from '../http/types.js';
+import type { Caller } from '../app/caller.js';
+import type { JsonObject } from '../core/wire-values.js';
 import type { UsersDeps } from './deps.js';
 import { emailTransition } from './email-state.js';
-import { messagePage } from './html.js';
+import { type LinkPage, messagePage } from './html.js';
 import { buildUserMail, linkBase, linkUrl } from './mail-templates.js';
 import { updateUserRecord } from './user-records.js';
 
@@ -53,30 +54,29 @@ export function recipientOf(user: StoredRecord, email: string): LinkRecipient {
  * `POST /1/requestEmailVerify {email}`: 120 while the feature is off; 205 for an unknown address
  * (or `{msg:"ok"}` with `users.revealUnknownEmail: false`); mails a new link unless already verified.
  */
-export async function requestEmailVerify(deps: UsersDeps, rc: RouteContext): Promise<RouteResult> {
-  const app = rc.app;
+export async function requestEmailVerify(deps: UsersDeps, caller: Caller, input: JsonObject): Promise<void> {
+  const app = caller.app;
   if (!app.settings.features.emailVerification) throw svcError('emailVerifyDisabled');
-  const email = rc.body?.email;
+  const email = input.email;
   if (typeof email !== 'string' || email === '') throw svcError('paramRequired', 'email');
   linkBase(app); // 11101 whatever the address, so an unconfigured server reveals nothing
   await deps.ready(app);
   const user = await deps.users.findBy(app, 'email', email);
   if (!user) {
     if (app.settings.users.revealUnknownEmail) throw svcError('userNotFound', 'email', email);
-    return { body: { msg: 'ok' } };
+    return;
   }
   const state = typeof user.emailVerified === 'boolean' ? user.emailVerified : 'missing';
   if (emailTransition({ kind: 'verify-requested', email }, state, true).mailLink) {
     await mailLink(deps, app, 'verify', recipientOf(user, email));
   }
-  return { body: { msg: 'ok' } };
 }
 
 /**
  * `GET /1/verifyEmail?token=…`: uses the link up and sets `emailVerified` true when the user still
  * has the address the link was mailed to. Answers a small HTML page.
  */
-export async function followVerifyLink(deps: UsersDeps, apps: ReadonlyMap<string, Application>, token: string): Promise<RouteResult> {
+export async function followVerifyLink(deps: UsersDeps, apps: ReadonlyMap<string, Application>, token: string): Promise<LinkPage> {
   const invalid = () => messagePage(400, 'Link not valid', 'This verification link is unknown, already used or expired. Request a new one from the app.');
   const payload = await deps.links.consume('verify', token);
   const app = payload && apps.get(payload.applicationId);

@@ -1,4 +1,12 @@
-import type { RouteResult } from '../http/types.js';
+/**
+ * A small HTML page answered to a mailed link (verify, reset): its status, headers and markup. The
+ * route hands it out as a raw response.
+ */
+export interface LinkPage {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
 
 const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -26,21 +34,21 @@ const STYLE =
   'button{margin-top:1rem;padding:.5rem 1.2rem}.error{color:#b00020}';
 
 /** A small self-contained HTML page. `bodyHtml` must already be escaped. */
-export function htmlPage(status: number, title: string, bodyHtml: string): RouteResult {
+export function htmlPage(status: number, title: string, bodyHtml: string): LinkPage {
   const html =
     `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
     `<meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>` +
     `<style>${STYLE}</style></head><body><h1>${escapeHtml(title)}</h1>${bodyHtml}</body></html>`;
-  return { status, headers: { ...PAGE_HEADERS }, body: html, raw: true };
+  return { status, headers: { ...PAGE_HEADERS }, body: html };
 }
 
 /** A page with one message paragraph. */
-export function messagePage(status: number, title: string, message: string): RouteResult {
+export function messagePage(status: number, title: string, message: string): LinkPage {
   return htmlPage(status, title, `<p>${escapeHtml(message)}</p>`);
 }
 
 /** The new-password form of a reset link; posts the token back with the new password. */
-export function resetFormPage(status: number, appName: string, token: string, error?: string): RouteResult {
+export function resetFormPage(status: number, appName: string, token: string, error?: string): LinkPage {
   const errorHtml = error ? `<p class="error">${escapeHtml(error)}</p>` : '';
   return htmlPage(
     status,

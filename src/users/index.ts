@@ -4,7 +4,10 @@
  */
 export { type UsersFeature, type UsersFeatureOptions, createUsersFeature } from './users-feature.js';
 export type { UserSmsCodes, UsersDeps } from './deps.js';
-export { type UserLister } from './routes.js';
+export { type UserLister } from './user-list.js';
+export { type UsersService, createUsersService } from './users-service.js';
+export type { SignUpResult } from './sign-up.js';
+export { type SessionRegistry } from './users-feature.js';
 export {
   DEFAULT_SCRYPT_PARAMS,
   MAX_PASSWORD_LENGTH,

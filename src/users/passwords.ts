@@ -1,6 +1,7 @@
 import type { Application } from '../app/application.js';
 import { svcError } from '../core/errors.js';
-import type { RouteContext, RouteResult, SessionUser } from '../http/types.js';
+import type { Caller, SessionUser } from '../app/caller.js';
+import type { JsonObject } from '../core/wire-values.js';
 import { requireSelfOrMaster, requireSession } from './access.js';
 import type { UsersDeps } from './deps.js';
 import { mailLink, recipientOf } from './email-verification.js';
@@ -8,8 +9,6 @@ import { linkBase } from './mail-templates.js';
 import { requireSms } from './sign-up.js';
 import { assertNewPassword } from './user-fields.js';
 import { updateUserRecord } from './user-records.js';
-
-const OK: RouteResult = Object.freeze({ body: { msg: 'ok' } });
 
 /** Stores a new password hash and revokes the user's sessions except `keepSessionId`. */
 export async function setPassword(deps: UsersDeps, app: Application, userId: string, password: string, keepSessionId?: string): Promise<boolean> {
@@ -25,18 +24,18 @@ export async function setPassword(deps: UsersDeps, app: Application, userId: str
  * session, 206 for another user's token, 210 for a wrong old password. Every other session of the
  * user is revoked; the one making the change stays valid.
  */
-export async function changePassword(deps: UsersDeps, rc: RouteContext, objectId?: string): Promise<RouteResult> {
-  const app = rc.app;
+export async function changePassword(deps: UsersDeps, caller: Caller, input: JsonObject, objectId?: string): Promise<void> {
+  const app = caller.app;
   let session: SessionUser | null;
-  if (objectId === undefined) session = await requireSession(rc);
+  if (objectId === undefined) session = await requireSession(caller);
   else {
-    if (!rc.auth.isMaster) await requireSession(rc);
-    session = await requireSelfOrMaster(rc, objectId);
+    if (!caller.isMaster) await requireSession(caller);
+    session = await requireSelfOrMaster(caller, objectId);
   }
   const userId = objectId ?? session!.objectId;
-  const oldPassword = rc.body?.oldPassword;
+  const oldPassword = input.oldPassword;
   if (typeof oldPassword !== 'string' || oldPassword === '') throw svcError('paramRequired', 'oldPassword');
-  const newPassword = assertNewPassword(app, rc.body?.newPassword);
+  const newPassword = assertNewPassword(app, input.newPassword);
   await deps.ready(app);
   const user = await deps.users.get(app, userId);
   if (!user) throw svcError('objectNotFound', userId);
@@ -44,7 +43,6 @@ export async function changePassword(deps: UsersDeps, rc: RouteContext, objectId
   const stored = typeof user.password === 'string' ? user.password : null;
   if (stored === null || !(await deps.hasher.verify(oldPassword, stored))) throw svcError('oldPasswordWrong');
   await setPassword(deps, app, userId, newPassword, session?.objectId === userId ? session.sessionId : undefined);
-  return OK;
 }
 
 /**
@@ -52,20 +50,19 @@ export async function changePassword(deps: UsersDeps, rc: RouteContext, objectId
  * An unknown address is 205 like the hosted service, or a silent `{msg:"ok"}` with
  * `users.revealUnknownEmail: false`. Counts against the client address's login throttle.
  */
-export async function requestPasswordReset(deps: UsersDeps, rc: RouteContext): Promise<RouteResult> {
-  const app = rc.app;
-  const email = rc.body?.email;
+export async function requestPasswordReset(deps: UsersDeps, caller: Caller, input: JsonObject): Promise<void> {
+  const app = caller.app;
+  const email = input.email;
   if (typeof email !== 'string' || email === '') throw svcError('paramRequired', 'email');
   linkBase(app); // 11101 whatever the address, so an unconfigured server reveals nothing
-  await deps.throttle.hitAddress(app, rc.remoteAddress);
+  await deps.throttle.hitAddress(app, caller.address);
   await deps.ready(app);
   const user = await deps.users.findBy(app, 'email', email);
   if (!user) {
     if (app.settings.users.revealUnknownEmail) throw svcError('userNotFound', 'email', email);
-    return OK;
+    return;
   }
   await mailLink(deps, app, 'reset', recipientOf(user, email));
-  return OK;
 }
 
 /**
@@ -73,16 +70,14 @@ export async function requestPasswordReset(deps: UsersDeps, rc: RouteContext): P
  * feature's `redeemCode`); 207 when no live code matches, 205 when no user has the number. Revokes
  * every session of the user.
  */
-export async function resetPasswordBySmsCode(deps: UsersDeps, rc: RouteContext): Promise<RouteResult> {
-  const app = rc.app;
-  const password = assertNewPassword(app, rc.body?.password);
+export async function resetPasswordBySmsCode(deps: UsersDeps, caller: Caller, code: string, input: JsonObject): Promise<void> {
+  const app = caller.app;
+  const password = assertNewPassword(app, input.password);
   const sms = requireSms(deps);
-  await deps.throttle.hitAddress(app, rc.remoteAddress);
-  const code = rc.params.smsCode ?? '';
+  await deps.throttle.hitAddress(app, caller.address);
   const phone = await sms.redeemCode(app, code);
   if (phone === null) throw svcError('smsCodeWrong', code.slice(0, 16));
   await deps.ready(app);
   const user = await deps.users.findBy(app, 'mobilePhoneNumber', phone);
   if (!user || !(await setPassword(deps, app, user.objectId, password))) throw svcError('userNotFound', 'mobilePhoneNumber', phone);
-  return OK;
 }

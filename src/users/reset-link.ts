@@ -1,9 +1,8 @@
 import type { Application } from '../app/application.js';
 import { isSvcError } from '../core/errors.js';
 import type { Json } from '../core/wire-values.js';
-import type { RouteResult } from '../http/types.js';
 import type { UsersDeps } from './deps.js';
-import { messagePage, resetFormPage } from './html.js';
+import { type LinkPage, messagePage, resetFormPage } from './html.js';
 import type { LinkPayload } from './link-tokens.js';
 import { setPassword } from './passwords.js';
 import { assertNewPassword } from './user-fields.js';
@@ -16,7 +15,7 @@ type Apps = ReadonlyMap<string, Application>;
 const appName = (app: Application) => app.settings.users.appName ?? app.applicationId;
 
 /** `GET /1/resetPassword?token=…`: the new-password form while the link is live (the token is not used up yet). */
-export async function resetPasswordForm(deps: UsersDeps, apps: Apps, token: string): Promise<RouteResult> {
+export async function resetPasswordForm(deps: UsersDeps, apps: Apps, token: string): Promise<LinkPage> {
   const payload = await deps.links.peek('reset', token);
   const app = payload && apps.get(payload.applicationId);
   if (!payload || !app) return invalidPage();
@@ -28,7 +27,7 @@ export async function resetPasswordForm(deps: UsersDeps, apps: Apps, token: stri
  * shows the form again and keeps the link; otherwise the link is used up, the password set, and
  * every session of the user revoked. The link dies if the user's email changed since it was mailed.
  */
-export async function resetPasswordSubmit(deps: UsersDeps, apps: Apps, form: { readonly [key: string]: Json }): Promise<RouteResult> {
+export async function resetPasswordSubmit(deps: UsersDeps, apps: Apps, form: { readonly [key: string]: Json }): Promise<LinkPage> {
   const token = typeof form.token === 'string' ? form.token : '';
   const live = await deps.links.peek('reset', token);
   const app = live && apps.get(live.applicationId);

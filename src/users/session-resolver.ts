@@ -1,9 +1,9 @@
-import type { SessionResolver } from '../http/types.js';
+import type { SessionResolver } from '../app/caller.js';
 import type { UsersDeps } from './deps.js';
 import { withoutPassword } from './user-output.js';
 
 /**
- * Resolves session tokens for every route (`RouteContext.user()`): token → live session → user.
+ * Resolves session tokens for every route (`Caller.user()`): token → live session → user.
  * Reads storage on every call (no cache), so logout, password changes and deletes take effect on the
  * next request, on every instance. A session whose user is gone is revoked.
  */

@@ -1,32 +1,39 @@
 import { svcError } from '../core/errors.js';
 import { formatDateTime } from '../core/time.js';
 import { type StoredRecord, dateMs } from '../core/values.js';
-import type { Json } from '../core/wire-values.js';
-import type { RouteContext, RouteResult } from '../http/types.js';
+import type { Json, JsonObject } from '../core/wire-values.js';
+import type { Caller } from '../app/caller.js';
 import type { UsersDeps } from './deps.js';
 import { mailVerifyAfterWrite, recipientOf } from './email-verification.js';
 import { userJson } from './user-output.js';
 import { insertUser, updateUserRecord } from './user-records.js';
 import { prepareUserWrite } from './user-write.js';
 
-type JsonObject = { readonly [key: string]: Json };
 
 /**
- * `POST /1/users`: sign-up. 201 `{createdAt, objectId, sessionToken}` with a Location header. An
+ * What a sign-up answers: a new user (`created`: objectId, and the reply `{createdAt, objectId,
+ * sessionToken}`), or, for a body with `smsCode` whose number is already a user's, that user logged
+ * in (`existing`: the user with its new sessionToken).
+ */
+export type SignUpResult =
+  | { readonly kind: 'created'; readonly objectId: string; readonly reply: JsonObject }
+  | { readonly kind: 'loggedIn'; readonly reply: JsonObject };
+
+/**
+ * Sign-up (`POST /1/users`, `POST /1/classes/_User`): a new user with a session. An
  * empty body is 107; a body with `smsCode` signs up or logs in by phone instead; `authData` is not
  * supported (11005). Duplicates: 202 username, 203 email, 209 phone. Counted against the client
  * address's `users.signUpLimits` (10076 with Retry-After when over).
  */
-export async function signUp(deps: UsersDeps, rc: RouteContext): Promise<RouteResult> {
-  const app = rc.app;
-  const body = rc.body ?? {};
+export async function signUp(deps: UsersDeps, caller: Caller, body: JsonObject): Promise<SignUpResult> {
+  const app = caller.app;
   if (Object.keys(body).length === 0) throw svcError('contentEmpty');
   if (Object.hasOwn(body, 'authData')) throw svcError('invalidParameter', 'authData sign-up is not supported by this server');
-  if (Object.hasOwn(body, 'smsCode')) return phoneSignUpOrLogin(deps, rc);
-  await deps.signUpLimit(app, rc); // before the password hash: each sign-up costs one
+  if (Object.hasOwn(body, 'smsCode')) return phoneSignUpOrLogin(deps, caller, body);
+  await deps.signUpLimit(app, caller); // before the password hash: each sign-up costs one
   const prepared = await prepareUserWrite({
     app,
-    isMaster: rc.auth.isMaster,
+    isMaster: caller.isMaster,
     current: null,
     body,
     hasher: deps.hasher,
@@ -37,31 +44,27 @@ export async function signUp(deps: UsersDeps, rc: RouteContext): Promise<RouteRe
   const user = await insertUser(deps, app, prepared.body);
   const { token } = await deps.sessions.create(app, user.objectId);
   if (prepared.mailVerifyTo) await mailVerifyAfterWrite(deps, app, recipientOf(user, prepared.mailVerifyTo));
-  return {
-    status: 201,
-    headers: { location: `${rc.baseUrl}/1/users/${user.objectId}` },
-    body: { createdAt: formatDateTime(dateMs(user.createdAt), app.settings.timeZone), objectId: user.objectId, sessionToken: token },
-  };
+  const reply = { createdAt: formatDateTime(dateMs(user.createdAt), app.settings.timeZone), objectId: user.objectId, sessionToken: token };
+  return { kind: 'created', objectId: user.objectId, reply };
 }
 
 /**
  * Sign-up-or-login by phone and SMS code (`POST /1/usersv1`, `POST /1/users` with `smsCode`): the
  * code is consumed (207 when wrong), then the user holding the number logs in, or a new user is
  * created with `username` = the number (unless the body names one) and the body's other columns.
- * Either way `mobilePhoneVerified` becomes true. 200 with the user and its sessionToken.
+ * Either way `mobilePhoneVerified` becomes true. Answers the user and its sessionToken (HTTP 200).
  */
-export async function phoneSignUpOrLogin(deps: UsersDeps, rc: RouteContext): Promise<RouteResult> {
-  const app = rc.app;
-  const body = rc.body ?? {};
+export async function phoneSignUpOrLogin(deps: UsersDeps, caller: Caller, body: JsonObject): Promise<SignUpResult> {
+  const app = caller.app;
   if (Object.hasOwn(body, 'authData')) throw svcError('invalidParameter', 'authData login is not supported by this server');
   const { phone, code } = phoneAndCode(body);
   const sms = requireSms(deps);
-  await deps.throttle.hitAddress(app, rc.remoteAddress);
+  await deps.throttle.hitAddress(app, caller.address);
   await sms.verifyCode(app, phone, code);
   await deps.ready(app);
   let user = await deps.users.findBy(app, 'mobilePhoneNumber', phone);
   if (user) {
-    user = await markPhoneVerified(deps, rc, user);
+    user = await markPhoneVerified(deps, app, user);
   } else {
     const { smsCode: _code, mobilePhoneNumber: _phone, ...rest } = body;
     const prepared = await prepareUserWrite({
@@ -78,13 +81,13 @@ export async function phoneSignUpOrLogin(deps: UsersDeps, rc: RouteContext): Pro
     if (prepared.mailVerifyTo) await mailVerifyAfterWrite(deps, app, recipientOf(user, prepared.mailVerifyTo));
   }
   const { token } = await deps.sessions.create(app, user.objectId);
-  return { body: userJson(app, user, token) };
+  return { kind: 'loggedIn', reply: userJson(app, user, token) };
 }
 
 /** Sets `mobilePhoneVerified` after a code proved the number (no-op when already true). */
-export async function markPhoneVerified(deps: UsersDeps, rc: RouteContext, user: StoredRecord): Promise<StoredRecord> {
+export async function markPhoneVerified(deps: UsersDeps, app: Caller['app'], user: StoredRecord): Promise<StoredRecord> {
   if (user.mobilePhoneVerified === true) return user;
-  return (await updateUserRecord(deps, rc.app, user.objectId, { mobilePhoneVerified: true })) ?? user;
+  return (await updateUserRecord(deps, app, user.objectId, { mobilePhoneVerified: true })) ?? user;
 }
 
 /** `mobilePhoneNumber` and `smsCode` of a body: 109 when either is missing, 207 for a non-string code. */

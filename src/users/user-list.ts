@@ -1,9 +1,13 @@
-import type { RouteContext, RouteResult } from '../http/types.js';
+import type { Caller } from '../app/caller.js';
+import type { JsonObject } from '../core/wire-values.js';
 import { type ClassPolicy, guardListFootprint, secretColumnOf } from '../records/class-policy.js';
 import { handleList } from '../records/list-service.js';
 import type { UsersDeps } from './deps.js';
 import { hideSecrets } from './secret-columns.js';
 import { USER_CLASS } from './user-table.js';
+
+/** Lists users for `GET /1/users`: the wire list parameters in, `{results}` (plus `count`) out. */
+export type UserLister = (caller: Caller, query: URLSearchParams) => Promise<JsonObject>;
 
 /** The page size of `GET /1/users` when `limit` is absent: the hosted service lists 100 users. */
 export const USER_LIST_DEFAULT_LIMIT = 100;
@@ -15,14 +19,14 @@ export const USER_LIST_DEFAULT_LIMIT = 100;
  * naming `password` are refused (102); inner queries over `_Session` need the master key (11006).
  * Lists 100 users when `limit` is absent.
  */
-export function createUserLister(deps: UsersDeps, resolve: (className: string) => ClassPolicy) {
-  return async (rc: RouteContext): Promise<RouteResult> => {
-    await deps.ready(rc.app);
-    const query = new URLSearchParams(rc.query);
-    if (!query.has('limit')) query.set('limit', String(Math.min(USER_LIST_DEFAULT_LIMIT, rc.app.settings.query.maxLimit)));
-    const base = { request: rc, storage: deps.storage, inBatch: false };
-    return handleList(
-      { ...rc, query },
+export function createUserLister(deps: UsersDeps, resolve: (className: string) => ClassPolicy): UserLister {
+  return async (caller, params) => {
+    await deps.ready(caller.app);
+    const query = new URLSearchParams(params);
+    if (!query.has('limit')) query.set('limit', String(Math.min(USER_LIST_DEFAULT_LIMIT, caller.app.settings.query.maxLimit)));
+    const base = { caller, storage: deps.storage, inBatch: false };
+    const { body } = await handleList(
+      { app: caller.app, query },
       {
         storage: deps.storage,
         className: USER_CLASS,
@@ -31,5 +35,6 @@ export function createUserLister(deps: UsersDeps, resolve: (className: string) =
         isSecretColumn: secretColumnOf(resolve),
       },
     );
+    return body;
   };
 }

@@ -1,6 +1,6 @@
 import type { Application } from '../app/application.js';
 import { type StoredRecord, dateValue } from '../core/values.js';
-import type { Json } from '../core/wire-values.js';
+import type { Json, JsonObject } from '../core/wire-values.js';
 import { applyOps } from '../operators/apply.js';
 import { parseWrite } from '../operators/parse-write.js';
 import { newObjectId } from '../records/object-id.js';
@@ -9,7 +9,6 @@ import type { UsersDeps } from './deps.js';
 import { type UserStore, createUserStore } from './user-store.js';
 import { userRef } from './user-table.js';
 
-type JsonObject = { readonly [key: string]: Json };
 
 const isRelationOp = (op: FieldOp) => op.kind === 'add_relation' || op.kind === 'remove_relation';
 

@@ -1,7 +1,8 @@
 import { svcError } from '../core/errors.js';
 import { formatDateTime } from '../core/time.js';
 import { dateMs } from '../core/values.js';
-import type { RouteContext, RouteResult } from '../http/types.js';
+import type { Caller } from '../app/caller.js';
+import type { JsonObject } from '../core/wire-values.js';
 import { isPlausibleObjectId } from '../records/object-id.js';
 import { requireSelfOrMaster } from './access.js';
 import type { UsersDeps } from './deps.js';
@@ -15,12 +16,12 @@ function assertId(objectId: string): void {
 }
 
 /** `GET /1/users/:objectId`: readable with the application keys; never the password, never a token. */
-export async function readUser(deps: UsersDeps, rc: RouteContext, objectId: string): Promise<RouteResult> {
+export async function readUser(deps: UsersDeps, caller: Caller, objectId: string): Promise<JsonObject> {
   assertId(objectId);
-  await deps.ready(rc.app);
-  const user = await deps.users.get(rc.app, objectId);
+  await deps.ready(caller.app);
+  const user = await deps.users.get(caller.app, objectId);
   if (!user) throw svcError('objectNotFound', objectId);
-  return { body: userJson(rc.app, user) };
+  return userJson(caller.app, user);
 }
 
 /**
@@ -28,18 +29,18 @@ export async function readUser(deps: UsersDeps, rc: RouteContext, objectId: stri
  * goes through the user rules (`prepareUserWrite`); a new password revokes the user's other sessions
  * (all of them when the master key changes it); a new email is mailed a verification link.
  */
-export async function updateUser(deps: UsersDeps, rc: RouteContext, objectId: string): Promise<RouteResult> {
-  const app = rc.app;
-  const session = await requireSelfOrMaster(rc, objectId);
+export async function updateUser(deps: UsersDeps, caller: Caller, objectId: string, input: JsonObject): Promise<{ readonly updatedAt: string }> {
+  const app = caller.app;
+  const session = await requireSelfOrMaster(caller, objectId);
   assertId(objectId);
   await deps.ready(app);
   const current = await deps.users.get(app, objectId);
   if (!current) throw svcError('objectNotFound', objectId);
   const prepared = await prepareUserWrite({
     app,
-    isMaster: rc.auth.isMaster,
+    isMaster: caller.isMaster,
     current,
-    body: rc.body ?? {},
+    body: input,
     hasher: deps.hasher,
     phoneValidator: deps.phoneValidator,
   });
@@ -50,26 +51,25 @@ export async function updateUser(deps: UsersDeps, rc: RouteContext, objectId: st
     await deps.sessions.revokeAll(app, objectId, session?.objectId === objectId ? session.sessionId : undefined);
   }
   if (prepared.mailVerifyTo) await mailVerifyAfterWrite(deps, app, recipientOf(updated, prepared.mailVerifyTo));
-  return { body: { updatedAt: formatDateTime(dateMs(updated.updatedAt), app.settings.timeZone) } };
+  return { updatedAt: formatDateTime(dateMs(updated.updatedAt), app.settings.timeZone) };
 }
 
 /** `DELETE /1/users/:objectId`: that user's session token or the master key (206 otherwise); revokes its sessions. */
-export async function deleteUser(deps: UsersDeps, rc: RouteContext, objectId: string): Promise<RouteResult> {
-  const app = rc.app;
-  await requireSelfOrMaster(rc, objectId);
+export async function deleteUser(deps: UsersDeps, caller: Caller, objectId: string): Promise<void> {
+  const app = caller.app;
+  await requireSelfOrMaster(caller, objectId);
   assertId(objectId);
   await deps.ready(app);
   if (!(await deps.users.delete(app, objectId))) throw svcError('objectNotFound', objectId);
   await deps.sessions.revokeAll(app, objectId);
-  return { body: { msg: 'ok' } };
 }
 
 /** `GET /1/users/me`: the session's user with the presenting token; 211 without a live session. */
-export async function currentUser(deps: UsersDeps, rc: RouteContext): Promise<RouteResult> {
-  const token = rc.auth.sessionToken;
-  const session = token ? await rc.user() : null;
+export async function currentUser(deps: UsersDeps, caller: Caller): Promise<JsonObject> {
+  const token = caller.sessionToken;
+  const session = token ? await caller.user() : null;
   if (!session || !token) throw svcError('sessionInvalid');
-  const user = await deps.users.get(rc.app, session.objectId);
+  const user = await deps.users.get(caller.app, session.objectId);
   if (!user) throw svcError('sessionInvalid');
-  return { body: userJson(rc.app, user, token) };
+  return userJson(caller.app, user, token);
 }

@@ -3,10 +3,14 @@ import { configError } from '../core/errors.js';
 import type { CounterStore } from '../counters/port.js';
 import { createRateLimiter } from '../counters/rate-limiter.js';
 import { assertWindows } from '../counters/sliding-window.js';
-import type { Feature, ServiceContext, SessionResolver } from '../http/types.js';
+import type { SessionResolver } from '../app/caller.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { Random } from '../core/random.js';
+import type { KvStore } from '../kv/port.js';
+import type { StorageAdapter } from '../storage/port.js';
 import type { MailTransport } from '../mail/port.js';
 import { type ClassPolicy, ClassPolicyRegistry } from '../records/class-policy.js';
-import type { ServiceRegistry } from '../service.js';
 import type { PhoneValidator } from '../sms/phone.js';
 import type { UserSmsCodes, UsersDeps } from './deps.js';
 import { DEFAULT_HASHING_LIMITS, type HashingLimits, gatedHasher } from './hash-gate.js';
@@ -14,13 +18,14 @@ import { createLinkTokens } from './link-tokens.js';
 import { createLoginThrottle } from './login-throttle.js';
 import { assertLinkBaseUrl } from './mail-templates.js';
 import { DEFAULT_SCRYPT_PARAMS, type ScryptParams, scryptHasher } from './password-hash.js';
-import { type UserLister, userRoutes } from './routes.js';
+import { userRoutes } from './routes.js';
 import { createSessionResolver } from './session-resolver.js';
 import { createSessionStore } from './session-store.js';
 import { createSignUpLimit } from './sign-up-limit.js';
 import { SESSION_CLASS_POLICY, userClassPolicy } from './user-class-policy.js';
 import { defaultUserPhoneValidator } from './user-fields.js';
-import { createUserLister } from './user-list.js';
+import { type UserLister, createUserLister } from './user-list.js';
+import { type UsersService, createUsersService } from './users-service.js';
 import { createUserStore } from './user-store.js';
 import { SESSION_CLASS, USER_CLASS, createTableSetup } from './user-table.js';
 
@@ -46,12 +51,40 @@ export interface UsersFeatureOptions {
    * follows the same rules as `/1/users`, and `/1/classes/_Session` needs the master key.
    */
   classPolicies?: { register(className: string, policy: ClassPolicy): void; resolve?(className: string): ClassPolicy };
-  /** Serves `GET /1/users` (default: the query engine's list handler over `_User`, passwords removed). */
+  /** Serves `GET /1/users` (default: the records list service over `_User`, passwords removed). */
   list?: UserLister;
 }
 
+/**
+ * What the users feature needs of the service's feature registry: a slot to publish its session
+ * resolver in (the service's `registry` has it), so records, batch and every route resolve tokens.
+ */
+export interface SessionRegistry {
+  sessions?: SessionResolver;
+}
+
+/** What the users feature takes from the service's feature context. */
+export interface UsersFeatureContext {
+  /** The observed storage (user and session writes reach the write pipeline). */
+  readonly storage: StorageAdapter;
+  /** Link tokens (verification, reset). */
+  readonly kv: KvStore;
+  /** Login throttling and sign-up limits (unless `options.counters`). */
+  readonly counters: CounterStore;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly logger: Logger;
+  /** Applications by id (settings checked at start; mailed links name their application). */
+  readonly applications: ReadonlyMap<string, Application>;
+}
+
 /** The users feature: its routes plus what other features and hosts use. */
-export interface UsersFeature extends Feature {
+export interface UsersFeature {
+  readonly name: 'users';
+  readonly routes: ReturnType<typeof userRoutes>;
+  close(): Promise<void>;
+  /** The users service (sign-up, login, me, update, delete, list, password flows with a Caller). */
+  readonly service: UsersService;
   /** Also published as `registry.sessions`. */
   readonly sessions: SessionResolver;
   /** The `_User` class policy (registered for you when `classPolicies` is given). */
@@ -72,7 +105,7 @@ export interface UsersFeature extends Feature {
  *   (ctx, registry) => createUsersFeature(ctx, registry, { mail: memoryMailTransport(), sms: () => sms?.api, classPolicies: records.policies }),
  * ] })
  */
-export function createUsersFeature(ctx: ServiceContext, registry: ServiceRegistry, options: UsersFeatureOptions): UsersFeature {
+export function createUsersFeature(ctx: UsersFeatureContext, registry: SessionRegistry, options: UsersFeatureOptions): UsersFeature {
   if (!options.mail || typeof options.mail.send !== 'function') throw configError('users', 'createUsersFeature needs a mail transport');
   for (const app of ctx.applications.values()) {
     const throttle = app.settings.users.loginThrottle;
@@ -111,10 +144,11 @@ export function createUsersFeature(ctx: ServiceContext, registry: ServiceRegistr
   own.register(SESSION_CLASS, SESSION_CLASS_POLICY);
   const shared = options.classPolicies?.resolve?.bind(options.classPolicies);
   const resolve = (name: string) => (name === USER_CLASS || name === SESSION_CLASS || !shared ? own.resolve(name) : shared(name));
-  const list = options.list ?? createUserLister(deps, resolve);
+  const service = createUsersService(deps, options.list ?? createUserLister(deps, resolve));
   return {
     name: 'users',
-    routes: userRoutes(deps, ctx.applications, list),
+    routes: userRoutes(service, deps, ctx.applications),
+    service,
     sessions,
     classPolicy,
     deps,

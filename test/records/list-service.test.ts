@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveApplication } from '../../src/app/application.js';
 import { isSvcError } from '../../src/core/errors.js';
-import type { RouteContext } from '../../src/http/types.js';
+import { parseInclude } from '../../src/query/parse.js';
+import type { ListRequest } from '../../src/records/list-service.js';
 import { CONFORMANCE_TABLES } from '../../src/query/conformance/dataset.js';
 import { caseSearchParams, type CaseParams } from '../../src/query/conformance/cases.js';
 import { expandRecordIncludes, handleList } from '../../src/records/list-service.js';
@@ -24,7 +25,7 @@ const fixture = new Fixture([
 ]);
 afterAll(() => fixture.close());
 
-function context(params: CaseParams, timeZone = 'UTC'): RouteContext {
+function context(params: CaseParams, timeZone = 'UTC'): ListRequest {
   const app = resolveApplication({
     applicationId: 'app',
     restApiKey: 'rest',
@@ -32,19 +33,7 @@ function context(params: CaseParams, timeZone = 'UTC'): RouteContext {
     namespace: 'app',
     settings: { timeZone, features: { regex: true } },
   });
-  return {
-    app,
-    auth: { mode: 'rest', isMaster: false, sessionToken: null },
-    method: 'GET',
-    params: {},
-    query: caseSearchParams(params),
-    body: undefined,
-    rawBody: null,
-    headers: {},
-    remoteAddress: undefined,
-    baseUrl: 'http://localhost',
-    user: async () => null,
-  };
+  return { app, query: caseSearchParams(params) };
 }
 
 for (const engine of ['memory', 'sqlite'] as const) {
@@ -157,7 +146,7 @@ for (const engine of ['memory', 'sqlite'] as const) {
 
     it('expandRecordIncludes expands one encoded record', async () => {
       const record = { objectId: 'c2', author: { __type: 'Pointer', className: 'Player', objectId: 'p04' } };
-      await expandRecordIncludes(context({ include: 'author' }), { storage, className: 'Comment' }, record);
+      await expandRecordIncludes(context({}).app, parseInclude('author'), { storage, className: 'Comment' }, record);
       expect(record.author).toMatchObject({ __type: 'Object', className: 'Player', objectId: 'p04', name: 'dave' });
     });
 

@@ -77,7 +77,7 @@ describe('records REST: policies guard lists and included objects', () => {
           registry.records!.registerClassPolicy('Vault', {
             allowBatch: true,
             beforeRead: (ctx) => {
-              if (!ctx.request.auth.isMaster) throw svcError('masterKeyRequired');
+              if (!ctx.caller.isMaster) throw svcError('masterKeyRequired');
             },
           });
           registry.records!.registerClassPolicy('Author', {

@@ -18,8 +18,8 @@ describe('records: class policies and per-item batch tokens', () => {
           registry.records!.registerClassPolicy('Secret', {
             allowBatch: true,
             async beforeUpdate(ctx, _objectId, body) {
-              if (!(await ctx.request.user())) throw svcError('sessionInvalid');
-              return { ...body, editedBy: (await ctx.request.user())!.objectId };
+              if (!(await ctx.caller.user())) throw svcError('sessionInvalid');
+              return { ...body, editedBy: (await ctx.caller.user())!.objectId };
             },
             beforeCreate: (_ctx, body) => ({ ...body, stamped: true }),
             filterOutput: (_ctx, record) => {
