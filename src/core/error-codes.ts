@@ -95,6 +95,7 @@ export const ERROR_CODES = {
   // --- H2: query time budgets (D2) ---
   queryOverBudget: { code: 11090, status: 400, message: 'query stopped: it ran longer than its budget of %s ms; narrow the where or add an index.' },
   queryBusy: { code: 11091, status: 429, message: 'too many slow queries in progress, retry after %s seconds.' },
+  nulCharacterRefused: { code: 11120, status: 400, message: 'this storage (PostgreSQL) cannot store the character U+0000: found in %s.' },
 } as const satisfies Record<string, { code: number; status: number; message: string }>;
 
 /** Symbolic name of a client-facing error condition. */
