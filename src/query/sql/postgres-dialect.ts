@@ -3,6 +3,7 @@ import type { JsonKind, JsonNode, SqlDialect } from './dialect.js';
 import { param, raw, sql, type Sql } from './fragment.js';
 import type { StorageKind } from './layout.js';
 import { shortIdentifier } from './long-identifier.js';
+import { postgresRegex } from './postgres-regex.js';
 
 /** Bytes PostgreSQL keeps of an identifier (NAMEDATALEN - 1); longer physical names are hashed (D60). */
 const PG_NAME_BYTES = 63;
@@ -82,7 +83,8 @@ export const postgresDialect: SqlDialect = {
     value: raw(kind === 'number' ? `(${alias}.value)::float8` : `${alias}.value`),
   }),
 
-  regex: (text, pattern, flags) => sql`(${text} ${raw(flags.includes('i') ? '~*' : '~')} ${param(pattern)})`,
+  // The safe-regex subset spelled out as an ARE, same meaning as the other backends (postgres-regex.ts, D64).
+  regex: (text, pattern, flags) => postgresRegex(text, pattern, flags),
   geoDistance: (lat: Sql, lng: Sql, point: GeoPointValue) =>
     sql`(2 * asin(sqrt(least(1, power(sin(radians(${param(point.latitude)} - ${lat}) / 2), 2) + cos(radians(${lat})) * cos(radians(${param(point.latitude)})) * power(sin(radians(${param(point.longitude)} - ${lng}) / 2), 2)))))`,
   dayOf: (epochMs, timeZone) => sql`to_char(to_timestamp(${epochMs} / 1000.0) AT TIME ZONE ${param(timeZone)}, 'YYYY-MM-DD')`,

@@ -55,8 +55,17 @@ export function encodePgColumn(name: string, column: ColumnSchema, value: Value 
     case 'File':
     case 'Array':
     case 'Object':
-      return [[name, value]];
+      return [[name, jsonParam(value)]];
   }
+}
+
+/**
+ * A JSON column's parameter. The driver JSON-encodes values bound to a jsonb parameter, but types an
+ * array by its first element (`[true]` would be sent as a boolean array): arrays go wrapped in an
+ * object whose `toJSON` is the array, which the driver leaves untyped and encodes the same way.
+ */
+function jsonParam(value: Value): unknown {
+  return Array.isArray(value) ? { toJSON: () => value } : value;
 }
 
 /** Every physical column of a record for an INSERT, built-in columns first. */
