@@ -93,6 +93,21 @@ export class PgCore {
     return loaded ? this.cache.set(ref, loaded) : null;
   }
 
+  /**
+   * The schema of a write: the cached one when it knows every column the write names, else the one
+   * recorded now (another instance may have added the column since this one cached the table).
+   */
+  private async freshFor(ref: TableRef, columns: readonly string[]): Promise<TableSchema | null> {
+    const schema = await this.getSchema(ref);
+    if (!schema) return null;
+    for (const column of columns) {
+      if (column === 'objectId' || column === 'createdAt' || column === 'updatedAt' || Object.hasOwn(schema.columns, column)) continue;
+      const loaded = await this.store.load(ref);
+      return loaded ? this.cache.set(ref, loaded) : null;
+    }
+    return schema;
+  }
+
   async ensureColumns(ref: TableRef, wanted: Readonly<Record<string, ColumnSchema>>, limits?: SchemaLimits): Promise<TableSchema> {
     const cached = this.cache.get(ref);
     if (cached && mergeColumns(ref.className, cached, wanted).added.length === 0) return cached;
@@ -131,7 +146,7 @@ export class PgCore {
   }
 
   async insert(ref: TableRef, record: StoredRecord): Promise<void> {
-    const schema = await this.getSchema(ref);
+    const schema = await this.freshFor(ref, Object.keys(record));
     if (!schema) throw configError('postgres', `table ${ref.className} does not exist: call ensureColumns first`);
     const columns = encodePgRecord(schema, record);
     const query = compileInsert(D, physicalTableName(ref.namespace, ref.className), columns.map((c) => c[0]), columns.map((c) => c[1]));
@@ -149,7 +164,7 @@ export class PgCore {
   }
 
   async update(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<StoredRecord | null> {
-    const schema = await this.getSchema(ref);
+    const schema = await this.freshFor(ref, opColumns(ops));
     if (!schema) return null;
     const plan = planUpdate(ref, schema, objectId, ops, updatedAt);
     return this.repairing(ref, () => withPgErrors(() => (plan.single ? plan.run(this.client) : this.atomically((client) => plan.run(client)))));
@@ -157,7 +172,7 @@ export class PgCore {
 
   /** The row locked (`FOR UPDATE`) and read, then updated, in one transaction (a savepoint when nested). */
   async updateReturningBefore(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<UpdateImages | null> {
-    const schema = await this.getSchema(ref);
+    const schema = await this.freshFor(ref, opColumns(ops));
     if (!schema) return null;
     const plan = planUpdate(ref, schema, objectId, ops, updatedAt);
     const read = compileSelectById(D, physicalTableName(ref.namespace, ref.className), objectId, undefined, true);
@@ -249,6 +264,11 @@ export class PgCore {
     }
     return { namespace: ref.namespace, schema: (className) => schemas.get(className) ?? null };
   }
+}
+
+/** The columns field operations name (an unset of an unknown column is a no-op and names none). */
+function opColumns(ops: readonly FieldOp[]): string[] {
+  return ops.filter((op) => op.kind !== 'unset').map((op) => op.column);
 }
 
 function freezeSchema(schema: TableSchema): TableSchema {
