@@ -55,6 +55,10 @@ export class PgSchemaCache {
     return frozen;
   }
 
+  forget(ref: TableRef): void {
+    this.entries.delete(`${ref.namespace}\u0000${ref.className}`);
+  }
+
   clear(): void {
     this.entries.clear();
   }
@@ -114,7 +118,7 @@ export class PgCore {
     await this.ready();
     // Claim in one SERIALIZABLE transaction: the limits and name rules see every racing claim (D62),
     // and the first instance to record a column fixes its type (a loser sees it and gets 111).
-    const { current, claimed, added } = await this.serializable(async (client) => {
+    const claim = this.serializable(async (client) => {
       const store = new PgSchemaStore(client);
       const current = await store.load(ref);
       const { added } = mergeColumns(ref.className, current, wanted, limits);
@@ -122,6 +126,11 @@ export class PgCore {
       if (!current) assertNewTable(ref.className, await store.tableNames(ref.namespace), limits);
       await store.claim(ref, !current, added);
       return { current, claimed: await store.load(ref), added };
+    });
+    // A refusal (111, 11080-11083) may come from what another instance recorded: drop the stale entry.
+    const { current, claimed, added } = await claim.catch((error: unknown) => {
+      this.cache.forget(ref);
+      throw error;
     });
     if (!claimed) throw configError('postgres', `table ${ref.className} vanished while its columns were added`);
     const { schema } = mergeColumns(ref.className, claimed, wanted);
