@@ -12,6 +12,7 @@ export const entries = {
   query: 'src/query/index.ts',
   redis: 'src/redis.ts',
   'adapter-kit': 'src/adapter-kit.ts',
+  postgres: 'src/postgres.ts',
 };
 
 /**
