@@ -19,6 +19,9 @@ import { referencedTables } from './plan-tables.js';
 
 const D = postgresDialect;
 
+/** `SELECT <physical columns> ... WHERE "objectId" = $1` per (frozen, cached) schema. */
+const getSql = new WeakMap<TableSchema, string>();
+
 /** A cached schema and when it was loaded (clock ms). */
 interface CachedSchema {
   readonly schema: TableSchema;
