@@ -119,6 +119,11 @@ export class PgCore {
     const cached = this.cache.get(ref);
     if (cached && mergeColumns(ref.className, cached, wanted).added.length === 0) return cached;
     await this.ready();
+    if (!cached) {
+      // Most calls name columns that exist already: one read, no transaction.
+      const loaded = await this.store.load(ref);
+      if (loaded && mergeColumns(ref.className, loaded, wanted).added.length === 0) return this.cache.set(ref, loaded);
+    }
     // Claim in one SERIALIZABLE transaction: the limits and name rules see every racing claim (D62),
     // and the first instance to record a column fixes its type (a loser sees it and gets 111).
     const claim = this.serializable(async (client) => {
