@@ -5,12 +5,23 @@
  * adapter's extra work is what the ratio shows: schema lookup, plan compilation, parameter
  * encoding and decoding rows into records. Targets: reads >= 0.8x, writes >= 0.7x.
  *
+ * A last row serves `GET /1/classes/GameScore?where=...&limit=20` over HTTP from a service on
+ * PostgreSQL and from one on SQLite (same rows, both servers in this process, autocannon here too,
+ * interleaved rounds): REST req/s on PostgreSQL beside SQLite, informational.
+ *
  * Rates are wall-clock (the work happens in the PostgreSQL server, on the same machine). Needs
  * PostgreSQL at SVCBASE_BENCH_POSTGRES (default postgres://postgres@127.0.0.1:5432/test); without it
  * the group reports a skipped row. The group works in its own schema, dropped after.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import autocannon from 'autocannon';
 import postgres from 'postgres';
+import { createService } from '../src/service.js';
+import { toNodeListener } from '../src/node.js';
+import { openSqlite } from '../src/storage/sqlite/index.js';
+import type { StorageAdapter } from '../src/storage/port.js';
 import type { StoredRecord } from '../src/core/values.js';
 import { dateValue } from '../src/core/values.js';
 import { parseListQuery } from '../src/query/parse.js';
@@ -18,7 +29,7 @@ import { DEFAULT_QUERY_LIMITS } from '../src/query/query-limits.js';
 import { compileFind, compileInsert, compileSelectById, compileUpdate, physicalColumnNames, postgresDialect } from '../src/query/sql/index.js';
 import { physicalTableName } from '../src/query/sql/layout.js';
 import { postgresStorage } from '../src/postgres.js';
-import { type BenchConfig, compare, prng } from './harness.js';
+import { type BenchConfig, compare, median, prng, round3, spread } from './harness.js';
 import { type ResultRow, comparisonRow, packageVersion, skippedRow } from './report.js';
 
 const URL = process.env.SVCBASE_BENCH_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -112,10 +123,78 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
       'writes: the adapter decodes the returned row into a record',
     );
     await adapter.close();
+    rows.push(await restRow(config, sql, ids.length));
   } finally {
     await sql.end({ timeout: 2 });
     await admin.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await admin.end({ timeout: 2 });
   }
   return rows;
+}
+
+const REST_APP = { applicationId: 'bench-app', restApiKey: 'bench-rest', masterKey: 'bench-master', secretKey: 'bench-secret-01', securityCode: 'bench-code' };
+
+async function serve(storage: StorageAdapter): Promise<{ port: number; close: () => Promise<void> }> {
+  const service = createService({ storage, applications: [REST_APP] });
+  const server: Server = createServer(toNodeListener(service));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await service.close();
+    },
+  };
+}
+
+/** REST list requests per second with the service on PostgreSQL, beside the same on SQLite. */
+async function restRow(config: BenchConfig, sql: postgres.Sql, count: number): Promise<ResultRow> {
+  config.log('postgres: REST list over PostgreSQL vs SQLite');
+  const sides: Array<{ port: number; close: () => Promise<void> }> = [];
+  try {
+    for (const storage of [postgresStorage({ sql }), openSqlite(':memory:')]) {
+      const side = await serve(storage);
+      sides.push(side);
+      const headers = { 'X-Svc-Application-Id': REST_APP.applicationId, 'X-Svc-REST-API-Key': REST_APP.restApiKey, 'content-type': 'application/json' };
+      // The same rows through the REST API on both sides (a fresh class of this application).
+      for (let i = 0; i < Math.min(count, 500); i++) {
+        await fetch(`http://127.0.0.1:${side.port}/1/classes/Score`, { method: 'POST', headers, body: JSON.stringify({ score: i % 100, name: `p${i % 17}` }) });
+      }
+    }
+    const path = `/1/classes/Score?where=${encodeURIComponent(JSON.stringify({ score: { $gte: 50 } }))}&order=-score&limit=20`;
+    const shoot = async (port: number, seconds: number) => {
+      const result = await autocannon({
+        url: `http://127.0.0.1:${port}${path}`,
+        connections: 10,
+        duration: seconds,
+        headers: { 'X-Svc-Application-Id': REST_APP.applicationId, 'X-Svc-REST-API-Key': REST_APP.restApiKey },
+      });
+      if (result.non2xx + result.errors > 0) throw new Error(`REST bench: ${result.non2xx + result.errors} failed requests`);
+      return result.requests.total / result.duration;
+    };
+    const pgRounds: number[] = [];
+    const sqliteRounds: number[] = [];
+    const seconds = config.quick ? 0.5 : 1.5;
+    for (let round = 0; round < (config.quick ? 2 : 7); round++) {
+      pgRounds.push(await shoot(sides[0]!.port, seconds));
+      sqliteRounds.push(await shoot(sides[1]!.port, seconds));
+    }
+    const ours = median(pgRounds);
+    const reference = median(sqliteRounds);
+    return {
+      group: 'postgres',
+      workload: 'REST GET list (where + order, 20 of 500 rows), 10 connections: PostgreSQL vs SQLite',
+      unit: 'req/s',
+      ours: round3(ours),
+      referenceName: 'same service on SQLite (:memory:)',
+      reference: round3(reference),
+      ratio: round3(ours / reference),
+      target: null,
+      pass: null,
+      note: `informational; both servers and autocannon in one process; spread pg ${round3(spread(pgRounds))}, sqlite ${round3(spread(sqliteRounds))}`,
+    } as ResultRow;
+  } finally {
+    for (const side of sides) await side.close();
+  }
 }
