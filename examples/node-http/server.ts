@@ -1,10 +1,18 @@
 /**
- * The quick start: `npm install && npm start`. A real svcbase server on node:http and SQLite, with a
+ * The quick start: `npm install && npm start`. A real svcbase server on node:http and SQLite (or
+ * PostgreSQL and Redis, for several instances: see below), with a
  * development application whose keys are fixed (override them with env variables), `$regex` and
  * email verification on, an unlimited SMS quota, and SMS/mail "sent" to this terminal.
  *
  *   HOST (127.0.0.1)  PORT (3000)  SVC_DB (./data/svcbase.db)  SVC_APP_ID  SVC_REST_KEY  SVC_MASTER_KEY
  *   SVC_SECRET_KEY  SVC_SECURITY_CODE  SVC_PUBLIC_URL (base of mailed links; default the listen URL)
+ *   SVC_DATABASE_URL (postgres://...: tables in PostgreSQL instead of SQLite)
+ *   SVC_REDIS_URL (redis://...: KvStore and CounterStore in Redis; without it they live in SQLite,
+ *   or in PostgreSQL's process when SVC_DATABASE_URL is set: run one instance then, docs/scaling.md;
+ *   with it, realtime events also fan out between instances over Redis pub/sub)
+ *   SVC_FILES (uploads' folder on PostgreSQL; on SQLite they live beside the database file)
+ *
+ * Realtime subscriptions are on: ws://HOST:PORT/1/realtime (docs/realtime.md) and the SDK's /socket.io/.
  *
  * One log line per request (method, path, status, ms, request id); socket limits from ../server-limits.ts.
  */
@@ -14,9 +22,12 @@ import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
-import { type ApplicationConfig, consoleMailTransport, consoleSmsTransport, createService, lineLogger } from 'svcbase';
-import { localFileStore } from 'svcbase';
+import { Redis } from 'ioredis';
+import postgres from 'postgres';
+import { type ApplicationConfig, type ServiceOptions, consoleMailTransport, consoleSmsTransport, createService, lineLogger, localFileStore } from 'svcbase';
 import { toNodeListener } from 'svcbase/node';
+import { postgresStorage } from 'svcbase/postgres';
+import { redisCounterStore, redisEventBus, redisKvStore } from 'svcbase/redis';
 import { sqliteCounterStore, sqliteKvStore, sqliteStorage } from 'svcbase/sqlite';
 import { applyServerLimits } from '../server-limits.js';
 import { withRequestLog } from './request-log.js';
@@ -33,7 +44,7 @@ export function devApplication(publicUrl?: string): ApplicationConfig {
     secretKey: env.SVC_SECRET_KEY ?? 'dev-secret-key',
     securityCode: env.SVC_SECURITY_CODE ?? 'dev-safe-code',
     settings: {
-      features: { regex: true, emailVerification: true },
+      features: { regex: true, emailVerification: true, realtime: true },
       users: { linkBaseUrl: env.SVC_PUBLIC_URL ?? publicUrl ?? `http://127.0.0.1:${env.PORT ?? 3000}` },
       sms: {
         quota: 'unlimited',
@@ -52,6 +63,12 @@ export interface StartOptions {
   /** Default: `HOST`, else 127.0.0.1. */
   host?: string;
   dbFile?: string;
+  /** postgres://... for tables in PostgreSQL (default: `SVC_DATABASE_URL`; empty: SQLite). */
+  databaseUrl?: string;
+  /** redis://... for the KvStore and CounterStore (default: `SVC_REDIS_URL`; empty: SQLite or memory). */
+  redisUrl?: string;
+  /** Key prefix in Redis (default `svc:`). */
+  redisPrefix?: string;
   quiet?: boolean;
   /** Where log lines go (default: stdout, or nowhere when `quiet`). */
   write?: (line: string) => void;
@@ -59,9 +76,10 @@ export interface StartOptions {
 
 /** Starts the server; resolves once it listens, rejects with the listen error (e.g. EADDRINUSE). */
 export async function start(options: StartOptions = {}) {
-  const dbFile = resolve(options.dbFile ?? env.SVC_DB ?? 'data/svcbase.db');
-  mkdirSync(dirname(dbFile), { recursive: true });
-  const db = new Database(dbFile);
+  const databaseUrl = options.databaseUrl ?? env.SVC_DATABASE_URL ?? '';
+  const redisUrl = options.redisUrl ?? env.SVC_REDIS_URL ?? '';
+  const stores = openStores(options, databaseUrl, redisUrl);
+  const dbFile = stores.where;
   const log = options.write ?? (options.quiet ? () => {} : print);
   const logger = lineLogger((line) => log(`[svcbase] ${line}`), 'info');
   // Listen first: the listen URL is the base of mailed links unless SVC_PUBLIC_URL says otherwise.
@@ -77,24 +95,23 @@ export async function start(options: StartOptions = {}) {
       });
     });
   } catch (error) {
-    db.close();
+    await stores.close();
     throw error;
   }
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   const service = createService({
-    storage: sqliteStorage({ database: db }),
-    kv: sqliteKvStore({ database: db }),
-    counters: sqliteCounterStore({ database: db }),
+    ...stores.options,
     applications: [devApplication(url)],
     brands: ['Svc', 'Bmob'],
     sms: { transport: consoleSmsTransport({ write: (line) => log(`[sms] ${line}`) }) },
     mail: consoleMailTransport({ write: (line) => log(`[mail] ${line}`) }),
-    // Uploads live beside the database: ./data/files by default.
-    files: { store: localFileStore({ root: resolve(dirname(dbFile), 'files') }) },
+    // Uploads live beside the SQLite file (./data/files by default), or in ./data/files on PostgreSQL.
+    files: { store: localFileStore({ root: stores.filesDir }) },
     logger,
   });
   server.on('request', withRequestLog(toNodeListener(service), logger));
+  server.on('upgrade', (request, socket, head) => service.handleUpgrade(request, socket, head));
   return {
     url,
     dbFile,
@@ -103,6 +120,60 @@ export async function start(options: StartOptions = {}) {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await service.close();
+      await stores.close();
+    },
+  };
+}
+
+/**
+ * The stores: PostgreSQL tables when a database URL is given (else SQLite in `dbFile`), Redis
+ * KvStore/CounterStore when a Redis URL is given (else SQLite beside the tables, or, on PostgreSQL
+ * without Redis, the service's in-process defaults: one instance only).
+ */
+function openStores(options: StartOptions, databaseUrl: string, redisUrl: string) {
+  const closers: Array<() => Promise<void> | void> = [];
+  const picked: Pick<ServiceOptions, 'storage' | 'kv' | 'counters' | 'realtime'> = {} as Pick<ServiceOptions, 'storage' | 'kv' | 'counters' | 'realtime'>;
+  let where: string;
+  let filesDir: string;
+  let db: Database.Database | null = null;
+  if (databaseUrl) {
+    const sql = postgres(databaseUrl, { max: 10, onnotice: () => {} });
+    closers.push(() => sql.end({ timeout: 5 }));
+    picked.storage = postgresStorage({ sql });
+    where = `PostgreSQL ${databaseUrl.replace(/\/\/[^@/]*@/, '//')}`;
+    filesDir = resolve(env.SVC_FILES ?? 'data/files');
+  } else {
+    const dbFile = resolve(options.dbFile ?? env.SVC_DB ?? 'data/svcbase.db');
+    mkdirSync(dirname(dbFile), { recursive: true });
+    const database = new Database(dbFile);
+    db = database;
+    // The storage closes the file with the service; this covers a failed listen (no service yet).
+    closers.push(() => void (database.open && database.close()));
+    picked.storage = sqliteStorage({ database });
+    where = dbFile;
+    filesDir = resolve(dirname(dbFile), 'files');
+  }
+  if (redisUrl) {
+    const redis = new Redis(redisUrl);
+    closers.push(async () => void (await redis.quit()));
+    const prefix = options.redisPrefix ?? 'svc:';
+    picked.kv = redisKvStore({ client: redis, prefix: `${prefix}kv:` });
+    picked.counters = redisCounterStore({ client: redis, prefix: `${prefix}rate:` });
+    // Pub/sub needs a connection of its own.
+    const subscriber = new Redis(redisUrl);
+    closers.push(async () => void (await subscriber.quit()));
+    picked.realtime = { bus: redisEventBus({ publisher: redis, subscriber, prefix: `${prefix}bus:` }) };
+    where += `, Redis ${redisUrl.replace(/\/\/[^@/]*@/, '//')}`;
+  } else if (db) {
+    picked.kv = sqliteKvStore({ database: db });
+    picked.counters = sqliteCounterStore({ database: db });
+  }
+  return {
+    options: picked,
+    where,
+    filesDir,
+    async close() {
+      for (const close of closers.reverse()) await close();
     },
   };
 }
@@ -111,7 +182,7 @@ function banner(url: string, dbFile: string): string {
   const app = devApplication();
   const keys = `-H 'X-Svc-Application-Id: ${app.applicationId}' -H 'X-Svc-REST-API-Key: ${app.restApiKey}'`;
   return [
-    `svcbase listening on ${url} (SQLite: ${dbFile})`,
+    `svcbase listening on ${url} (${dbFile.startsWith('PostgreSQL') ? dbFile : `SQLite: ${dbFile}`})`,
     '',
     'Dev application keys:',
     `  applicationId  ${app.applicationId}`,

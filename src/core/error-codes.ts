@@ -123,6 +123,7 @@ export const ERROR_CODES = {
   fileSourceInvalid: { code: 11151, status: 400, message: 'source must be the url or path of a file stored by this application: %s' },
   imageCheckNotConfigured: { code: 11152, status: 403, message: 'image check needs the mini-program platform client, which is not configured.' },
   imageCheckRateLimited: { code: 11153, status: 429, message: 'image check limit of this application reached, retry after %s seconds.' },
+  nulCharacterRefused: { code: 11120, status: 400, message: 'this storage (PostgreSQL) cannot store the character U+0000: found in %s.' },
 } as const satisfies Record<string, { code: number; status: number; message: string }>;
 
 /** Symbolic name of a client-facing error condition. */

@@ -7,6 +7,8 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SERVER_LIMITS } from '../../examples/server-limits.js';
 import { banner, devApplication, start } from '../../examples/node-http/server.js';
+import { PG_URL, type TestSchema, createTestSchema, postgresAvailable } from '../postgres/pg-test-db.js';
+import { REDIS_URL, connectTestRedis, deleteKeys, runPrefix } from '../redis/redis-env.js';
 
 const exec = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'svcbase-quickstart-'));
@@ -144,3 +146,51 @@ function keyHeaders(): Record<string, string> {
   const app = devApplication();
   return { 'X-Svc-Application-Id': app.applicationId, 'X-Svc-REST-API-Key': app.restApiKey };
 }
+
+/**
+ * The quick start on PostgreSQL + Redis (`SVC_DATABASE_URL`, `SVC_REDIS_URL`): the printed curl lines
+ * answer, and two instances on the same database and Redis share tables and limits. Own schema and
+ * key prefix, dropped after; skipped loudly when either server is unreachable outside CI.
+ */
+const pgUp = await postgresAvailable('quickstart (PostgreSQL mode)');
+const redis = await connectTestRedis('quickstart (Redis mode)');
+describe.skipIf(!pgUp || !redis)('quick start on PostgreSQL + Redis', () => {
+  let schema: TestSchema;
+  const prefix = runPrefix('quickstart');
+  afterAll(async () => {
+    await schema?.drop();
+    if (redis) {
+      await deleteKeys(redis, prefix);
+      redis.disconnect();
+    }
+  });
+
+  it('answers its curl lines, and two instances share tables and SMS limits', async () => {
+    schema = await createTestSchema('svc_quick');
+    const options = { port: 0, quiet: true, databaseUrl: `${PG_URL}?search_path=${schema.name}`, redisUrl: REDIS_URL, redisPrefix: prefix };
+    const one = await start(options);
+    const two = await start(options);
+    try {
+      expect(banner(one.url, one.dbFile)).toContain('(PostgreSQL postgres:');
+      const lines = banner(one.url, one.dbFile).split('\n').filter((l) => l.startsWith('curl '));
+      const outputs = [];
+      for (const line of lines) outputs.push(JSON.parse((await exec('bash', ['-c', line])).stdout));
+      expect(outputs[0]).toMatchObject({ objectId: expect.any(String) });
+      expect(outputs[1].results).toEqual([expect.objectContaining({ objectId: outputs[0].objectId, score: 1337 })]);
+      expect(outputs[2]).toEqual({ smsId: expect.any(Number) });
+      const app = devApplication();
+      const headers = { 'X-Svc-Application-Id': app.applicationId, 'X-Svc-REST-API-Key': app.restApiKey, 'content-type': 'application/json' };
+      // The record written through one instance is read through the other.
+      const got = await fetch(`${two.url}/1/classes/GameScore/${outputs[0].objectId}`, { headers }).then((r) => r.json());
+      expect(got).toMatchObject({ score: 1337, playerName: 'Sean' });
+      // The number just got a code through `one`: the per-minute limit (in Redis) refuses it on `two`.
+      const again = await fetch(`${two.url}/1/requestSmsCode`, { method: 'POST', headers, body: '{"mobilePhoneNumber":"13800138000"}' });
+      expect(again.status).not.toBe(200);
+      expect(((await again.json()) as { code: number }).code).toEqual(expect.any(Number));
+      expect((await redis!.keys(`${prefix}*`)).length).toBeGreaterThan(0);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+});

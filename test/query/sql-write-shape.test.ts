@@ -93,9 +93,17 @@ describe('SQL core statements: DDL', () => {
     }
   });
 
-  it('refuses an identifier the engine would truncate (PostgreSQL keeps 63 bytes), so two long names never meet', () => {
+  it('hashes a PostgreSQL identifier past 63 bytes into its own 63-byte name (two long names never meet); SQLite keeps it', () => {
     const long = `app__${'C'.repeat(60)}`;
-    expect(() => compileCreateTable(postgresDialect, long, [])).toThrow(/\[svcbase\] \[postgres\] refusing identifier/);
+    const other = `app__${'C'.repeat(59)}D`;
+    const pg = compileCreateTable(postgresDialect, long, [])[0]!.sql;
+    const name = /^CREATE TABLE IF NOT EXISTS "([^"]+)"/.exec(pg)![1]!;
+    expect(name).toHaveLength(63);
+    expect(name).toMatch(/^app__C+\$h[0-9a-f]{14}$/);
+    expect(compileCreateTable(postgresDialect, long, [])[0]!.sql).toBe(pg);
+    const otherName = /^CREATE TABLE IF NOT EXISTS "([^"]+)"/.exec(compileCreateTable(postgresDialect, other, [])[0]!.sql)![1]!;
+    expect(otherName).not.toBe(name);
+    expect(compileCreateTable(postgresDialect, 'app__Short', [])[0]!.sql).toContain('"app__Short"');
     expect(compileCreateTable(sqliteDialect, long, [])[0]!.sql).toContain(`"${long}"`);
     expect(() => compileDropTable(sqliteDialect, 'x'.repeat(201))).toThrow(/refusing identifier/);
   });

@@ -63,7 +63,10 @@ export interface SqlDialect {
   /** One ORDER BY term: ascending puts NULL first, descending last. */
   orderTerm(expr: Sql, descending: boolean): Sql;
 
-  /** Longest identifier the engine keeps whole (PostgreSQL truncates past 63 bytes); longer ones are refused. */
+  /**
+   * Longest physical name accepted; longer ones are refused. PostgreSQL keeps 63 bytes, so its
+   * `quoteIdent` hashes longer names down to 63 (long-identifier.ts, D60) and this limit is generous.
+   */
   readonly maxIdentifierLength: number;
   /** The SQL type of a physical column. */
   columnType(kind: StorageKind): string;

@@ -2,6 +2,11 @@ import type { GeoPointValue } from '../../core/values.js';
 import type { JsonKind, JsonNode, SqlDialect } from './dialect.js';
 import { param, raw, sql, type Sql } from './fragment.js';
 import type { StorageKind } from './layout.js';
+import { shortIdentifier } from './long-identifier.js';
+import { postgresRegex } from './postgres-regex.js';
+
+/** Bytes PostgreSQL keeps of an identifier (NAMEDATALEN - 1); longer physical names are hashed (D60). */
+const PG_NAME_BYTES = 63;
 
 /** A jsonb expression. */
 interface PgJson extends JsonNode {
@@ -32,7 +37,7 @@ const COLUMN_TYPES: Readonly<Record<StorageKind, string>> = {
 };
 
 /**
- * PostgreSQL (experimental, compiled but not yet run against a server): `$n` placeholders, jsonb
+ * PostgreSQL (run by svcbase/postgres): `$n` placeholders, jsonb
  * operators over the JSON text columns, `COLLATE "C"` for code point order, `NULLS FIRST/LAST`,
  * haversine in SQL, POSIX regular expressions. Known differences from the reference evaluator,
  * to settle when the adapter lands: regex dialect (POSIX ARE vs the JavaScript subset), the last
@@ -43,7 +48,8 @@ const COLUMN_TYPES: Readonly<Record<StorageKind, string>> = {
  */
 export const postgresDialect: SqlDialect = {
   name: 'postgres',
-  quoteIdent: (name) => `"${name.replace(/"/g, '""')}"`,
+  // Past 63 bytes PostgreSQL would truncate: long names become `<prefix>$h<hash>` (long-identifier.ts).
+  quoteIdent: (name) => `"${shortIdentifier(name, PG_NAME_BYTES).replace(/"/g, '""')}"`,
   placeholder: (index) => `$${index}`,
   trueLiteral: 'TRUE',
   falseLiteral: 'FALSE',
@@ -70,20 +76,23 @@ export const postgresDialect: SqlDialect = {
     const from = sql`jsonb_array_elements(CASE WHEN jsonb_typeof(${e}) = 'array' THEN ${e} ELSE '[]'::jsonb END) AS ${raw(alias)}(value)`;
     return { from, element: { dialect: 'postgres', expr: raw(`${alias}.value`) } as PgJson };
   },
-  jsonEquals: (node, json) => sql`(${asNode(node).expr} = ${param(json)}::jsonb)`,
+  // `::text::jsonb`: the parameter is bound as text (a driver would JSON-encode a jsonb-typed string again).
+  jsonEquals: (node, json) => sql`(${asNode(node).expr} = ${param(json)}::text::jsonb)`,
   boundValues: (kind, json, alias) => ({
-    from: sql`jsonb_array_elements_text(${param(json)}::jsonb) AS ${raw(alias)}(value)`,
+    from: sql`jsonb_array_elements_text(${param(json)}::text::jsonb) AS ${raw(alias)}(value)`,
     value: raw(kind === 'number' ? `(${alias}.value)::float8` : `${alias}.value`),
   }),
 
-  regex: (text, pattern, flags) => sql`(${text} ${raw(flags.includes('i') ? '~*' : '~')} ${param(pattern)})`,
+  // The safe-regex subset spelled out as an ARE, same meaning as the other backends (postgres-regex.ts, D64).
+  regex: (text, pattern, flags) => postgresRegex(text, pattern, flags),
   geoDistance: (lat: Sql, lng: Sql, point: GeoPointValue) =>
     sql`(2 * asin(sqrt(least(1, power(sin(radians(${param(point.latitude)} - ${lat}) / 2), 2) + cos(radians(${lat})) * cos(radians(${param(point.latitude)})) * power(sin(radians(${param(point.longitude)} - ${lng}) / 2), 2)))))`,
   dayOf: (epochMs, timeZone) => sql`to_char(to_timestamp(${epochMs} / 1000.0) AT TIME ZONE ${param(timeZone)}, 'YYYY-MM-DD')`,
   sum: (expr) => sql`COALESCE(SUM(${expr}), 0)`,
   orderTerm: (expr, descending) => sql`${expr} ${raw(descending ? 'DESC NULLS LAST' : 'ASC NULLS FIRST')}`,
 
-  maxIdentifierLength: 63,
+  // Physical names are hashed down to 63 bytes by quoteIdent, so longer logical names are accepted.
+  maxIdentifierLength: 1024,
   columnType: (kind) => COLUMN_TYPES[kind],
   addColumn: 'ADD COLUMN IF NOT EXISTS',
   keyOnlyTable: '',

@@ -1,0 +1,296 @@
+import type { Clock } from '../../core/clock.js';
+import { configError } from '../../core/errors.js';
+import type { DateValue, StoredRecord, Value } from '../../core/values.js';
+import { mergeColumns } from '../../operators/column-types.js';
+import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
+import { type SqlSchemaView, compileAggregate, compileCount, compileFind, postgresDialect } from '../../query/sql/index.js';
+import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
+import { compileClearRelation, compileDeleteById, compileInsert, compileSelectById } from '../../query/sql/write-compiler.js';
+import { checkIndexSpec } from '../memory/index-spec.js';
+import { projectRecord } from '../memory/projection.js';
+import type { FieldOp, SchemaLimits, TableRef, UpdateImages } from '../port.js';
+import { assertNewTable } from '../schema-rules.js';
+import type { PgQueryable } from './pg-client.js';
+import { sqlState, withPgErrors } from './pg-errors.js';
+import { decodePgRow, decodePgValues, encodePgRecord, pgArrayLayout } from './pg-row-codec.js';
+import { PgSchemaStore, runQuery } from './pg-schema-store.js';
+import { planUpdate } from './pg-update.js';
+import { referencedTables } from './plan-tables.js';
+
+const D = postgresDialect;
+
+/** `SELECT <physical columns> ... WHERE "objectId" = $1` per (frozen, cached) schema. */
+const getSql = new WeakMap<TableSchema, string>();
+
+/** A cached schema and when it was loaded (clock ms). */
+interface CachedSchema {
+  readonly schema: TableSchema;
+  readonly loadedAt: number;
+}
+
+/**
+ * Schemas of existing tables, shared by an adapter and its transaction views. Entries older than
+ * `ttlMs` are reloaded, so columns and indexes another instance added show up here within that
+ * time (a write naming a column this instance does not know reloads at once).
+ */
+export class PgSchemaCache {
+  private readonly entries = new Map<string, CachedSchema>();
+  constructor(
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+  ) {}
+
+  get(ref: TableRef): TableSchema | null {
+    const key = `${ref.namespace}\u0000${ref.className}`;
+    const hit = this.entries.get(key);
+    if (!hit) return null;
+    if (this.clock.now() - hit.loadedAt > this.ttlMs) {
+      this.entries.delete(key);
+      return null;
+    }
+    return hit.schema;
+  }
+
+  set(ref: TableRef, schema: TableSchema): TableSchema {
+    const frozen = freezeSchema(schema);
+    if (this.entries.size >= 10_000) this.entries.clear();
+    this.entries.set(`${ref.namespace}\u0000${ref.className}`, { schema: frozen, loadedAt: this.clock.now() });
+    return frozen;
+  }
+
+  forget(ref: TableRef): void {
+    this.entries.delete(`${ref.namespace}\u0000${ref.className}`);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+/** Runs `work` in a transaction (or a savepoint of the open one) on the client. */
+export type Atomically = <T>(work: (client: PgQueryable) => Promise<T>) => Promise<T>;
+
+/**
+ * The asynchronous core of the PostgreSQL adapter, on one client: the pool, or the connection of an
+ * open transaction. Every statement comes from the SQL compilers of src/query/sql (PostgreSQL
+ * dialect) and runs as a prepared statement; this class only chooses them, caches schemas and maps
+ * errors.
+ */
+export class PgCore {
+  private readonly store: PgSchemaStore;
+
+  constructor(
+    private readonly client: PgQueryable,
+    private readonly cache: PgSchemaCache,
+    private readonly atomically: Atomically,
+    /** Runs schema bookkeeping in a SERIALIZABLE transaction (retried on 40001), or a savepoint of the open one. */
+    private readonly serializable: Atomically,
+    /** Resolves once the bookkeeping tables exist (created on first use). */
+    private readonly ready: () => Promise<void>,
+  ) {
+    this.store = new PgSchemaStore(client);
+  }
+
+  async getSchema(ref: TableRef): Promise<TableSchema | null> {
+    const cached = this.cache.get(ref);
+    if (cached) return cached;
+    await this.ready();
+    const loaded = await this.store.load(ref);
+    // Only existing tables are cached: unknown names a client asks for never pile up.
+    return loaded ? this.cache.set(ref, loaded) : null;
+  }
+
+  /**
+   * The schema of a write: the cached one when it knows every column the write names, else the one
+   * recorded now (another instance may have added the column since this one cached the table).
+   */
+  private async freshFor(ref: TableRef, columns: readonly string[]): Promise<TableSchema | null> {
+    const schema = await this.getSchema(ref);
+    if (!schema) return null;
+    for (const column of columns) {
+      if (column === 'objectId' || column === 'createdAt' || column === 'updatedAt' || Object.hasOwn(schema.columns, column)) continue;
+      const loaded = await this.store.load(ref);
+      return loaded ? this.cache.set(ref, loaded) : null;
+    }
+    return schema;
+  }
+
+  async ensureColumns(ref: TableRef, wanted: Readonly<Record<string, ColumnSchema>>, limits?: SchemaLimits): Promise<TableSchema> {
+    const cached = this.cache.get(ref);
+    if (cached && mergeColumns(ref.className, cached, wanted).added.length === 0) return cached;
+    await this.ready();
+    if (!cached) {
+      // Most calls name columns that exist already: one read, no transaction.
+      const loaded = await this.store.load(ref);
+      if (loaded && mergeColumns(ref.className, loaded, wanted).added.length === 0) return this.cache.set(ref, loaded);
+    }
+    // Claim in one SERIALIZABLE transaction: the limits and name rules see every racing claim (D62),
+    // and the first instance to record a column fixes its type (a loser sees it and gets 111).
+    const claim = this.serializable(async (client) => {
+      const store = new PgSchemaStore(client);
+      const current = await store.load(ref);
+      const { added } = mergeColumns(ref.className, current, wanted, limits);
+      if (current && added.length === 0) return { current, claimed: current, added };
+      if (!current) assertNewTable(ref.className, await store.tableNames(ref.namespace), limits);
+      await store.claim(ref, !current, added);
+      return { current, claimed: await store.load(ref), added };
+    });
+    // A refusal (111, 11080-11083) may come from what another instance recorded: drop the stale entry.
+    const { current, claimed, added } = await claim.catch((error: unknown) => {
+      this.cache.forget(ref);
+      throw error;
+    });
+    if (!claimed) throw configError('postgres', `table ${ref.className} vanished while its columns were added`);
+    const { schema } = mergeColumns(ref.className, claimed, wanted);
+    // Then the DDL, outside the transaction, with the claimed types; every statement IF NOT EXISTS.
+    const columns: Array<readonly [string, ColumnSchema]> = added.map(([name]) => [name, claimed.columns[name]!]);
+    if (!current) await this.store.materialize(ref, claimed);
+    else if (columns.length > 0) await this.store.materialize(ref, claimed, columns);
+    return this.cache.set(ref, schema);
+  }
+
+  async createIndex(ref: TableRef, index: IndexSpec): Promise<void> {
+    if (checkIndexSpec('postgres', await this.getSchema(ref), index)) return;
+    const schema = await this.store.load(ref);
+    if (checkIndexSpec('postgres', schema, index) || !schema) {
+      if (schema) this.cache.set(ref, schema);
+      return;
+    }
+    const spec: IndexSpec = { name: index.name, columns: [...index.columns], unique: index.unique };
+    await withPgErrors(() => this.store.addIndex(ref, spec, schema));
+    const after = await this.store.load(ref);
+    if (after) this.cache.set(ref, after);
+  }
+
+  async insert(ref: TableRef, record: StoredRecord): Promise<void> {
+    const schema = await this.freshFor(ref, Object.keys(record));
+    if (!schema) throw configError('postgres', `table ${ref.className} does not exist: call ensureColumns first`);
+    const columns = encodePgRecord(schema, record);
+    const query = compileInsert(D, physicalTableName(ref.namespace, ref.className), columns.map((c) => c[0]), columns.map((c) => c[1]));
+    await this.repairing(ref, () => withPgErrors(() => runQuery(this.client, query)));
+  }
+
+  async get(ref: TableRef, objectId: string, projection?: Projection): Promise<StoredRecord | null> {
+    const schema = await this.getSchema(ref);
+    if (!schema) return null;
+    const layout = pgArrayLayout(schema);
+    const query = compileSelectById(D, physicalTableName(ref.namespace, ref.className), objectId, layout.names);
+    const rows = await this.repairing(ref, () => withPgErrors(() => this.client.unsafe(query.sql, query.parameters as never[], { prepare: true }).values()));
+    const row = rows[0];
+    return row ? projectRecord(decodePgValues(schema, row, layout), projection) : null;
+  }
+
+  async update(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<StoredRecord | null> {
+    const schema = await this.freshFor(ref, opColumns(ops));
+    if (!schema) return null;
+    const plan = planUpdate(ref, schema, objectId, ops, updatedAt);
+    return this.repairing(ref, () => withPgErrors(() => (plan.single ? plan.run(this.client) : this.atomically((client) => plan.run(client)))));
+  }
+
+  /** The row locked (`FOR UPDATE`) and read, then updated, in one transaction (a savepoint when nested). */
+  async updateReturningBefore(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<UpdateImages | null> {
+    const schema = await this.freshFor(ref, opColumns(ops));
+    if (!schema) return null;
+    const plan = planUpdate(ref, schema, objectId, ops, updatedAt);
+    const read = compileSelectById(D, physicalTableName(ref.namespace, ref.className), objectId, undefined, true);
+    return this.repairing(ref, () =>
+      withPgErrors(() =>
+        this.atomically(async (client) => {
+          const row = (await runQuery(client, read))[0];
+          if (!row) return null;
+          const before = decodePgRow(schema, row);
+          const after = await plan.run(client);
+          return after ? { before, after } : null;
+        }),
+      ),
+    );
+  }
+
+  async delete(ref: TableRef, objectId: string): Promise<boolean> {
+    const schema = await this.getSchema(ref);
+    if (!schema) return false;
+    const relations = Object.entries(schema.columns).filter(([, c]) => c.type === 'Relation').map(([name]) => name);
+    const remove = async (client: PgQueryable): Promise<boolean> => {
+      const rows = await runQuery(client, compileDeleteById(D, physicalTableName(ref.namespace, ref.className), objectId));
+      if (!rows.count) return false;
+      for (const column of relations) await runQuery(client, compileClearRelation(D, relationTableName(ref.namespace, ref.className, column), objectId));
+      return true;
+    };
+    return this.repairing(ref, () => (relations.length === 0 ? remove(this.client) : this.atomically(remove)));
+  }
+
+  async find(ref: TableRef, plan: FindPlan): Promise<StoredRecord[]> {
+    const schema = await this.getSchema(ref);
+    if (!schema) return [];
+    const query = compileFind(ref.className, plan, await this.view(ref, schema, plan.where), D);
+    const rows = await this.repairing(ref, () => withPgErrors(() => this.client.unsafe(query.sql, query.parameters as never[], { prepare: true }).values()));
+    const layout = pgArrayLayout(schema);
+    const out: StoredRecord[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) out[i] = projectRecord(decodePgValues(schema, rows[i]!, layout), plan.projection);
+    return out;
+  }
+
+  async count(ref: TableRef, where: WhereNode): Promise<number> {
+    const schema = await this.getSchema(ref);
+    if (!schema) return 0;
+    const query = compileCount(ref.className, where, await this.view(ref, schema, where), D);
+    const rows = await this.repairing(ref, () => withPgErrors(() => runQuery(this.client, query)));
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async aggregate(ref: TableRef, plan: AggregatePlan): Promise<Array<Record<string, Value>>> {
+    const schema = await this.getSchema(ref);
+    if (!schema) return [];
+    const { query, decode } = compileAggregate(ref.className, plan, await this.view(ref, schema, plan.where), D);
+    const rows = await this.repairing(ref, () => withPgErrors(() => runQuery(this.client, query)));
+    return rows.map((row) => decode(row));
+  }
+
+  async dropNamespace(namespace: string): Promise<void> {
+    await this.ready();
+    await this.store.dropNamespace(namespace);
+    this.cache.clear();
+  }
+
+  /**
+   * Runs a statement over a table; when PostgreSQL answers that the table or a column does not
+   * exist (42P01/42703) although the schema records it (an instance stopped between recording a
+   * column and its DDL, or another instance is mid-way), the idempotent DDL of the recorded schema
+   * runs and the statement is tried once more. Schemas of other tables an inner query reads are
+   * repaired by their own statements.
+   */
+  private async repairing<T>(ref: TableRef, work: () => PromiseLike<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      const state = sqlState(error);
+      if (state !== '42P01' && state !== '42703') throw error;
+      const recorded = await this.store.load(ref);
+      if (!recorded) throw error;
+      await this.store.materialize(ref, recorded, Object.entries(recorded.columns));
+      this.cache.set(ref, recorded);
+      return await work();
+    }
+  }
+
+  /** The schemas a compilation reads: the table's own and those of every table its where reads (loaded first). */
+  private async view(ref: TableRef, schema: TableSchema, where: WhereNode): Promise<SqlSchemaView> {
+    const schemas = new Map<string, TableSchema | null>([[ref.className, schema]]);
+    for (const className of referencedTables(where)) {
+      if (!schemas.has(className)) schemas.set(className, await this.getSchema({ namespace: ref.namespace, className }));
+    }
+    return { namespace: ref.namespace, schema: (className) => schemas.get(className) ?? null };
+  }
+}
+
+/** The columns field operations name (an unset of an unknown column is a no-op and names none). */
+function opColumns(ops: readonly FieldOp[]): string[] {
+  return ops.filter((op) => op.kind !== 'unset').map((op) => op.column);
+}
+
+function freezeSchema(schema: TableSchema): TableSchema {
+  const columns: Record<string, ColumnSchema> = {};
+  for (const [name, column] of Object.entries(schema.columns)) columns[name] = Object.freeze({ ...column });
+  const indexes = schema.indexes.map((i) => Object.freeze({ ...i, columns: Object.freeze([...i.columns]) }));
+  return Object.freeze({ className: schema.className, columns: Object.freeze(columns), indexes: Object.freeze(indexes) });
+}

@@ -1,0 +1,118 @@
+import type { ColumnType } from '../../core/values.js';
+import type { ColumnSchema, IndexSpec, TableSchema } from '../../query/plan.js';
+import {
+  TABLE_MARKER,
+  compileCreateBookkeeping,
+  compileDeleteNamespaceRows,
+  compileInsertIndexRow,
+  compileInsertSchemaRow,
+  compileSelectIndexRows,
+  compileSelectNamespaceRows,
+  compileSelectSchemaRows,
+  compileSelectTableNames,
+} from '../../query/sql/bookkeeping-sql.js';
+import { compileAddColumn, compileCreateIndex, compileCreateJoinTable, compileCreateTable, compileDropTable } from '../../query/sql/ddl-compiler.js';
+import type { CompiledQuery } from '../../query/sql/fragment.js';
+import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
+import { postgresDialect } from '../../query/sql/postgres-dialect.js';
+import type { TableRef } from '../port.js';
+import type { PgQueryable, PgRows } from './pg-client.js';
+import { retryingDdl } from './pg-errors.js';
+
+const D = postgresDialect;
+
+/** Runs one compiled statement as a prepared statement. */
+export function runQuery(client: PgQueryable, query: CompiledQuery): PromiseLike<PgRows> {
+  return client.unsafe(query.sql, query.parameters as never[], { prepare: true });
+}
+
+/** Runs DDL (no parameters), unprepared, retried on races with other instances (pg-errors.ts). */
+async function ddl(client: PgQueryable, statements: readonly CompiledQuery[]): Promise<void> {
+  for (const statement of statements) await retryingDdl(() => client.unsafe(statement.sql));
+}
+
+/** Creates the two bookkeeping tables of layout.ts when missing (safe to race). */
+export function createPgBookkeeping(client: PgQueryable): Promise<void> {
+  return ddl(client, compileCreateBookkeeping(D));
+}
+
+/**
+ * Table schemas in `_svc_schema`/`_svc_indexes` and the DDL behind them, on a PostgreSQL client
+ * (the pool, or a transaction's connection). Schema rows are claimed first (`ON CONFLICT DO
+ * NOTHING`: the first instance to record a column fixes its type), then the DDL runs with the
+ * claimed types, every statement idempotent (`IF NOT EXISTS`), so instances creating the same
+ * table or column at once converge (D62).
+ */
+export class PgSchemaStore {
+  constructor(private readonly client: PgQueryable) {}
+
+  /** The persisted schema of a table, or null when it does not exist. */
+  async load(ref: TableRef): Promise<TableSchema | null> {
+    const rows = await runQuery(this.client, compileSelectSchemaRows(D, ref.namespace, ref.className));
+    if (rows.length === 0) return null;
+    const columns: Record<string, ColumnSchema> = {};
+    for (const row of rows) {
+      const column = String(row.column);
+      if (column === TABLE_MARKER) continue;
+      const type = String(row.type) as ColumnType;
+      columns[column] = row.targetClass ? { type, targetClass: String(row.targetClass) } : { type };
+    }
+    const indexRows = await runQuery(this.client, compileSelectIndexRows(D, ref.namespace, ref.className));
+    const indexes = indexRows.map((r): IndexSpec => ({ name: String(r.name), columns: JSON.parse(String(r.columns)) as string[], unique: r.unique === true }));
+    return { className: ref.className, columns, indexes };
+  }
+
+  async tableNames(namespace: string): Promise<string[]> {
+    return (await runQuery(this.client, compileSelectTableNames(D, namespace))).map((row) => String(row.className));
+  }
+
+  /** Records the table marker and columns; a row that exists is kept (its type wins). */
+  async claim(ref: TableRef, table: boolean, columns: ReadonlyArray<readonly [string, ColumnSchema]>): Promise<void> {
+    if (table) await runQuery(this.client, compileInsertSchemaRow(D, ref.namespace, ref.className, TABLE_MARKER, '', null));
+    for (const [name, column] of columns) {
+      await runQuery(this.client, compileInsertSchemaRow(D, ref.namespace, ref.className, name, column.type, column.targetClass ?? null));
+    }
+  }
+
+  /**
+   * Makes the physical table match a recorded schema: the table with every column, the join tables
+   * of Relations. Idempotent; also repairs a table whose claim was recorded by an instance that
+   * stopped before its DDL ran.
+   */
+  async materialize(ref: TableRef, schema: TableSchema, only?: ReadonlyArray<readonly [string, ColumnSchema]>): Promise<void> {
+    const table = physicalTableName(ref.namespace, ref.className);
+    const all = Object.entries(schema.columns);
+    // The table first, with every recorded column: an instance adding a column may get here before
+    // the instance that claimed the table ran its CREATE TABLE.
+    await ddl(this.client, compileCreateTable(D, table, all));
+    for (const [name, column] of only ?? all) {
+      if (column.type === 'Relation') await ddl(this.client, compileCreateJoinTable(D, relationTableName(ref.namespace, ref.className, name)));
+      else if (only) await ddl(this.client, compileAddColumn(D, table, name, column));
+    }
+  }
+
+  /** Creates a declared index and records it (a racing record of the same index is kept). */
+  async addIndex(ref: TableRef, index: IndexSpec, schema: TableSchema): Promise<void> {
+    await ddl(this.client, [compileCreateIndex(D, physicalTableName(ref.namespace, ref.className), index, schema)]);
+    await retryingDdl(async () => {
+      try {
+        await runQuery(this.client, compileInsertIndexRow(D, ref.namespace, ref.className, index.name, index.columns, index.unique));
+      } catch (error) {
+        // Another instance recorded the same index first: nothing to add.
+        if ((error as { code?: unknown }).code !== '23505') throw error;
+      }
+    });
+  }
+
+  /** Drops every table of a namespace (data, join tables, bookkeeping rows). */
+  async dropNamespace(namespace: string): Promise<void> {
+    const rows = await runQuery(this.client, compileSelectNamespaceRows(D, namespace));
+    const drops: CompiledQuery[] = [];
+    for (const row of rows) {
+      if (row.column === TABLE_MARKER) drops.push(compileDropTable(D, physicalTableName(namespace, String(row.className))));
+      else if (row.type === 'Relation') drops.push(compileDropTable(D, relationTableName(namespace, String(row.className), String(row.column))));
+    }
+    await ddl(this.client, drops);
+    for (const statement of compileDeleteNamespaceRows(D, namespace)) await runQuery(this.client, statement);
+  }
+}
