@@ -9,6 +9,7 @@ import { SERVER_LIMITS } from '../../examples/server-limits.js';
 import { banner, devApplication, start } from '../../examples/node-http/server.js';
 import { PG_URL, type TestSchema, createTestSchema, postgresAvailable } from '../postgres/pg-test-db.js';
 import { REDIS_URL, connectTestRedis, deleteKeys, runPrefix } from '../redis/redis-env.js';
+import { connect, opened } from '../realtime/harness.js';
 
 const exec = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'svcbase-quickstart-'));
@@ -25,6 +26,16 @@ describe('quick start (examples/node-http)', () => {
       expect(outputs[0]).toMatchObject({ objectId: expect.any(String), createdAt: expect.any(String) });
       expect(outputs[1].results).toEqual([expect.objectContaining({ objectId: outputs[0].objectId, score: 1337, playerName: 'Sean' })]);
       expect(outputs[2]).toEqual({ smsId: expect.any(Number) });
+      // Realtime is on: a subscriber hears the next write.
+      const app = devApplication();
+      const headers = { 'X-Svc-Application-Id': app.applicationId, 'X-Svc-REST-API-Key': app.restApiKey };
+      const client = opened(await connect(`${server.url.replace(/^http/, 'ws')}/1/realtime`, headers));
+      expect((await client.json()).op).toBe('connected');
+      client.send({ op: 'subscribe', id: 'g', action: 'updateTable', tableName: 'GameScore' });
+      expect(await client.json()).toMatchObject({ op: 'subscribed', id: 'g' });
+      await exec('bash', ['-c', lines[0]!]);
+      expect(await client.json()).toMatchObject({ id: 'g', data: expect.objectContaining({ score: 1337 }) });
+      client.ws.terminate();
     } finally {
       await server.close();
     }
@@ -188,6 +199,14 @@ describe.skipIf(!pgUp || !redis)('quick start on PostgreSQL + Redis', () => {
       expect(again.status).not.toBe(200);
       expect(((await again.json()) as { code: number }).code).toEqual(expect.any(Number));
       expect((await redis!.keys(`${prefix}*`)).length).toBeGreaterThan(0);
+      // Realtime: a subscriber on `two` hears a write made through `one` (Redis pub/sub), once.
+      const client = opened(await connect(`${two.url.replace(/^http/, 'ws')}/1/realtime`, headers));
+      expect((await client.json()).op).toBe('connected');
+      client.send({ op: 'subscribe', id: 's', action: 'updateTable', tableName: 'GameScore' });
+      expect(await client.json()).toMatchObject({ op: 'subscribed', id: 's' });
+      const made = await fetch(`${one.url}/1/classes/GameScore`, { method: 'POST', headers, body: '{"score":7}' }).then((r) => r.json());
+      expect(await client.json()).toMatchObject({ id: 's', objectId: (made as { objectId: string }).objectId });
+      client.ws.terminate();
     } finally {
       await one.close();
       await two.close();
