@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { REDIS_URL, runPrefix } from '../redis/redis-env.js';
 import { type ScaleStorageMode, loadPostgresStorage } from './storage-factory.js';
+import { postgresAvailable } from '../postgres/pg-test-db.js';
 
 const INSTANCE = fileURLToPath(new URL('./fixtures/instance.ts', import.meta.url));
 
@@ -35,6 +36,7 @@ export async function storageUnavailable(mode: ScaleStorageMode): Promise<string
   if (mode === 'sqlite') return null;
   if (!process.env.SVC_DATABASE_URL) return 'SVC_SCALE_STORAGE=postgres needs SVC_DATABASE_URL';
   if (!(await loadPostgresStorage())) return 'svcbase/postgres has no postgresStorage yet (the PostgreSQL storage adapter is not built)';
+  if (!(await postgresAvailable('scale'))) return `PostgreSQL at ${process.env.SVC_DATABASE_URL} is unreachable`;
   return null;
 }
 
