@@ -2,43 +2,33 @@ import type { ApplicationConfig, Application } from './app/application.js';
 import { createAppRegistry } from './app/registry.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { configError } from './core/errors.js';
+import { type FeatureFactory, composeFeatures, legacyFeature } from './features/compose.js';
+import type { FeatureDefinition } from './features/contract.js';
+import { CAPTCHA, RECORDS, SESSIONS, SMS, USERS, type ServiceRegistry, registryView } from './features/registry.js';
 import { type Logger, silentLogger } from './core/logger.js';
 import { type Random, cryptoRandom } from './core/random.js';
 import { createRequestHandler } from './http/handler.js';
-import type { Feature, RouteDef, ServiceContext, SessionResolver, SvcRequest, SvcResponse } from './http/types.js';
+import type { RouteDef, ServiceContext, SvcRequest, SvcResponse } from './http/types.js';
 import { type UpgradeHandler, createUpgradeHandler } from './http/upgrade.js';
 import { memoryKvStore } from './kv/memory-kv.js';
 import type { KvStore } from './kv/port.js';
 import { observedStorage } from './storage/observed-storage.js';
 import type { StorageAdapter } from './storage/port.js';
 import { type WriteObserver, WriteObservers } from './storage/write-events.js';
+import { type WriteHookRegistry, WriteHooks, type WriteHooksConfig } from './storage/write-hooks.js';
 import { createSystemFeature } from './system/system-feature.js';
-import { type CaptchaApi, type CaptchaFeatureOptions, createCaptchaFeature } from './captcha/index.js';
+import { type CaptchaFeatureOptions, createCaptchaFeature } from './captcha/index.js';
 import { memoryCounterStore } from './counters/memory-counter-store.js';
 import type { CounterStore } from './counters/port.js';
 import type { MailTransport } from './mail/port.js';
-import { type RecordsFeature, createRecordsFeature } from './records/index.js';
-import type { SmsApi } from './sms/sms-api.js';
+import { createRecordsFeature } from './records/index.js';
 import { type SmsFeatureOptions, createSmsFeature } from './sms/sms-feature.js';
 import { unconfiguredSmsFeature } from './sms/unconfigured.js';
-import { type UsersFeature, type UsersFeatureOptions, createUsersFeature } from './users/index.js';
+import { type UsersFeatureOptions, createUsersFeature } from './users/index.js';
 import { svcError } from './core/errors.js';
 
-/** A feature factory: receives the service context, returns routes. Hosts may add their own. */
-export type FeatureFactory = (ctx: ServiceContext, service: ServiceRegistry) => Feature;
-
-/** What the built-in features publish for each other and for the host. */
-export interface ServiceRegistry {
-  /** Session tokens → users (the users feature). */
-  sessions?: SessionResolver;
-  /** validate_token checks (the captcha feature). */
-  captcha?: CaptchaApi;
-  /** Codes, notifications, status, quota (the SMS feature, when a transport is configured). */
-  sms?: SmsApi;
-  /** Class policies of data tables (the records feature). */
-  records?: RecordsFeature;
-  users?: UsersFeature;
-}
+export type { ServiceRegistry } from './features/registry.js';
+export type { FeatureFactory } from './features/compose.js';
 
 export interface ServiceOptions {
   /** Where tables live: `memoryStorage()` from `svcbase/memory`, `sqliteStorage()` from `svcbase/sqlite`, or your adapter. */
@@ -80,8 +70,14 @@ export interface ServiceOptions {
   captcha?: false | CaptchaFeatureOptions;
   /** Users, sessions and passwords (default on). `false` leaves them out. */
   users?: false | Omit<UsersFeatureOptions, 'mail' | 'sms' | 'counters' | 'classPolicies'>;
-  /** Extra features (custom routes) mounted after the built-in ones. */
-  features?: FeatureFactory[];
+  /**
+   * Extra features: definitions (`{ id, requires, settings, init }`, see docs/features.md), started in
+   * `requires` order after the built-in ones they need. The older factory form
+   * `(ctx, registry) => Feature` still works (deprecated).
+   */
+  features?: ReadonlyArray<FeatureDefinition | FeatureFactory>;
+  /** Host write hooks per class (Parse-style); more with `service.hooks.beforeSave(...)`. See docs/features.md. */
+  hooks?: WriteHooksConfig;
   /**
    * Write observers, called once per changed record after its write committed (system tables
    * included); more can be added with `service.onWrite`. See docs/architecture.md, "A create".
@@ -113,6 +109,8 @@ export interface Service {
    * emits nothing). Its errors are logged, never fail the write. Returns the unsubscribe function.
    */
   onWrite(observer: WriteObserver): () => void;
+  /** Registers host write hooks: `service.hooks.beforeSave('Post', (ctx) => { ... })`. */
+  readonly hooks: WriteHookRegistry;
   /** Releases features, the kv store and the storage adapter. Idempotent. */
   close(): Promise<void>;
 }
@@ -139,10 +137,14 @@ export function createService(options: ServiceOptions): Service {
   const logger = options.logger ?? silentLogger;
   const observers = new WriteObservers(logger);
   for (const observer of options.observers ?? []) observers.add(observer);
+  const hooks = new WriteHooks(logger);
+  // after* hooks ride on the write events: the first one registered subscribes them as an observer.
+  hooks.onFirstAfterHook(() => observers.add((event) => hooks.afterWrite(event)));
+  hooks.addAll(options.hooks ?? {});
   const owners = new Map([...apps.byId.values()].map((app) => [app.namespace, app.applicationId]));
   const context: ServiceContext = {
     // Every feature writes through this one observed adapter: the write pipeline's choke point.
-    storage: observedStorage(options.storage, observers, (namespace) => owners.get(namespace) ?? namespace),
+    storage: observedStorage(options.storage, observers, (namespace) => owners.get(namespace) ?? namespace, hooks),
     kv,
     counters,
     clock: options.clock ?? systemClock,
@@ -150,11 +152,21 @@ export function createService(options: ServiceOptions): Service {
     logger,
     applications: apps.byId,
   };
-  const registry: ServiceRegistry = {};
+  const apis = new Map<string, unknown>();
+  const registry = registryView(apis);
   // Stand-ins for unconfigured features come last, so a host's own feature on the same paths wins.
-  const standIns: FeatureFactory[] = options.sms ? [] : [unconfiguredSmsFeature];
-  const factories: FeatureFactory[] = [...builtInFeatures(options), ...(options.features ?? []), ...standIns];
-  const features = factories.map((factory) => factory(context, registry));
+  const standIns: FeatureDefinition[] = options.sms ? [] : [{ id: 'sms-unconfigured', init: () => unconfiguredSmsFeature() }];
+  let legacyCount = 0;
+  const hostFeatures = (options.features ?? []).map((entry) =>
+    typeof entry === 'function' ? legacyFeature(entry, legacyCount++, registry) : entry,
+  );
+  const features = composeFeatures({
+    definitions: [...builtInFeatures(options, registry), ...hostFeatures, ...standIns],
+    context,
+    hooks,
+    apis,
+    slices: new Map(options.applications.map((config) => [config.applicationId, config.features])),
+  }).map((started) => started.instance);
   const routes = features.flatMap((f) => f.routes);
 
   const handlerOptions = {
@@ -182,6 +194,7 @@ export function createService(options: ServiceOptions): Service {
     registry,
     routes,
     onWrite: (observer) => observers.add(observer),
+    hooks,
     close() {
       closing ??= (async () => {
         for (const feature of [...features].reverse()) await feature.close?.();
@@ -194,45 +207,60 @@ export function createService(options: ServiceOptions): Service {
   };
 }
 
-/** The built-in features in dependency order: captcha → SMS → records → users. */
-function builtInFeatures(options: ServiceOptions): FeatureFactory[] {
-  const factories: FeatureFactory[] = [createSystemFeature];
+/**
+ * The built-in features as definitions wrapping their `create*Feature` functions: system, captcha,
+ * SMS (after captcha when both are on), records, users (requires records; after SMS when on).
+ */
+function builtInFeatures(options: ServiceOptions, registry: ServiceRegistry): FeatureDefinition[] {
+  const definitions: FeatureDefinition[] = [{ id: 'system', init: (ctx) => createSystemFeature(ctx) }];
   if (options.captcha !== false) {
     const captchaOptions = options.captcha === undefined ? {} : options.captcha;
-    factories.push((ctx, registry) => {
-      const captcha = createCaptchaFeature(ctx, captchaOptions);
-      registry.captcha = captcha.api;
-      return captcha.feature;
+    definitions.push({
+      id: CAPTCHA.id,
+      init(ctx) {
+        const captcha = createCaptchaFeature(ctx, captchaOptions);
+        return { api: captcha.api, routes: captcha.feature.routes, upgrades: captcha.feature.upgrades, close: () => captcha.feature.close?.() };
+      },
     });
   }
   const sms = options.sms;
   if (sms) {
-    factories.push((ctx, registry) => {
-      const feature = createSmsFeature(ctx, { ...sms, counters: ctx.counters, captcha: registry.captcha });
-      registry.sms = feature.api;
-      return feature;
+    definitions.push({
+      id: SMS.id,
+      after: [CAPTCHA.id],
+      init(ctx) {
+        const feature = createSmsFeature(ctx, { ...sms, counters: ctx.counters, captcha: ctx.find(CAPTCHA) });
+        return { api: feature.api, routes: feature.routes, upgrades: feature.upgrades, close: () => feature.close?.() };
+      },
     });
   }
-  factories.push((ctx, registry) => {
-    const records = createRecordsFeature(ctx, { sessions: () => registry.sessions });
-    registry.records = records;
-    return records;
+  definitions.push({
+    id: RECORDS.id,
+    init(ctx) {
+      const records = createRecordsFeature(ctx, { sessions: () => ctx.find(SESSIONS) });
+      return { api: records, routes: records.routes, upgrades: records.upgrades, close: () => records.close?.() };
+    },
   });
   if (options.users !== false) {
     const usersOptions = options.users ?? {};
-    factories.push((ctx, registry) => {
-      const users = createUsersFeature(ctx, registry, {
-        ...usersOptions,
-        mail: options.mail ?? unconfiguredMail,
-        sms: () => registry.sms,
-        counters: ctx.counters,
-        classPolicies: registry.records?.policies,
-      });
-      registry.users = users;
-      return users;
+    definitions.push({
+      id: USERS.id,
+      requires: [RECORDS.id],
+      after: [SMS.id],
+      init(ctx) {
+        // createUsersFeature publishes registry.sessions (the SESSIONS key) itself.
+        const users = createUsersFeature(ctx, registry, {
+          ...usersOptions,
+          mail: options.mail ?? unconfiguredMail,
+          sms: () => ctx.find(SMS),
+          counters: ctx.counters,
+          classPolicies: ctx.use(RECORDS).policies,
+        });
+        return { api: users, routes: users.routes, upgrades: users.upgrades, close: () => users.close?.() };
+      },
     });
   }
-  return factories;
+  return definitions;
 }
 
 /** Mail flows without a transport answer 11007 instead of silently dropping links. */

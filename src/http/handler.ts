@@ -1,3 +1,5 @@
+import type { Caller } from '../app/caller.js';
+import { runAsCaller } from '../app/caller-scope.js';
 import type { AppRegistry } from '../app/registry.js';
 import type { Clock } from '../core/clock.js';
 import { svcError } from '../core/errors.js';
@@ -68,7 +70,9 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       if (body !== undefined) validators.get(route)?.(body);
       const stream = route.body === 'stream' ? bodyStream(request, limits.maxBytes) : undefined;
       const ctx = routeContext(request, raw, stream, method, params, body, authed, options);
-      const result = await route.handler(ctx);
+      // Code below the route (write hooks) sees who asked: the request's caller, for the route's duration.
+      const caller = callerOf(ctx, authed);
+      const result = await (caller ? runAsCaller(caller, () => route.handler(ctx)) : route.handler(ctx));
       return toResponse(result, cors);
     } catch (error) {
       return errorResponse(error, options.logger, request, cors);
@@ -142,6 +146,19 @@ function routeContext(
       if (!app || !token || !resolver) return Promise.resolve(null);
       return (userPromise ??= resolver.resolve(app, token));
     },
+  };
+}
+
+/** The transport-neutral caller of a request (routes with auth "none" have no application: an unnamed caller is not made). */
+function callerOf(ctx: RouteContext, authed: Authenticated | null): Caller | undefined {
+  if (!authed) return undefined;
+  return {
+    app: authed.app,
+    credential: authed.auth.mode,
+    isMaster: authed.auth.isMaster,
+    sessionToken: authed.auth.sessionToken,
+    address: ctx.remoteAddress,
+    user: () => ctx.user(),
   };
 }
 
