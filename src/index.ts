@@ -91,3 +91,19 @@ export { createCanvasRenderer } from './captcha/index.js';
 export type { CaptchaApi, CaptchaFeatureOptions, CaptchaRenderer } from './captcha/index.js';
 export type { ClassPolicy, ClassPolicyContext, ClassListContext, RecordsFeature } from './records/index.js';
 export type { UsersFeature, UsersFeatureOptions, ScryptParams, HashingLimits } from './users/index.js';
+// Open composition and host write hooks (issue 13): docs/features.md
+export { defineFeature, featureKey } from './features/contract.js';
+export type { FeatureContext, FeatureDefinition, FeatureInstance, FeatureKey, FeatureSettings } from './features/contract.js';
+export { CAPTCHA, RECORDS, SESSIONS, SMS, USERS } from './features/registry.js';
+export { currentCaller, runAsCaller } from './app/caller-scope.js';
+export type {
+  AfterDeleteHook,
+  AfterSaveContext,
+  AfterSaveHook,
+  BeforeDeleteHook,
+  BeforeSaveContext,
+  BeforeSaveHook,
+  DeleteContext,
+  WriteHookRegistry,
+  WriteHooksConfig,
+} from './storage/write-hooks.js';
