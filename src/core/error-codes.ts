@@ -97,12 +97,12 @@ export const ERROR_CODES = {
   queryBusy: { code: 11091, status: 429, message: 'too many slow queries in progress, retry after %s seconds.' },
   // --- issue 13 (h2): host write hooks and feature composition ---
   hookRefused: { code: 11110, status: 400, message: '%s' },
-  hookChangeInvalid: { code: 11111, status: 500, message: "the beforeSave hook of %s changed '%s', which hooks may not change." },
-  featureRequirementMissing: { code: 11112, status: 500, message: "feature '%s' requires '%s', which is not in this service." },
-  featureCycle: { code: 11113, status: 500, message: 'features require each other in a cycle: %s.' },
-  featureDuplicate: { code: 11114, status: 500, message: "two features share the id '%s'." },
-  featureNotFound: { code: 11115, status: 500, message: "feature '%s' is not in this service (ctx.use); declare it in requires or use ctx.find." },
-  featureSettingsInvalid: { code: 11116, status: 500, message: "application '%s': settings of feature '%s' are invalid: %s" },
+  hookChangeInvalid: { code: 11111, status: 400, message: "the beforeSave hook of %s changed '%s', which hooks may not change." },
+  featureRequirementMissing: { code: 11112, status: 400, message: "feature '%s' requires '%s', which is not in this service." },
+  featureCycle: { code: 11113, status: 400, message: 'features require each other in a cycle: %s.' },
+  featureDuplicate: { code: 11114, status: 400, message: "two features share the id '%s'." },
+  featureNotFound: { code: 11115, status: 400, message: "feature '%s' is not in this service (ctx.use); declare it in requires or use ctx.find." },
+  featureSettingsInvalid: { code: 11116, status: 400, message: "application '%s': settings of feature '%s' are invalid: %s" },
 } as const satisfies Record<string, { code: number; status: number; message: string }>;
 
 /** Symbolic name of a client-facing error condition. */
