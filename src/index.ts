@@ -94,7 +94,7 @@ export type { UsersFeature, UsersFeatureOptions, ScryptParams, HashingLimits } f
 // Open composition and host write hooks (issue 13): docs/features.md
 export { defineFeature, featureKey } from './features/contract.js';
 export type { FeatureContext, FeatureDefinition, FeatureInstance, FeatureKey, FeatureSettings } from './features/contract.js';
-export { CAPTCHA, RECORDS, SESSIONS, SMS, USERS } from './features/registry.js';
+export { CAPTCHA, RECORDS, SESSIONS, SMS, USERS } from './service.js';
 export { currentCaller, runAsCaller } from './app/caller-scope.js';
 export type {
   AfterDeleteHook,

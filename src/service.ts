@@ -2,13 +2,12 @@ import type { ApplicationConfig, Application } from './app/application.js';
 import { createAppRegistry } from './app/registry.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { configError } from './core/errors.js';
-import { type FeatureFactory, composeFeatures, legacyFeature } from './features/compose.js';
-import type { FeatureDefinition } from './features/contract.js';
-import { CAPTCHA, RECORDS, SESSIONS, SMS, USERS, type ServiceRegistry, registryView } from './features/registry.js';
+import { type PublishedApis, composeFeatures, legacyFeature } from './features/compose.js';
+import { type FeatureDefinition, featureKey } from './features/contract.js';
 import { type Logger, silentLogger } from './core/logger.js';
 import { type Random, cryptoRandom } from './core/random.js';
 import { createRequestHandler } from './http/handler.js';
-import type { RouteDef, ServiceContext, SvcRequest, SvcResponse } from './http/types.js';
+import type { Feature, RouteDef, ServiceContext, SessionResolver, SvcRequest, SvcResponse } from './http/types.js';
 import { type UpgradeHandler, createUpgradeHandler } from './http/upgrade.js';
 import { memoryKvStore } from './kv/memory-kv.js';
 import type { KvStore } from './kv/port.js';
@@ -17,18 +16,74 @@ import type { StorageAdapter } from './storage/port.js';
 import { type WriteObserver, WriteObservers } from './storage/write-events.js';
 import { type WriteHookRegistry, WriteHooks, type WriteHooksConfig } from './storage/write-hooks.js';
 import { createSystemFeature } from './system/system-feature.js';
-import { type CaptchaFeatureOptions, createCaptchaFeature } from './captcha/index.js';
+import { type CaptchaApi, type CaptchaFeatureOptions, createCaptchaFeature } from './captcha/index.js';
 import { memoryCounterStore } from './counters/memory-counter-store.js';
 import type { CounterStore } from './counters/port.js';
 import type { MailTransport } from './mail/port.js';
-import { createRecordsFeature } from './records/index.js';
+import { type RecordsFeature, createRecordsFeature } from './records/index.js';
 import { type SmsFeatureOptions, createSmsFeature } from './sms/sms-feature.js';
 import { unconfiguredSmsFeature } from './sms/unconfigured.js';
-import { type UsersFeatureOptions, createUsersFeature } from './users/index.js';
+import { type UsersFeature, type UsersFeatureOptions, createUsersFeature } from './users/index.js';
 import { svcError } from './core/errors.js';
+import type { SmsApi } from './sms/sms-api.js';
 
-export type { ServiceRegistry } from './features/registry.js';
-export type { FeatureFactory } from './features/compose.js';
+/**
+ * The older feature form: a factory given the service context and the registry, returning routes.
+ *
+ * @deprecated Write a `FeatureDefinition` (`{ id, requires, init }`, docs/features.md); factories
+ * still work and start after the built-in features.
+ */
+export type FeatureFactory = (ctx: ServiceContext, service: ServiceRegistry) => Feature;
+
+/** Keys of the built-in features' APIs: `ctx.use(RECORDS)`, `ctx.find(SMS)`. */
+export const CAPTCHA = featureKey<CaptchaApi>('captcha');
+export const SMS = featureKey<SmsApi>('sms');
+export const RECORDS = featureKey<RecordsFeature>('records');
+export const USERS = featureKey<UsersFeature>('users');
+/** Published by the users feature: session tokens → users. */
+export const SESSIONS = featureKey<SessionResolver>('sessions');
+
+/**
+ * What the built-in features publish, as one typed object (`service.registry`): a view over the
+ * published APIs, kept for hosts and feature factories written before feature keys. New code uses
+ * `ctx.use(KEY)` / `ctx.find(KEY)`.
+ */
+export interface ServiceRegistry {
+  /** Session tokens → users (the users feature). */
+  sessions?: SessionResolver;
+  /** validate_token checks (the captcha feature). */
+  captcha?: CaptchaApi;
+  /** Codes, notifications, status, quota (the SMS feature, when a transport is configured). */
+  sms?: SmsApi;
+  /** Class policies of data tables (the records feature). */
+  records?: RecordsFeature;
+  users?: UsersFeature;
+}
+
+
+/** The registry view over `apis`: reading a field looks its key up; assigning one publishes it. */
+export function registryView(apis: PublishedApis): ServiceRegistry {
+  const view = {} as ServiceRegistry;
+  const fields: ReadonlyArray<[keyof ServiceRegistry, string]> = [
+    ['sessions', SESSIONS.id],
+    ['captcha', CAPTCHA.id],
+    ['sms', SMS.id],
+    ['records', RECORDS.id],
+    ['users', USERS.id],
+  ];
+  for (const [field, id] of fields) {
+    Object.defineProperty(view, field, {
+      enumerable: true,
+      get: () => apis.get(id),
+      set: (value: unknown) => {
+        if (value === undefined) apis.delete(id);
+        else apis.set(id, value);
+      },
+    });
+  }
+  return view;
+}
+
 
 export interface ServiceOptions {
   /** Where tables live: `memoryStorage()` from `svcbase/memory`, `sqliteStorage()` from `svcbase/sqlite`, or your adapter. */
@@ -165,7 +220,7 @@ export function createService(options: ServiceOptions): Service {
     context,
     hooks,
     apis,
-    slices: new Map(options.applications.map((config) => [config.applicationId, config.features])),
+    slices: new Map(options.applications.map((config) => [config.applicationId, config.featureSettings])),
   }).map((started) => started.instance);
   const routes = features.flatMap((f) => f.routes);
 

@@ -176,7 +176,7 @@ export interface ApplicationConfig {
    * Settings slices of features that declare their own (`FeatureDefinition.settings`), by feature id:
    * each is handed to its feature's `resolve` (merged over its defaults and checked there).
    */
-  features?: { readonly [featureId: string]: unknown };
+  featureSettings?: { readonly [featureId: string]: unknown };
   settings?: DeepPartial<AppSettings>;
 }
 

@@ -4,18 +4,9 @@ import type { Feature, ServiceContext } from '../http/types.js';
 import type { WriteHookRegistry } from '../storage/write-hooks.js';
 import type { FeatureContext, FeatureDefinition, FeatureInstance, FeatureKey, FeatureSettings } from './contract.js';
 import { orderFeatures } from './order.js';
-import type { PublishedApis, ServiceRegistry } from './registry.js';
-
-/**
- * The older feature form: a factory given the service context and the registry, returning routes.
- *
- * @deprecated Write a `FeatureDefinition` (`{ id, requires, init }`, docs/features.md); factories
- * still work and start after the built-in features.
- */
-export type FeatureFactory = (ctx: ServiceContext, service: ServiceRegistry) => Feature;
 
 /** Wraps a factory as a definition (`host-1`, `host-2`, ... in declaration order). */
-export function legacyFeature(factory: FeatureFactory, index: number, registry: ServiceRegistry): FeatureDefinition {
+export function legacyFeature<R>(factory: (ctx: ServiceContext, registry: R) => Feature, index: number, registry: R): FeatureDefinition {
   return {
     id: `host-${index + 1}`,
     init(ctx) {
@@ -24,6 +15,9 @@ export function legacyFeature(factory: FeatureFactory, index: number, registry: 
     },
   };
 }
+
+/** The published APIs of one service, by feature id. */
+export type PublishedApis = Map<string, unknown>;
 
 /** A started feature: its id and what init returned. */
 export interface StartedFeature {
@@ -37,7 +31,7 @@ export interface ComposeInput {
   readonly hooks: WriteHookRegistry;
   /** Where APIs are published by feature id (the registry view reads it). */
   readonly apis: PublishedApis;
-  /** Each application's raw feature slices (`ApplicationConfig.features`), by application id. */
+  /** Each application's raw feature slices (`ApplicationConfig.featureSettings`), by application id. */
   readonly slices: ReadonlyMap<string, { readonly [featureId: string]: unknown } | undefined>;
 }
 

@@ -27,7 +27,7 @@ export const FEATURE_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 /**
  * A feature's settings slice: its defaults, and a check that turns what an application configured
- * (`applications[].features[id]`, anything the host wrote) into the feature's settings or throws.
+ * (`applications[].featureSettings[id]`, anything the host wrote) into the feature's settings or throws.
  */
 export interface FeatureSettings<S> {
   readonly defaults: S;

@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isSvcError } from '../../src/core/errors.js';
 import { type FeatureDefinition, defineFeature, featureKey } from '../../src/features/contract.js';
 import { orderFeatures } from '../../src/features/order.js';
-import { RECORDS, SESSIONS } from '../../src/features/registry.js';
+
 import { memoryStorage } from '../../src/memory.js';
-import { type ServiceOptions, createService } from '../../src/service.js';
+import { RECORDS, SESSIONS, type ServiceOptions, createService } from '../../src/service.js';
 import { TEST_APP } from '../helpers/server.js';
 import { type TestService, startTestService } from '../helpers/handle.js';
 
@@ -116,7 +116,7 @@ describe('host features', () => {
     svc = startTestService({
       captcha: false,
       features: [consumer, counterFeature],
-      applications: [{ ...TEST_APP, features: { counter: { start: 100, step: 10 } } }],
+      applications: [{ ...TEST_APP, featureSettings: { counter: { start: 100, step: 10 } } }],
     });
     expect(seen?.next()).toBe(1);
     expect((await svc.request('GET', '/1/counter')).body).toEqual({ value: 120 });
@@ -128,18 +128,18 @@ describe('host features', () => {
   });
 
   it('an invalid settings slice fails createService with 11116 naming app and feature', () => {
-    const bad = () => createService(options({ features: [counterFeature], applications: [{ ...TEST_APP, features: { counter: { step: 0 } } }] }));
+    const bad = () => createService(options({ features: [counterFeature], applications: [{ ...TEST_APP, featureSettings: { counter: { step: 0 } } }] }));
     expect(codeOf(bad)).toBe(11116);
     expect(bad).toThrow(/test-app.*counter.*step must be a positive integer/);
     const undeclared = defineFeature({ id: 'plain', init: () => ({ routes: [] }) });
-    expect(codeOf(() => createService(options({ features: [undeclared], applications: [{ ...TEST_APP, features: { plain: {} } }] })))).toBe(11116);
+    expect(codeOf(() => createService(options({ features: [undeclared], applications: [{ ...TEST_APP, featureSettings: { plain: {} } }] })))).toBe(11116);
   });
 
   it('the default slice merge refuses unknown keys and __proto__', () => {
     const simple = defineFeature({ id: 'simple', settings: { defaults: { a: 1 } }, init: () => ({ routes: [] }) });
     const slice = JSON.parse('{"__proto__": {"polluted": true}}') as unknown;
-    expect(codeOf(() => createService(options({ features: [simple], applications: [{ ...TEST_APP, features: { simple: slice } }] })))).toBe(11116);
-    expect(codeOf(() => createService(options({ features: [simple], applications: [{ ...TEST_APP, features: { simple: { b: 2 } } }] })))).toBe(11116);
+    expect(codeOf(() => createService(options({ features: [simple], applications: [{ ...TEST_APP, featureSettings: { simple: slice } }] })))).toBe(11116);
+    expect(codeOf(() => createService(options({ features: [simple], applications: [{ ...TEST_APP, featureSettings: { simple: { b: 2 } } }] })))).toBe(11116);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
