@@ -102,6 +102,7 @@ export const ERROR_CODES = {
   featureCycle: { code: 11113, status: 400, message: 'features require each other in a cycle: %s.' },
   featureDuplicate: { code: 11114, status: 400, message: "two features share the id '%s'." },
   featureNotFound: { code: 11115, status: 400, message: "feature '%s' is not in this service (ctx.use); declare it in requires or use ctx.find." },
+  hookValueInvalid: { code: 11117, status: 400, message: "the beforeSave hook of %s set '%s' to something that is not a storable value or field name." },
   featureSettingsInvalid: { code: 11116, status: 400, message: "application '%s': settings of feature '%s' are invalid: %s" },
 } as const satisfies Record<string, { code: number; status: number; message: string }>;
 

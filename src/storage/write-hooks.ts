@@ -2,7 +2,8 @@ import type { Caller } from '../app/caller.js';
 import { currentCaller } from '../app/caller-scope.js';
 import { isSvcError, svcError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import type { StoredRecord, Value } from '../core/values.js';
+import { FORBIDDEN_KEYS, isValidFieldName } from '../core/names.js';
+import { type StoredRecord, type Value, isDate, isFile, isGeoPoint, isPointer } from '../core/values.js';
 import type { WriteEvent } from './write-events.js';
 
 /** What every hook learns about the write. `app` is the application id; `caller` is absent outside a request. */
@@ -126,6 +127,7 @@ export class WriteHooks implements WriteHookRegistry {
     for (const key of RESERVED) {
       if (object[key] !== record[key]) throw svcError('hookChangeInvalid', className, key);
     }
+    checkChanged(className, record, object);
     return object as StoredRecord;
   }
 
@@ -137,6 +139,7 @@ export class WriteHooks implements WriteHookRegistry {
     for (const key of RESERVED) {
       if (Object.hasOwn(mutable, key) && mutable[key] !== changes[key]) throw svcError('hookChangeInvalid', className, key);
     }
+    checkChanged(className, changes, mutable);
     return mutable;
   }
 
@@ -205,4 +208,34 @@ export class WriteHooks implements WriteHookRegistry {
       }
     }
   }
+}
+
+/**
+ * Checks what a beforeSave hook changed: keys it set to undefined are dropped; new keys must be valid
+ * field names and every changed value a storable value (11117), so adapters never see host mistakes.
+ */
+function checkChanged(className: string, before: Readonly<Record<string, Value>>, after: Record<string, Value>): void {
+  for (const key of Object.keys(after)) {
+    const value = after[key];
+    if (Object.hasOwn(before, key) && value === before[key]) continue;
+    if (value === undefined) {
+      delete after[key];
+      continue;
+    }
+    if (!Object.hasOwn(before, key) && (FORBIDDEN_KEYS.has(key) || !isValidFieldName(key))) throw svcError('hookValueInvalid', className, key);
+    if (!isStorable(value, 0)) throw svcError('hookValueInvalid', className, key);
+  }
+}
+
+function isStorable(value: unknown, depth: number): boolean {
+  if (depth > 64) return false;
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every((item) => isStorable(item, depth + 1));
+  if (typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return false;
+  const typed = value as Value;
+  if (isDate(typed) || isPointer(typed) || isGeoPoint(typed) || isFile(typed)) return true;
+  return Object.entries(value).every(([key, item]) => !FORBIDDEN_KEYS.has(key) && isStorable(item, depth + 1));
 }

@@ -206,6 +206,33 @@ describe.each(ADAPTERS)('host write hooks over a real socket (%s)', (_name, make
     expect(await count('Post')).toBe(1);
   });
 
+  it.each([
+    ['a Date instance', (o: Record<string, unknown>) => void (o.when = new Date())],
+    ['a function', (o: Record<string, unknown>) => void (o.fn = () => 1)],
+    ['NaN', (o: Record<string, unknown>) => void (o.n = Number.NaN)],
+    ['an invalid field name', (o: Record<string, unknown>) => void (o['bad name'] = 1)],
+    ['a nested __proto__ key', (o: Record<string, unknown>) => void (o.nested = JSON.parse('{"__proto__": {"x": 1}}'))],
+  ])('a beforeSave setting %s is refused with 11117 and nothing is written', async (_what, change) => {
+    srv.service.hooks.beforeSave('Post', (ctx) => {
+      if (ctx.op === 'create') change(ctx.object as Record<string, unknown>);
+    });
+    const res = await srv.request('POST', '/1/classes/Post', { body: { title: 'Q' } });
+    expect(res.body.code).toBe(11117);
+    expect(await count('Post')).toBe(0);
+  });
+
+  it('a beforeSave setting a key to undefined drops it (create and update)', async () => {
+    srv.service.hooks.beforeSave('Post', (ctx) => {
+      if (ctx.op === 'create') (ctx.object as Record<string, unknown>).secret = undefined;
+      else (ctx.changes as Record<string, unknown>).secret = undefined;
+    });
+    const id = (await srv.request('POST', '/1/classes/Post', { body: { title: 'S', secret: 'x' } })).body.objectId as string;
+    expect((await srv.request('GET', `/1/classes/Post/${id}`)).body.secret).toBeUndefined();
+    expect((await srv.request('PUT', `/1/classes/Post/${id}`, { body: { secret: 'y', title: 'T' } })).status).toBe(200);
+    expect((await srv.request('GET', `/1/classes/Post/${id}`)).body).toMatchObject({ title: 'T' });
+    expect((await srv.request('GET', `/1/classes/Post/${id}`)).body.secret).toBeUndefined();
+  });
+
   it('classes without hooks are untouched', async () => {
     const res = await srv.request('POST', '/1/classes/Other', { body: { title: 'spam' } });
     expect(res.status).toBe(201);
