@@ -122,3 +122,19 @@ export type { JsonObject } from './core/wire-values.js';
 export type { CreateResult, RecordReadOptions, RecordWrites, RecordsService } from './records/index.js';
 export type { UsersService, SignUpResult } from './users/index.js';
 export type { CaptchaService } from './captcha/index.js';
+// Open composition and host write hooks (issue 13): docs/features.md
+export { defineFeature, featureKey } from './features/contract.js';
+export type { FeatureContext, FeatureDefinition, FeatureInstance, FeatureKey, FeatureSettings } from './features/contract.js';
+export { CAPTCHA, RECORDS, SESSIONS, SMS, USERS } from './service.js';
+export { currentCaller, runAsCaller } from './app/caller-scope.js';
+export type {
+  AfterDeleteHook,
+  AfterSaveContext,
+  AfterSaveHook,
+  BeforeDeleteHook,
+  BeforeSaveContext,
+  BeforeSaveHook,
+  DeleteContext,
+  WriteHookRegistry,
+  WriteHooksConfig,
+} from './storage/write-hooks.js';

@@ -2,6 +2,8 @@ import type { ApplicationConfig, Application } from './app/application.js';
 import { createAppRegistry } from './app/registry.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { configError } from './core/errors.js';
+import { type PublishedApis, composeFeatures, legacyFeature } from './features/compose.js';
+import { type FeatureDefinition, type FeatureInstance, featureKey } from './features/contract.js';
 import { type Logger, silentLogger } from './core/logger.js';
 import { type Random, cryptoRandom } from './core/random.js';
 import { createRequestHandler } from './http/handler.js';
@@ -12,24 +14,43 @@ import type { KvStore } from './kv/port.js';
 import { observedStorage } from './storage/observed-storage.js';
 import type { StorageAdapter } from './storage/port.js';
 import { type WriteObserver, WriteObservers } from './storage/write-events.js';
+import { type WriteHookRegistry, WriteHooks, type WriteHooksConfig } from './storage/write-hooks.js';
 import { createSystemFeature } from './system/system-feature.js';
 import { type CaptchaApi, type CaptchaFeatureOptions, createCaptchaFeature } from './captcha/index.js';
 import { memoryCounterStore } from './counters/memory-counter-store.js';
 import type { CounterStore } from './counters/port.js';
 import type { MailTransport } from './mail/port.js';
 import { type RecordsFeature, createRecordsFeature } from './records/index.js';
-import type { SmsApi } from './sms/sms-api.js';
 import { type SmsFeatureOptions, createSmsFeature } from './sms/sms-feature.js';
 import { unconfiguredSmsFeature } from './sms/unconfigured.js';
 import { type UsersFeature, type UsersFeatureOptions, createUsersFeature } from './users/index.js';
 import { svcError } from './core/errors.js';
+import type { SmsApi } from './sms/sms-api.js';
 import { type FilesApi, type FilesOptions, createFilesFeature } from './files/index.js';
 import { type RealtimeOptions, createRealtimeFeature } from './realtime/index.js';
 
-/** A feature factory: receives the service context, returns routes. Hosts may add their own. */
+/**
+ * The older feature form: a factory given the service context and the registry, returning routes.
+ *
+ * @deprecated Write a `FeatureDefinition` (`{ id, requires, init }`, docs/features.md); factories
+ * still work and start after the built-in features.
+ */
 export type FeatureFactory = (ctx: ServiceContext, service: ServiceRegistry) => Feature;
 
-/** What the built-in features publish for each other and for the host. */
+/** Keys of the built-in features' APIs: `ctx.use(RECORDS)`, `ctx.find(SMS)`. */
+export const CAPTCHA = featureKey<CaptchaApi>('captcha');
+export const SMS = featureKey<SmsApi>('sms');
+export const RECORDS = featureKey<RecordsFeature>('records');
+export const USERS = featureKey<UsersFeature>('users');
+/** Published by the users feature: session tokens → users. */
+export const SESSIONS = featureKey<SessionResolver>('sessions');
+export const FILES = featureKey<FilesApi>('files');
+
+/**
+ * What the built-in features publish, as one typed object (`service.registry`): a view over the
+ * published APIs, kept for hosts and feature factories written before feature keys. New code uses
+ * `ctx.use(KEY)` / `ctx.find(KEY)`.
+ */
 export interface ServiceRegistry {
   /** Session tokens → users (the users feature). */
   sessions?: SessionResolver;
@@ -43,6 +64,32 @@ export interface ServiceRegistry {
   /** Files by caller (the files feature, when on). */
   files?: FilesApi;
 }
+
+
+/** The registry view over `apis`: reading a field looks its key up; assigning one publishes it. */
+export function registryView(apis: PublishedApis): ServiceRegistry {
+  const view = {} as ServiceRegistry;
+  const fields: ReadonlyArray<[keyof ServiceRegistry, string]> = [
+    ['sessions', SESSIONS.id],
+    ['captcha', CAPTCHA.id],
+    ['sms', SMS.id],
+    ['records', RECORDS.id],
+    ['users', USERS.id],
+    ['files', FILES.id],
+  ];
+  for (const [field, id] of fields) {
+    Object.defineProperty(view, field, {
+      enumerable: true,
+      get: () => apis.get(id),
+      set: (value: unknown) => {
+        if (value === undefined) apis.delete(id);
+        else apis.set(id, value);
+      },
+    });
+  }
+  return view;
+}
+
 
 export interface ServiceOptions {
   /** Where tables live: `memoryStorage()` from `svcbase/memory`, `sqliteStorage()` from `svcbase/sqlite`, or your adapter. */
@@ -82,20 +129,26 @@ export interface ServiceOptions {
   mail?: MailTransport;
   /** Image captcha (default on; `@napi-rs/canvas` loads at start-up, and without it requestCaptcha answers 11007). `false` leaves it out. */
   captcha?: false | CaptchaFeatureOptions;
+  /** Users, sessions and passwords (default on). `false` leaves them out. */
+  users?: false | Omit<UsersFeatureOptions, 'mail' | 'sms' | 'counters' | 'classPolicies'>;
   /**
    * Realtime table subscriptions over WebSocket (default on; served to applications whose
    * `features.realtime` setting is on, others get 11007). `false` leaves them out. See docs/realtime.md.
    */
   realtime?: false | RealtimeOptions;
-  /** Users, sessions and passwords (default on). `false` leaves them out. */
-  users?: false | Omit<UsersFeatureOptions, 'mail' | 'sms' | 'counters' | 'classPolicies'>;
   /**
    * Files and media (uploads, serving, delete, video snapshot, QR codes, image checks): off unless
    * given; `{}` stores under ./data/files on local disk. See docs/files.md.
    */
   files?: false | FilesOptions;
-  /** Extra features (custom routes) mounted after the built-in ones. */
-  features?: FeatureFactory[];
+  /**
+   * Extra features: definitions (`{ id, requires, settings, init }`, see docs/features.md), started in
+   * `requires` order after the built-in ones they need. The older factory form
+   * `(ctx, registry) => Feature` still works (deprecated).
+   */
+  features?: ReadonlyArray<FeatureDefinition | FeatureFactory>;
+  /** Host write hooks per class (Parse-style); more with `service.hooks.beforeSave(...)`. See docs/features.md. */
+  hooks?: WriteHooksConfig;
   /**
    * Write observers, called once per changed record after its write committed (system tables
    * included); more can be added with `service.onWrite`. See docs/architecture.md, "A create".
@@ -127,6 +180,8 @@ export interface Service {
    * emits nothing). Its errors are logged, never fail the write. Returns the unsubscribe function.
    */
   onWrite(observer: WriteObserver): () => void;
+  /** Registers host write hooks: `service.hooks.beforeSave('Post', (ctx) => { ... })`. */
+  readonly hooks: WriteHookRegistry;
   /** Releases features, the kv store and the storage adapter. Idempotent. */
   close(): Promise<void>;
 }
@@ -153,10 +208,14 @@ export function createService(options: ServiceOptions): Service {
   const logger = options.logger ?? silentLogger;
   const observers = new WriteObservers(logger);
   for (const observer of options.observers ?? []) observers.add(observer);
+  const hooks = new WriteHooks(logger);
+  // after* hooks ride on the write events: the first one registered subscribes them as an observer.
+  hooks.onFirstAfterHook(() => observers.add((event) => hooks.afterWrite(event)));
+  hooks.addAll(options.hooks ?? {});
   const owners = new Map([...apps.byId.values()].map((app) => [app.namespace, app.applicationId]));
   const context: ServiceContext = {
     // Every feature writes through this one observed adapter: the write pipeline's choke point.
-    storage: observedStorage(options.storage, observers, (namespace) => owners.get(namespace) ?? namespace),
+    storage: observedStorage(options.storage, observers, (namespace) => owners.get(namespace) ?? namespace, hooks),
     kv,
     counters,
     clock: options.clock ?? systemClock,
@@ -165,11 +224,21 @@ export function createService(options: ServiceOptions): Service {
     applications: apps.byId,
     onWrite: (observer) => observers.add(observer),
   };
-  const registry: ServiceRegistry = {};
+  const apis = new Map<string, unknown>();
+  const registry = registryView(apis);
   // Stand-ins for unconfigured features come last, so a host's own feature on the same paths wins.
-  const standIns: FeatureFactory[] = options.sms ? [] : [unconfiguredSmsFeature];
-  const factories: FeatureFactory[] = [...builtInFeatures(options), ...(options.features ?? []), ...standIns];
-  const features = factories.map((factory) => factory(context, registry));
+  const standIns: FeatureDefinition[] = options.sms ? [] : [{ id: 'sms-unconfigured', init: () => unconfiguredSmsFeature() }];
+  let legacyCount = 0;
+  const hostFeatures = (options.features ?? []).map((entry) =>
+    typeof entry === 'function' ? legacyFeature(entry, legacyCount++, registry) : entry,
+  );
+  const features = composeFeatures({
+    definitions: [...builtInFeatures(options, registry), ...hostFeatures, ...standIns],
+    context,
+    hooks,
+    apis,
+    slices: new Map(options.applications.map((config) => [config.applicationId, config.featureSettings])),
+  }).map((started) => started.instance);
   const routes = features.flatMap((f) => f.routes);
 
   const handlerOptions = {
@@ -197,6 +266,7 @@ export function createService(options: ServiceOptions): Service {
     registry,
     routes,
     onWrite: (observer) => observers.add(observer),
+    hooks,
     close() {
       closing ??= (async () => {
         for (const feature of [...features].reverse()) await feature.close?.();
@@ -209,57 +279,86 @@ export function createService(options: ServiceOptions): Service {
   };
 }
 
-/** The built-in features in dependency order: captcha → SMS → records → users. */
-function builtInFeatures(options: ServiceOptions): FeatureFactory[] {
-  const factories: FeatureFactory[] = [createSystemFeature];
+/**
+ * The built-in features as definitions wrapping their `create*Feature` functions: system, captcha,
+ * SMS (after captcha when both are on), records, users (requires records; after SMS when on).
+ */
+function builtInFeatures(options: ServiceOptions, registry: ServiceRegistry): FeatureDefinition[] {
+  const definitions: FeatureDefinition[] = [{ id: 'system', init: (ctx) => createSystemFeature(ctx) }];
   if (options.captcha !== false) {
     const captchaOptions = options.captcha === undefined ? {} : options.captcha;
-    factories.push((ctx, registry) => {
-      const captcha = createCaptchaFeature(ctx, captchaOptions);
-      registry.captcha = captcha.api;
-      return captcha.feature;
+    definitions.push({
+      id: CAPTCHA.id,
+      init(ctx) {
+        const captcha = createCaptchaFeature(ctx, captchaOptions);
+        return instanceOf(captcha.feature, captcha.api);
+      },
     });
   }
   const sms = options.sms;
   if (sms) {
-    factories.push((ctx, registry) => {
-      const feature = createSmsFeature(ctx, { ...sms, counters: ctx.counters, captcha: registry.captcha });
-      registry.sms = feature.api;
-      return feature;
+    definitions.push({
+      id: SMS.id,
+      after: [CAPTCHA.id],
+      init(ctx) {
+        const feature = createSmsFeature(ctx, { ...sms, counters: ctx.counters, captcha: ctx.find(CAPTCHA) });
+        return instanceOf(feature, feature.api);
+      },
     });
   }
-  factories.push((ctx, registry) => {
-    const records = createRecordsFeature(ctx, { sessions: () => registry.sessions });
-    registry.records = records;
-    return records;
+  definitions.push({
+    id: RECORDS.id,
+    init(ctx) {
+      const records = createRecordsFeature(ctx, { sessions: () => ctx.find(SESSIONS) });
+      return instanceOf(records, records);
+    },
   });
   if (options.users !== false) {
     const usersOptions = options.users ?? {};
-    factories.push((ctx, registry) => {
-      const users = createUsersFeature(ctx, registry, {
-        ...usersOptions,
-        mail: options.mail ?? unconfiguredMail,
-        sms: () => registry.sms,
-        counters: ctx.counters,
-        classPolicies: registry.records?.policies,
-      });
-      registry.users = users;
-      return users;
+    definitions.push({
+      id: USERS.id,
+      requires: [RECORDS.id],
+      after: [SMS.id],
+      init(ctx) {
+        // createUsersFeature publishes registry.sessions (the SESSIONS key) itself.
+        const users = createUsersFeature(ctx, registry, {
+          ...usersOptions,
+          mail: options.mail ?? unconfiguredMail,
+          sms: () => ctx.find(SMS),
+          counters: ctx.counters,
+          classPolicies: ctx.use(RECORDS).policies,
+        });
+        return instanceOf(users, users);
+      },
     });
   }
   const files = options.files;
   if (files) {
-    factories.push((ctx, registry) => {
-      const feature = createFilesFeature(ctx, { ...files, brands: options.brands ?? ['Svc'], signatureSkewMs: options.signatureSkewMs ?? 10_000 });
-      registry.files = feature.api;
-      return feature;
+    definitions.push({
+      id: FILES.id,
+      init(ctx) {
+        const feature = createFilesFeature(ctx, { ...files, brands: options.brands ?? ['Svc'], signatureSkewMs: options.signatureSkewMs ?? 10_000 });
+        return instanceOf(feature, feature.api);
+      },
     });
   }
   if (options.realtime !== false) {
     const realtimeOptions = options.realtime ?? {};
-    factories.push((ctx) => createRealtimeFeature(ctx, realtimeOptions));
+    definitions.push({
+      id: 'realtime',
+      after: [USERS.id],
+      init(ctx) {
+        const feature = createRealtimeFeature(ctx, realtimeOptions);
+        return instanceOf(feature);
+      },
+    });
   }
-  return factories;
+  return definitions;
+}
+
+/** A feature object of the older form as a started feature, publishing `api` when given. */
+function instanceOf(feature: Feature, api?: unknown): FeatureInstance {
+  return { api, routes: feature.routes, upgrades: feature.upgrades, close: () => feature.close?.() };
 }
 
 /** Mail flows without a transport answer 11007 instead of silently dropping links. */

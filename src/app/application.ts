@@ -172,6 +172,11 @@ export interface ApplicationConfig {
    * applicationId with every other run of characters turned into one `_`.
    */
   namespace?: string;
+  /**
+   * Settings slices of features that declare their own (`FeatureDefinition.settings`), by feature id:
+   * each is handed to its feature's `resolve` (merged over its defaults and checked there).
+   */
+  featureSettings?: { readonly [featureId: string]: unknown };
   settings?: DeepPartial<AppSettings>;
 }
 

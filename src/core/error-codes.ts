@@ -124,6 +124,15 @@ export const ERROR_CODES = {
   imageCheckNotConfigured: { code: 11152, status: 403, message: 'image check needs the mini-program platform client, which is not configured.' },
   imageCheckRateLimited: { code: 11153, status: 429, message: 'image check limit of this application reached, retry after %s seconds.' },
   nulCharacterRefused: { code: 11120, status: 400, message: 'this storage (PostgreSQL) cannot store the character U+0000: found in %s.' },
+  // --- issue 13 (h2): host write hooks and feature composition ---
+  hookRefused: { code: 11110, status: 400, message: '%s' },
+  hookChangeInvalid: { code: 11111, status: 400, message: "the beforeSave hook of %s changed '%s', which hooks may not change." },
+  featureRequirementMissing: { code: 11112, status: 400, message: "feature '%s' requires '%s', which is not in this service." },
+  featureCycle: { code: 11113, status: 400, message: 'features require each other in a cycle: %s.' },
+  featureDuplicate: { code: 11114, status: 400, message: "two features share the id '%s'." },
+  featureNotFound: { code: 11115, status: 400, message: "feature '%s' is not in this service (ctx.use); declare it in requires or use ctx.find." },
+  hookValueInvalid: { code: 11117, status: 400, message: "the beforeSave hook of %s set '%s' to something that is not a storable value or field name." },
+  featureSettingsInvalid: { code: 11116, status: 400, message: "application '%s': settings of feature '%s' are invalid: %s" },
 } as const satisfies Record<string, { code: number; status: number; message: string }>;
 
 /** Symbolic name of a client-facing error condition. */

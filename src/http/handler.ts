@@ -1,5 +1,6 @@
 import type { Application } from '../app/application.js';
 import { type Caller, sessionCaller } from '../app/caller.js';
+import { runAsCaller } from '../app/caller-scope.js';
 import type { AppRegistry } from '../app/registry.js';
 import type { Clock } from '../core/clock.js';
 import { svcError } from '../core/errors.js';
@@ -70,7 +71,8 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       if (body !== undefined) validators.get(route)?.(body);
       const stream = route.body === 'stream' ? bodyStream(request, limits.maxBytes) : undefined;
       const ctx = routeContext(request, raw, stream, method, params, body, authed, options);
-      const result = await route.handler(ctx);
+      // Code below the route (write hooks) sees who asked: the request's caller, for the route's duration.
+      const result = await (authed ? runAsCaller(ctx.caller, () => route.handler(ctx)) : route.handler(ctx));
       return toResponse(result, cors);
     } catch (error) {
       return errorResponse(error, options.logger, request, cors);

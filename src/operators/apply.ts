@@ -1,7 +1,7 @@
 import { svcError } from '../core/errors.js';
 import type { ObjectValue, Value } from '../core/values.js';
 import { isPlainObject, typeOfValue, valuesEqual } from '../core/values.js';
-import type { FieldOp } from '../storage/port.js';
+import type { FieldOp } from './field-op.js';
 import { isIndexSegment } from './paths.js';
 
 type ValueOp = Exclude<FieldOp, { kind: 'add_relation' | 'remove_relation' }>;

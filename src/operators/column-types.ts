@@ -2,8 +2,8 @@ import { svcError } from '../core/errors.js';
 import type { Value } from '../core/values.js';
 import { typeOfValue } from '../core/values.js';
 import type { ColumnSchema, TableSchema } from '../query/plan.js';
-import type { FieldOp, SchemaLimits } from '../storage/port.js';
-import { assertNewColumns } from '../storage/schema-rules.js';
+import type { FieldOp, SchemaLimits } from './field-op.js';
+import { assertNewColumns } from './schema-rules.js';
 
 /**
  * Column typing shared by the write parser and every adapter's `ensureColumns`: a column's type is

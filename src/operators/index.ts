@@ -7,4 +7,4 @@ export { assertColumnType, describeColumn, impliedColumn, mergeColumns, sameColu
 export { type ParsedOp, WIRE_OPS, type WireOp, parseFieldOp } from './parse-op.js';
 export { type WriteOptions, type WritePlan, parseWrite } from './parse-write.js';
 export { MAX_PATH_DEPTH, isIndexSegment, splitDotKey } from './paths.js';
-export type { FieldOp } from '../storage/port.js';
+export type { FieldOp } from './field-op.js';

@@ -2,7 +2,7 @@ import { svcError } from '../core/errors.js';
 import type { Value } from '../core/values.js';
 import { type Json, decodePointer, decodeValue } from '../core/wire-values.js';
 import type { ColumnSchema } from '../query/plan.js';
-import type { FieldOp } from '../storage/port.js';
+import type { FieldOp } from './field-op.js';
 
 /** Wire names of the field operations (`{"__op": "Increment", ...}`). */
 export const WIRE_OPS = ['Increment', 'Add', 'AddUnique', 'Remove', 'Delete', 'AddRelation', 'RemoveRelation'] as const;

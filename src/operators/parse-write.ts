@@ -2,7 +2,7 @@ import { svcError } from '../core/errors.js';
 import { FORBIDDEN_KEYS, assertWritableField, isValidTableName } from '../core/names.js';
 import { type Json, decodeValue } from '../core/wire-values.js';
 import type { ColumnSchema, TableSchema } from '../query/plan.js';
-import type { FieldOp } from '../storage/port.js';
+import type { FieldOp } from './field-op.js';
 import { assertColumnType, describeColumn, impliedColumn } from './column-types.js';
 import { parseFieldOp } from './parse-op.js';
 import { isIndexSegment, splitDotKey } from './paths.js';

@@ -1,6 +1,10 @@
-import type { DateValue, StoredRecord } from '../core/values.js';
+import { svcError } from '../core/errors.js';
+import { type DateValue, type StoredRecord, type Value, valuesEqual } from '../core/values.js';
+import { impliedColumn } from '../operators/column-types.js';
+import type { ColumnSchema } from '../query/plan.js';
 import type { FieldOp, StorageAdapter, TableRef, UpdateImages } from './port.js';
 import { HeldEvents, type WriteEvent, type WriteObservers } from './write-events.js';
+import type { WriteHooks } from './write-hooks.js';
 
 /** Maps a table namespace to the id of the application that owns it. */
 export type NamespaceOwner = (namespace: string) => string;
@@ -10,11 +14,12 @@ export type NamespaceOwner = (namespace: string) => string;
  * whichever feature makes it (records, batch, users, sessions), emits one WriteEvent after it
  * committed. Inside `transaction(work)` events are held (one per record: see `mergeEvents`) and
  * delivered only once the outermost transaction committed; a rolled-back transaction (or nested
- * savepoint) drops its events. With no
- * observer registered, writes pass straight through (no before-image read).
+ * savepoint) drops its events. The host's write hooks run here too: beforeSave / beforeDelete inside
+ * the write (in its transaction), afterSave / afterDelete as observers after commit. With no observer
+ * and no hook for the table, writes pass straight through (no before-image read).
  */
-export function observedStorage(inner: StorageAdapter, observers: WriteObservers, owner: NamespaceOwner): StorageAdapter {
-  return observe(inner, { observers, owner, deliver: (event) => observers.emit(event), inTransaction: false });
+export function observedStorage(inner: StorageAdapter, observers: WriteObservers, owner: NamespaceOwner, hooks?: WriteHooks): StorageAdapter {
+  return observe(inner, { observers, owner, hooks, deliver: (event) => observers.emit(event), inTransaction: false, created: undefined });
 }
 
 interface Scope {
@@ -23,11 +28,31 @@ interface Scope {
   /** Where this scope's events go: to the observers, or to the enclosing transaction's buffer. */
   readonly deliver: (event: WriteEvent) => void;
   readonly inTransaction: boolean;
+  readonly hooks: WriteHooks | undefined;
+  /** Records created in the open transaction: their follow-up updates (relation members) ran beforeSave already as the create. */
+  readonly created: Set<string> | undefined;
 }
 
 function observe(target: StorageAdapter, scope: Scope): StorageAdapter {
+  /** beforeSave runs on an update unless the record was created in this same transaction (the create ran it). */
+  const hookedUpdate = (table: TableRef, objectId: string): boolean =>
+    scope.hooks?.has('beforeSave', table.className) === true && scope.created?.has(recordKey(table, objectId)) !== true;
   const event = (op: WriteEvent['op'], table: TableRef, objectId: string, images: { before?: StoredRecord; after?: StoredRecord }): void =>
     scope.deliver({ op, app: scope.owner(table.namespace), className: table.className, objectId, ...images });
+
+  const updateImages = async (table: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<UpdateImages | null> => {
+    const images = hookedUpdate(table, objectId)
+      ? await atomically(target, scope.inTransaction, async (tx) => {
+          const before = await tx.get(table, objectId);
+          if (before === null || !scope.hooks) return null;
+          const hookedOps = await opsAfterBeforeSave(scope.hooks, scope.owner(table.namespace), tx, table, before, ops);
+          const after = await tx.update(table, objectId, hookedOps, updatedAt);
+          return after === null ? null : { before, after };
+        })
+      : await updateWithBefore(target, scope.inTransaction, table, objectId, ops, updatedAt);
+    if (images !== null && scope.observers.active) event('update', table, objectId, images);
+    return images;
+  };
 
   return {
     name: target.name,
@@ -43,46 +68,51 @@ function observe(target: StorageAdapter, scope: Scope): StorageAdapter {
     close: () => target.close(),
 
     insert(table, record) {
-      if (!scope.observers.active) return target.insert(table, record);
+      const hooked = scope.hooks?.has('beforeSave', table.className) === true;
+      if (!scope.observers.active && !hooked) return target.insert(table, record);
       return (async () => {
-        await target.insert(table, record);
-        event('create', table, record.objectId, { after: record });
+        let written = record;
+        if (hooked && scope.hooks) {
+          written = await scope.hooks.runBeforeCreate(scope.owner(table.namespace), table.className, record);
+          await ensureChangedColumns(target, table, record, written);
+        }
+        await target.insert(table, written);
+        scope.created?.add(recordKey(table, record.objectId));
+        if (scope.observers.active) event('create', table, record.objectId, { after: written });
       })();
     },
 
     update(table, objectId, ops, updatedAt) {
-      if (!scope.observers.active) return target.update(table, objectId, ops, updatedAt);
+      if (!scope.observers.active && !hookedUpdate(table, objectId)) return target.update(table, objectId, ops, updatedAt);
       return (async () => {
-        const images = await updateWithBefore(target, scope.inTransaction, table, objectId, ops, updatedAt);
-        if (images === null) return null;
-        event('update', table, objectId, images);
-        return images.after;
+        const images = await updateImages(table, objectId, ops, updatedAt);
+        return images === null ? null : images.after;
       })();
     },
 
-    async updateReturningBefore(table, objectId, ops, updatedAt) {
-      const images = await updateWithBefore(target, scope.inTransaction, table, objectId, ops, updatedAt);
-      if (images !== null && scope.observers.active) event('update', table, objectId, images);
-      return images;
-    },
+    updateReturningBefore: (table, objectId, ops, updatedAt) => updateImages(table, objectId, ops, updatedAt),
 
     delete(table, objectId) {
-      if (!scope.observers.active) return target.delete(table, objectId);
+      const hooked = scope.hooks?.has('beforeDelete', table.className) === true;
+      if (!scope.observers.active && !hooked) return target.delete(table, objectId);
       return (async () => {
         const before = await atomically(target, scope.inTransaction, async (tx) => {
           const record = await tx.get(table, objectId);
-          return record !== null && (await tx.delete(table, objectId)) ? record : null;
+          if (record === null) return null;
+          if (hooked) await scope.hooks?.runBeforeDelete(scope.owner(table.namespace), table.className, record);
+          return (await tx.delete(table, objectId)) ? record : null;
         });
         if (before === null) return false;
-        event('delete', table, objectId, { before });
+        if (scope.observers.active) event('delete', table, objectId, { before });
         return true;
       })();
     },
 
     async transaction(work) {
       const held = new HeldEvents();
+      const created = scope.created ?? new Set<string>();
       const result = await target.transaction((tx) =>
-        work(observe(tx, { ...scope, deliver: (e) => held.hold(e), inTransaction: true })),
+        work(observe(tx, { ...scope, deliver: (e) => held.hold(e), inTransaction: true, created })),
       );
       held.release(scope.deliver);
       return result;
@@ -114,4 +144,54 @@ function updateWithBefore(
 async function atomically<T>(target: StorageAdapter, inTransaction: boolean, work: (tx: StorageAdapter) => Promise<T>): Promise<T> {
   if (inTransaction || !target.capabilities.transactions) return work(target);
   return target.transaction(work);
+}
+
+function recordKey(table: TableRef, objectId: string): string {
+  return `${table.namespace}\u0000${table.className}\u0000${objectId}`;
+}
+
+/**
+ * Runs the beforeSave hooks of an update over its set values (plain `set` ops of whole columns) and
+ * returns the ops to write: changed values replace theirs, deleted keys drop their op, new keys add a
+ * `set` (a key another op already writes is refused with 11111). New columns are created.
+ */
+async function opsAfterBeforeSave(
+  hooks: WriteHooks,
+  app: string,
+  tx: StorageAdapter,
+  table: TableRef,
+  original: StoredRecord,
+  ops: readonly FieldOp[],
+): Promise<readonly FieldOp[]> {
+  const changes: Record<string, Value> = {};
+  for (const op of ops) if (op.kind === 'set' && op.path.length === 0) changes[op.column] = op.value;
+  const hooked = await hooks.runBeforeUpdate(app, table.className, original, changes);
+  const out: FieldOp[] = [];
+  for (const op of ops) {
+    if (op.kind !== 'set' || op.path.length !== 0) out.push(op);
+    else if (Object.hasOwn(hooked, op.column)) out.push({ ...op, value: hooked[op.column] as Value });
+  }
+  for (const [column, value] of Object.entries(hooked)) {
+    if (Object.hasOwn(changes, column)) continue;
+    if (ops.some((op) => op.column === column)) throw svcError('hookChangeInvalid', table.className, column);
+    out.push({ kind: 'set', column, path: [], value });
+  }
+  await ensureChangedColumns(tx, table, changes, hooked);
+  return out;
+}
+
+/** Creates (or type-checks, 111) the columns whose values a hook changed or added. */
+async function ensureChangedColumns(
+  target: StorageAdapter,
+  table: TableRef,
+  before: Readonly<Record<string, Value>>,
+  after: Readonly<Record<string, Value>>,
+): Promise<void> {
+  const columns: Record<string, ColumnSchema> = {};
+  for (const [key, value] of Object.entries(after)) {
+    if (Object.hasOwn(before, key) && valuesEqual(before[key], value)) continue;
+    const column = impliedColumn(value);
+    if (column) columns[key] = column;
+  }
+  if (Object.keys(columns).length > 0) await target.ensureColumns(table, columns);
 }

@@ -1,8 +1,12 @@
 import type { DateValue, StoredRecord, Value } from '../core/values.js';
+import type { FieldOp, SchemaLimits } from '../operators/field-op.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../query/plan.js';
 
 /** A result that may be synchronous (memory, better-sqlite3) or asynchronous (network databases). */
 export type Awaitable<T> = T | Promise<T>;
+
+// FieldOp and SchemaLimits live with the operators (storage depends on operators, not the reverse).
+export type { FieldOp, FieldOpKind, SchemaLimits } from '../operators/field-op.js';
 
 /**
  * A table of one application: `namespace` keeps applications apart in one store; `className` is the
@@ -13,35 +17,7 @@ export interface TableRef {
   readonly className: string;
 }
 
-/**
- * One field operation of an update, already validated against the schema. `path` is empty for the
- * column itself, or a path into an Object/Array column for dot-key updates (`address.city`,
- * `items.0.name`).
- */
-export type FieldOp =
-  | { readonly kind: 'set'; readonly column: string; readonly path: readonly string[]; readonly value: Value }
-  | { readonly kind: 'unset'; readonly column: string; readonly path: readonly string[] }
-  /** Missing field starts at 0; a non-number field is a type error (111). */
-  | { readonly kind: 'increment'; readonly column: string; readonly path: readonly string[]; readonly amount: number }
-  | { readonly kind: 'add'; readonly column: string; readonly path: readonly string[]; readonly objects: readonly Value[] }
-  | { readonly kind: 'add_unique'; readonly column: string; readonly path: readonly string[]; readonly objects: readonly Value[] }
-  | { readonly kind: 'remove'; readonly column: string; readonly path: readonly string[]; readonly objects: readonly Value[] }
-  | { readonly kind: 'add_relation'; readonly column: string; readonly targetClass: string; readonly ids: readonly string[] }
-  | { readonly kind: 'remove_relation'; readonly column: string; readonly targetClass: string; readonly ids: readonly string[] };
 
-export type FieldOpKind = FieldOp['kind'];
-
-/**
- * Per-application limits `ensureColumns` enforces when it would create a table or add columns
- * (from the application's `settings.schema`). System tables (names starting with `_`) are not
- * counted in `maxTables` and never refused by it.
- */
-export interface SchemaLimits {
-  /** Most tables of a namespace (11082 beyond). */
-  readonly maxTables: number;
-  /** Most columns of a table, not counting objectId/createdAt/updatedAt (11083 beyond). */
-  readonly maxColumns: number;
-}
 
 /**
  * Per-call options of the reads (`find`, `count`, `aggregate`). Adapters that ignore them still
@@ -81,7 +57,7 @@ export interface UpdateImages {
  *   exactly one wins. Names are case-sensitive, but a table whose name differs only in letter case
  *   from another table of its namespace is refused with 11080, a column differing only in case from
  *   another column of its table (or a built-in one) with 11081, and with `limits`, a table or
- *   column beyond them with 11082/11083 (the shared rules of src/storage/schema-rules.ts). When it
+ *   column beyond them with 11082/11083 (the shared rules of src/operators/schema-rules.ts). When it
  *   throws, nothing is added.
  * - `update` applies all operations atomically (200 concurrent Increments end at exactly +200) and
  *   returns the record after the update, or `null` when it does not exist. An `unset` of a column
