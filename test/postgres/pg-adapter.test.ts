@@ -6,6 +6,8 @@ import type { WhereNode } from '../../src/query/plan.js';
 import { compileSafeRegex } from '../../src/query/regex/safe-regex.js';
 import type { StorageAdapter } from '../../src/storage/port.js';
 import { postgresStorage } from '../../src/storage/postgres/index.js';
+import { TABLE_MARKER, compileInsertSchemaRow } from '../../src/query/sql/bookkeeping-sql.js';
+import { postgresDialect } from '../../src/query/sql/index.js';
 import { type TestSchema, createTestSchema, postgresAvailable } from './pg-test-db.js';
 
 /**
@@ -62,6 +64,30 @@ describe.skipIf(!available)('PostgreSQL adapter: instances racing, regex, names'
     const c = postgresStorage({ sql: schema.client({ max: 1 }) });
     expect(await c.get(ref, r.objectId)).toEqual(r);
     expect(Object.keys((await c.getSchema(ref))!.columns).sort()).toEqual(['c0', 'c1', 'c2', 'c3', 'friends', 'score', 'tags', 'title']);
+  });
+
+  it('a table and columns recorded by another instance whose DDL has not run yet: writes in a transaction, and reads, still work', async () => {
+    // What instance A leaves between its claim transaction and its DDL (or when it stops there).
+    const sql = schema.client({ max: 1 });
+    const claim = (column: string, type: string, target: string | null = null) =>
+      compileInsertSchemaRow(postgresDialect, 'claim', 'Pending', column, type, target);
+    for (const q of [claim(TABLE_MARKER, ''), claim('title', 'String'), claim('members', 'Relation', '_User')]) {
+      await sql.unsafe(q.sql, q.parameters as never[]);
+    }
+    const ref = { namespace: 'claim', className: 'Pending' };
+    const fresh = postgresStorage({ sql: schema.client({ max: 2 }) });
+    const r = record({ title: 'first' });
+    await fresh.transaction(async (tx) => {
+      await tx.ensureColumns(ref, { title: { type: 'String' }, members: { type: 'Relation', targetClass: '_User' } });
+      await tx.insert(ref, r);
+      await tx.update(ref, r.objectId, [{ kind: 'add_relation', column: 'members', targetClass: '_User', ids: ['u1'] }], r.updatedAt);
+    });
+    expect(await fresh.get(ref, r.objectId)).toEqual(r);
+    // A column recorded later by the other instance, still without DDL: a read through another instance works.
+    const late = claim('late', 'Number');
+    await sql.unsafe(late.sql, late.parameters as never[]);
+    const reader = postgresStorage({ sql: schema.client({ max: 1 }) });
+    expect(await reader.count(ref, { kind: 'exists', field: { column: 'late', path: [] }, exists: false })).toBe(1);
   });
 
   it('DDL race: two instances adding one column with different types: exactly one type wins, the other side gets 111', async () => {

@@ -35,6 +35,8 @@ interface CachedSchema {
  */
 export class PgSchemaCache {
   private readonly entries = new Map<string, CachedSchema>();
+  /** Columns (per table) this instance has seen exist physically: its own DDL ran, or it checked. */
+  private readonly materialized = new Map<string, Set<string>>();
   constructor(
     private readonly clock: Clock,
     private readonly ttlMs: number,
@@ -56,6 +58,25 @@ export class PgSchemaCache {
     if (this.entries.size >= 10_000) this.entries.clear();
     this.entries.set(`${ref.namespace}\u0000${ref.className}`, { schema: frozen, loadedAt: this.clock.now() });
     return frozen;
+  }
+
+  /** The recorded columns of `schema` this instance has not yet seen materialized (the table itself as `''`). */
+  unverified(ref: TableRef, schema: TableSchema): Array<readonly [string, ColumnSchema]> {
+    const seen = this.materialized.get(`${ref.namespace}\u0000${ref.className}`);
+    const missing: Array<readonly [string, ColumnSchema]> = Object.entries(schema.columns).filter(([name]) => !seen?.has(name));
+    return seen?.has('') ? missing : [['', { type: 'String' }], ...missing];
+  }
+
+  /** Records that the table and `columns` (default: every column of `schema`) exist physically. */
+  markMaterialized(ref: TableRef, schema: TableSchema, columns: readonly string[] = Object.keys(schema.columns)): void {
+    const key = `${ref.namespace}\u0000${ref.className}`;
+    let seen = this.materialized.get(key);
+    if (!seen) {
+      if (this.materialized.size >= 10_000) this.materialized.clear();
+      this.materialized.set(key, (seen = new Set()));
+    }
+    seen.add('');
+    for (const name of columns) seen.add(name);
   }
 
   forget(ref: TableRef): void {
@@ -97,7 +118,23 @@ export class PgCore {
     await this.ready();
     const loaded = await this.store.load(ref);
     // Only existing tables are cached: unknown names a client asks for never pile up.
-    return loaded ? this.cache.set(ref, loaded) : null;
+    return loaded ? this.cache.set(ref, await this.materialized(ref, loaded)) : null;
+  }
+
+  /**
+   * A recorded schema, made sure to exist physically. Another instance records a table or column
+   * (in its claim transaction) before it runs the DDL, so a schema read here may name a table or
+   * column not created yet; the first time this instance sees each recorded column it runs the same
+   * idempotent `IF NOT EXISTS` DDL itself (racing the other instance's is safe), so no statement, in
+   * a transaction or not, meets a missing table. Once per column per instance.
+   */
+  private async materialized(ref: TableRef, schema: TableSchema): Promise<TableSchema> {
+    const missing = this.cache.unverified(ref, schema);
+    if (missing.length === 0) return schema;
+    const columns = missing.filter(([name]) => name !== '');
+    await withPgErrors(() => this.store.materialize(ref, schema, columns));
+    this.cache.markMaterialized(ref, schema);
+    return schema;
   }
 
   /**
@@ -110,7 +147,7 @@ export class PgCore {
     for (const column of columns) {
       if (column === 'objectId' || column === 'createdAt' || column === 'updatedAt' || Object.hasOwn(schema.columns, column)) continue;
       const loaded = await this.store.load(ref);
-      return loaded ? this.cache.set(ref, loaded) : null;
+      return loaded ? this.cache.set(ref, await this.materialized(ref, loaded)) : null;
     }
     return schema;
   }
@@ -122,7 +159,7 @@ export class PgCore {
     if (!cached) {
       // Most calls name columns that exist already: one read, no transaction.
       const loaded = await this.store.load(ref);
-      if (loaded && mergeColumns(ref.className, loaded, wanted).added.length === 0) return this.cache.set(ref, loaded);
+      if (loaded && mergeColumns(ref.className, loaded, wanted).added.length === 0) return this.cache.set(ref, await this.materialized(ref, loaded));
     }
     // Claim in one SERIALIZABLE transaction: the limits and name rules see every racing claim (D62),
     // and the first instance to record a column fixes its type (a loser sees it and gets 111).
@@ -146,6 +183,9 @@ export class PgCore {
     const columns: Array<readonly [string, ColumnSchema]> = added.map(([name]) => [name, claimed.columns[name]!]);
     if (!current) await this.store.materialize(ref, claimed);
     else if (columns.length > 0) await this.store.materialize(ref, claimed, columns);
+    this.cache.markMaterialized(ref, claimed, current ? columns.map(([name]) => name) : undefined);
+    // Columns another instance recorded meanwhile (the claim re-read them) are checked the same way.
+    await this.materialized(ref, claimed);
     return this.cache.set(ref, schema);
   }
 
@@ -268,6 +308,7 @@ export class PgCore {
       const recorded = await this.store.load(ref);
       if (!recorded) throw error;
       await this.store.materialize(ref, recorded, Object.entries(recorded.columns));
+      this.cache.markMaterialized(ref, recorded);
       this.cache.set(ref, recorded);
       return await work();
     }
