@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { REDIS_URL, runPrefix } from '../redis/redis-env.js';
 import { type ScaleStorageMode, loadPostgresStorage } from './storage-factory.js';
-import { postgresAvailable } from '../postgres/pg-test-db.js';
+import { PG_URL, postgresAvailable } from '../postgres/pg-test-db.js';
 
 const INSTANCE = fileURLToPath(new URL('./fixtures/instance.ts', import.meta.url));
 
@@ -31,12 +31,20 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
+/**
+ * The PostgreSQL the proof uses: `SVC_DATABASE_URL`, else the test database of test/postgres. Read,
+ * never written to process.env: test files share workers, and the quick-start tests read that variable.
+ */
+export function databaseUrl(): string {
+  return process.env.SVC_DATABASE_URL ?? PG_URL;
+}
+
 /** Why the storage mode cannot run here (null when it can): postgres mode before its adapter exists. */
 export async function storageUnavailable(mode: ScaleStorageMode): Promise<string | null> {
   if (mode === 'sqlite') return null;
-  if (!process.env.SVC_DATABASE_URL) return 'SVC_SCALE_STORAGE=postgres needs SVC_DATABASE_URL';
+  if (!databaseUrl()) return 'SVC_SCALE_STORAGE=postgres needs SVC_DATABASE_URL';
   if (!(await loadPostgresStorage())) return 'svcbase/postgres has no postgresStorage yet (the PostgreSQL storage adapter is not built)';
-  if (!(await postgresAvailable('scale'))) return `PostgreSQL at ${process.env.SVC_DATABASE_URL} is unreachable`;
+  if (!(await postgresAvailable('scale'))) return `PostgreSQL at ${databaseUrl()} is unreachable`;
   return null;
 }
 
@@ -46,7 +54,7 @@ async function sharedStorage(mode: ScaleStorageMode): Promise<{ env: Record<stri
     const dir = mkdtempSync(join(tmpdir(), 'svc-scale-'));
     return { env: { SVC_SCALE_SQLITE_FILE: join(dir, 'app.db') }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
-  const url = process.env.SVC_DATABASE_URL!;
+  const url = databaseUrl();
   const schema = `svc_scale_${process.pid}_${Date.now()}`;
   const admin = postgres(url, { max: 1, onnotice: () => {} });
   await admin.unsafe(`CREATE SCHEMA "${schema}"`);
@@ -71,7 +79,7 @@ export async function startCluster(mode: ScaleStorageMode, options: { count?: nu
     const name = String.fromCharCode(65 + i);
     const child = fork(INSTANCE, [], {
       execArgv: ['--import', 'tsx'],
-      env: { ...process.env, ...storage.env, SVC_SCALE_STORAGE: mode, SVC_REDIS_URL: REDIS_URL, SVC_SCALE_REDIS_PREFIX: redisPrefix, SVC_SCALE_INSTANCE: name, SVC_SCALE_STORES: options.stores ?? 'redis' },
+      env: { ...process.env, SVC_DATABASE_URL: databaseUrl(), ...storage.env, SVC_SCALE_STORAGE: mode, SVC_REDIS_URL: REDIS_URL, SVC_SCALE_REDIS_PREFIX: redisPrefix, SVC_SCALE_INSTANCE: name, SVC_SCALE_STORES: options.stores ?? 'redis' },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const url = await new Promise<string>((resolve, reject) => {

@@ -1,6 +1,5 @@
-import { PG_URL } from '../postgres/pg-test-db.js';
 import { defineMultiInstanceProof } from './proof.js';
 
-// The multi-instance proof on one PostgreSQL database (a fresh schema) and one Redis.
-process.env.SVC_DATABASE_URL ??= PG_URL;
+// The multi-instance proof on one PostgreSQL database (a fresh schema; SVC_DATABASE_URL or the test
+// database) and one Redis.
 await defineMultiInstanceProof('postgres');
