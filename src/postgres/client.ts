@@ -14,8 +14,8 @@ export interface PostgresQueryLike {
  * version and options. The host owns the client: the stores never end it.
  */
 export interface PostgresClientLike extends PostgresQueryLike {
-  /** Runs `work` in one transaction on one connection; queries inside use `tx`, never the outer client. */
-  begin<T>(work: (tx: PostgresQueryLike) => Promise<T>): Promise<T>;
+  /** A connection of the pool for one transaction (`sql.reserve()`); see storage/postgres/pg-transaction.ts for why not `sql.begin`. */
+  reserve(): Promise<PostgresQueryLike & { release(): void }>;
   /**
    * LISTEN on a dedicated connection (porsager keeps one per client, and listens again after it
    * reconnects). Resolves once the LISTEN ran.

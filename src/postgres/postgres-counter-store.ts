@@ -1,3 +1,4 @@
+import { reservedTransaction } from '../storage/postgres/pg-transaction.js';
 import { configError } from '../core/errors.js';
 import type { CounterStore } from '../counters/port.js';
 import { decideSlidingWindows, windowsHorizon } from '../counters/sliding-window.js';
@@ -63,7 +64,7 @@ export function postgresCounterStore(options: PostgresCounterOptions): CounterSt
       if (key.includes('\u0000')) throw configError('postgres-counters', 'a key cannot contain U+0000');
       await ready();
       const windowHorizon = windowsHorizon(windows);
-      const result = await sql.begin(async (tx) => {
+      const result = await reservedTransaction(sql, '', async (tx) => {
         // Sent without waiting: the driver pipelines it with the lock on the transaction's connection.
         const relaxed = durable ? undefined : tx.unsafe('SET LOCAL synchronous_commit = off');
         const [row] = await tx.unsafe(lock, clock === 'server' ? [key] : [key, String(callerNow)], { prepare: true });

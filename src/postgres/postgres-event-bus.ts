@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { reservedTransaction } from '../storage/postgres/pg-transaction.js';
 import { configError } from '../core/errors.js';
 import type { BusListener, EventBus } from '../events/port.js';
 import type { PostgresClientLike } from './client.js';
@@ -39,7 +40,7 @@ export function postgresEventBus(options: PostgresEventBusOptions): EventBus {
     const payloads = frameMessage(`${instance}${(sequence++).toString(36)}`, message);
     const notify = 'SELECT pg_notify($1, $2)';
     if (payloads.length === 1) await sql.unsafe(notify, [channel, payloads[0]], { prepare: true });
-    else await sql.begin(async (tx) => {
+    else await reservedTransaction(sql, '', async (tx) => {
       for (const payload of payloads) await tx.unsafe(notify, [channel, payload], { prepare: true });
     });
   };

@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from '../../core/clock.js';
 import type { StorageAdapter, StorageCapabilities } from '../port.js';
-import type { PgClient, PgQueryable, PgTransactionClient } from './pg-client.js';
+import { type PgClient, type PgQueryable, type PgTransactionClient, pgTransaction } from './pg-client.js';
 import { type Atomically, PgCore, PgSchemaCache } from './pg-core.js';
 import { isRetryable } from './pg-errors.js';
 import { createPgBookkeeping } from './pg-schema-store.js';
@@ -105,7 +105,7 @@ export function postgresStorage(options: PostgresStorageOptions): StorageAdapter
   const serializable: Atomically = async (work) => {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await sql.begin('isolation level serializable', (tx) => work(tx));
+        return await pgTransaction(sql, 'isolation level serializable', (tx) => work(tx));
       } catch (error) {
         if (attempt >= 20 || !isRetryable(error)) throw error;
       }
@@ -114,7 +114,7 @@ export function postgresStorage(options: PostgresStorageOptions): StorageAdapter
 
   return view(
     sql,
-    (work) => sql.begin(work),
+    (work) => pgTransaction(sql, '', work),
     serializable,
     async () => {
       cache.clear();
