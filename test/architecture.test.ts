@@ -16,6 +16,10 @@ describe('layers (docs/architecture.md)', () => {
     expect(layerViolations().filter((v) => v.startsWith('engine does I/O'))).toEqual([]);
   });
 
+  it('issue 13: every rule holds: services import http/ only from route files, no folder cycles', () => {
+    expect(layerViolations()).toEqual([]);
+  });
+
   it('docs/architecture.md exists (it shows the layers this check enforces)', () => {
     expect(layerViolations()).not.toContain('no docs/architecture.md');
   });
