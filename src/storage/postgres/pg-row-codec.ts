@@ -3,9 +3,9 @@ import type { DateValue, GeoPointValue, PointerValue, StoredRecord, Value } from
 import { dateMs } from '../../core/values.js';
 import { isoOfMs } from '../../core/time.js';
 import type { ColumnSchema, TableSchema } from '../../query/plan.js';
-import { physicalColumnNames } from '../../query/sql/find-compiler.js';
 import { geoLatColumn, geoLngColumn, physicalColumns } from '../../query/sql/layout.js';
 import { shortIdentifier } from '../../query/sql/long-identifier.js';
+import { type ArrayRowLayout, type ColumnDecoder, type RowKey, type RowLayout, type RowSource, rowLayouts } from '../sql/row-layout.js';
 
 /**
  * Values <-> PostgreSQL columns, as src/query/sql/layout.ts lays them out with the PostgreSQL types
@@ -85,63 +85,25 @@ export function encodePgRecord(schema: TableSchema, record: StoredRecord): PgCol
   return out;
 }
 
-type Source = Readonly<Record<string | number, unknown>>;
-type Key = string | number;
-type ColumnDecoder = (source: Source, out: Record<string, Value>) => void;
-
-interface Layout {
-  readonly objectId: Key;
-  readonly createdAt: Key;
-  readonly updatedAt: Key;
-  readonly decoders: readonly ColumnDecoder[];
-}
-
 /** How rows of a schema read as arrays: the physical columns to select, in order. */
-export interface PgArrayLayout extends Layout {
-  readonly names: readonly string[];
-}
-
-const objectLayouts = new WeakMap<TableSchema, Layout>();
-const arrayLayouts = new WeakMap<TableSchema, PgArrayLayout>();
+export type PgArrayLayout = ArrayRowLayout;
 
 /** An object row (`RETURNING *`, `SELECT *`) back to a record; NULL columns are left out. */
-export function decodePgRow(schema: TableSchema, row: Source): StoredRecord {
-  let layout = objectLayouts.get(schema);
-  if (!layout) {
-    const decoders: ColumnDecoder[] = [];
-    for (const [name, column] of Object.entries(schema.columns)) {
-      const decoder = columnDecoder(name, column, pgColumnKey(name), pgColumnKey(geoLatColumn(name)), pgColumnKey(geoLngColumn(name)));
-      if (decoder) decoders.push(decoder);
-    }
-    objectLayouts.set(schema, (layout = { objectId: 'objectId', createdAt: 'createdAt', updatedAt: 'updatedAt', decoders }));
-  }
-  return decodeWith(layout, row);
+export function decodePgRow(schema: TableSchema, row: RowSource): StoredRecord {
+  return decodeWith(layouts.objectLayout(schema), row);
 }
 
 /** The array layout of a schema: `physicalColumnNames(schema)` order, which `compileFind` selects. */
 export function pgArrayLayout(schema: TableSchema): PgArrayLayout {
-  let layout = arrayLayouts.get(schema);
-  if (!layout) {
-    const decoders: ColumnDecoder[] = [];
-    let index = 3;
-    for (const [name, column] of Object.entries(schema.columns)) {
-      const decoder = columnDecoder(name, column, index, index, index + 1);
-      index += column.type === 'Relation' ? 0 : column.type === 'GeoPoint' ? 2 : 1;
-      if (decoder) decoders.push(decoder);
-    }
-    const names = physicalColumnNames(schema);
-    if (names.length !== index) throw new Error('[svcbase] [postgres] row layout does not match the physical columns');
-    arrayLayouts.set(schema, (layout = { objectId: 0, createdAt: 1, updatedAt: 2, decoders, names }));
-  }
-  return layout;
+  return layouts.arrayLayout(schema);
 }
 
 /** An array row of `pgArrayLayout(schema).names` back to a record. */
 export function decodePgValues(schema: TableSchema, values: readonly unknown[], layout: PgArrayLayout = pgArrayLayout(schema)): StoredRecord {
-  return decodeWith(layout, values as unknown as Source);
+  return decodeWith(layout, values as unknown as RowSource);
 }
 
-function decodeWith(layout: Layout, source: Source): StoredRecord {
+function decodeWith(layout: RowLayout, source: RowSource): StoredRecord {
   const createdMs = Number(source[layout.createdAt]);
   const updatedMs = Number(source[layout.updatedAt]);
   const createdIso = isoOfMs(createdMs);
@@ -159,7 +121,7 @@ function jsonValue(raw: unknown): Value {
   return typeof raw === 'string' ? (JSON.parse(raw) as Value) : (raw as Value);
 }
 
-function columnDecoder(name: string, column: ColumnSchema, at: Key, latAt: Key, lngAt: Key): ColumnDecoder | null {
+function columnDecoder(name: string, column: ColumnSchema, at: RowKey, latAt: RowKey, lngAt: RowKey): ColumnDecoder | null {
   switch (column.type) {
     case 'Relation':
       return null;
@@ -207,3 +169,5 @@ function columnDecoder(name: string, column: ColumnSchema, at: Key, latAt: Key, 
       };
   }
 }
+
+const layouts = rowLayouts('postgres', columnDecoder, pgColumnKey);

@@ -2,9 +2,9 @@ import { configError } from '../../core/errors.js';
 import type { DateValue, GeoPointValue, PointerValue, StoredRecord, Value } from '../../core/values.js';
 import { dateMs } from '../../core/values.js';
 import type { ColumnSchema, TableSchema } from '../../query/plan.js';
-import { physicalColumnNames } from '../../query/sql/find-compiler.js';
 import { geoLatColumn, geoLngColumn, physicalColumns } from '../../query/sql/layout.js';
 import { isoOfMs } from './iso-time.js';
+import { type ArrayRowLayout, type ColumnDecoder, type RowKey, type RowLayout, type RowSource, rowLayouts } from '../sql/row-layout.js';
 
 /**
  * Values <-> physical columns, exactly as src/query/sql/layout.ts lays them out: String TEXT, Number
@@ -61,61 +61,18 @@ export function encodeRecord(schema: TableSchema, record: StoredRecord): ColumnP
 /** A physical row: an object by column name, or an array (`statement.raw(true)`) by position. */
 type Row = Readonly<Record<string, unknown>>;
 type Values = readonly unknown[];
-type Source = Readonly<Record<string | number, unknown>>;
-type Key = string | number;
-type ColumnDecoder = (source: Source, out: Record<string, Value>) => void;
-
-/** Where a layout reads the built-in columns, and the decoders of the others. */
-interface Layout {
-  readonly objectId: Key;
-  readonly createdAt: Key;
-  readonly updatedAt: Key;
-  readonly decoders: readonly ColumnDecoder[];
-}
-
-/** How a schema's rows read as arrays: the physical columns to select, in order, and their decoders. */
-interface ArrayLayout extends Layout {
-  /** `physicalColumnNames(schema)`: objectId, createdAt, updatedAt, then the columns in schema order. */
-  readonly names: readonly string[];
-}
-
-/** Layouts compiled once per (frozen) schema object: rows are decoded without re-reading the schema. */
-const objectLayouts = new WeakMap<TableSchema, Layout>();
-const arrayLayouts = new WeakMap<TableSchema, ArrayLayout>();
 
 /** A physical row back to a record; NULL columns are left out (null and missing are the same). */
 export function decodeRow(schema: TableSchema, row: Row): StoredRecord {
-  let layout = objectLayouts.get(schema);
-  if (!layout) {
-    const decoders: ColumnDecoder[] = [];
-    for (const [name, column] of Object.entries(schema.columns)) {
-      const decoder = columnDecoder(name, column, name, geoLatColumn(name), geoLngColumn(name));
-      if (decoder) decoders.push(decoder);
-    }
-    objectLayouts.set(schema, (layout = { objectId: 'objectId', createdAt: 'createdAt', updatedAt: 'updatedAt', decoders }));
-  }
-  return decodeWith(layout, row);
+  return decodeWith(layouts.objectLayout(schema), row);
 }
 
 /**
  * The physical columns of a schema in the order `decodeValues` reads them (the order of
  * `physicalColumnNames`, which `compileFind` selects), compiled once per (frozen) schema object.
  */
-export function arrayLayout(schema: TableSchema): ArrayLayout {
-  let layout = arrayLayouts.get(schema);
-  if (!layout) {
-    const decoders: ColumnDecoder[] = [];
-    let index = 3;
-    for (const [name, column] of Object.entries(schema.columns)) {
-      const decoder = columnDecoder(name, column, index, index, index + 1);
-      index += column.type === 'Relation' ? 0 : column.type === 'GeoPoint' ? 2 : 1;
-      if (decoder) decoders.push(decoder);
-    }
-    const names = physicalColumnNames(schema);
-    if (names.length !== index) throw new Error('[svcbase] [sqlite] row layout does not match the physical columns');
-    arrayLayouts.set(schema, (layout = { objectId: 0, createdAt: 1, updatedAt: 2, decoders, names }));
-  }
-  return layout;
+export function arrayLayout(schema: TableSchema): ArrayRowLayout {
+  return layouts.arrayLayout(schema);
 }
 
 /**
@@ -123,11 +80,11 @@ export function arrayLayout(schema: TableSchema): ArrayLayout {
  * to a record: the same record `decodeRow` makes of the row as an object. better-sqlite3 builds
  * array rows in about half the time of object rows (no property per column).
  */
-export function decodeValues(schema: TableSchema, values: Values, layout: ArrayLayout = arrayLayout(schema)): StoredRecord {
-  return decodeWith(layout, values as unknown as Source);
+export function decodeValues(schema: TableSchema, values: Values, layout: ArrayRowLayout = arrayLayout(schema)): StoredRecord {
+  return decodeWith(layout, values as unknown as RowSource);
 }
 
-function decodeWith(layout: Layout, source: Source): StoredRecord {
+function decodeWith(layout: RowLayout, source: RowSource): StoredRecord {
   const createdMs = source[layout.createdAt] as number;
   const updatedMs = source[layout.updatedAt] as number;
   const createdIso = isoOfMs(createdMs);
@@ -153,7 +110,7 @@ function parseJson(raw: unknown): Value {
 }
 
 /** Decodes one column of a row, read at `at` (a GeoPoint at `latAt` and `lngAt`) by name or by position. */
-function columnDecoder(name: string, column: ColumnSchema, at: Key, latAt: Key, lngAt: Key): ColumnDecoder | null {
+function columnDecoder(name: string, column: ColumnSchema, at: RowKey, latAt: RowKey, lngAt: RowKey): ColumnDecoder | null {
   switch (column.type) {
     case 'Relation':
       return null;
@@ -201,3 +158,6 @@ function columnDecoder(name: string, column: ColumnSchema, at: Key, latAt: Key, 
       };
   }
 }
+
+/** Layouts compiled once per (frozen) schema object: rows are decoded without re-reading the schema. */
+const layouts = rowLayouts('sqlite', columnDecoder);
