@@ -1,21 +1,17 @@
-import { configError } from '../../core/errors.js';
 import type { DateValue, StoredRecord } from '../../core/values.js';
 import { dateMs } from '../../core/values.js';
-import { applyOps, needsReadModifyWrite } from '../../operators/apply.js';
-import { withoutMissingUnsets } from '../../operators/column-types.js';
 import type { TableSchema } from '../../query/plan.js';
 import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
 import { postgresDialect } from '../../query/sql/postgres-dialect.js';
 import { type Assignment, compileAddRelation, compileRemoveRelation, compileSelectById, compileUpdate } from '../../query/sql/write-compiler.js';
 import type { FieldOp, TableRef } from '../port.js';
+import { type RelationOp, type ValueOp, appliedAssignments, directAssignments, updateShape } from '../sql/update-plan.js';
 import type { PgQueryable } from './pg-client.js';
 import { decodePgRow, encodePgColumn } from './pg-row-codec.js';
 import { runQuery } from './pg-schema-store.js';
 
 const D = postgresDialect;
 
-type RelationOp = Extract<FieldOp, { kind: 'add_relation' | 'remove_relation' }>;
-type ValueOp = Exclude<FieldOp, RelationOp>;
 
 /** How an update runs: as one statement, or as several that need a transaction. */
 export interface PgUpdatePlan {
@@ -32,27 +28,13 @@ export interface PgUpdatePlan {
  * caller opens it when `single` is false), so concurrent updates of the row serialise on its lock.
  */
 export function planUpdate(ref: TableRef, schema: TableSchema, objectId: string, allOps: readonly FieldOp[], updatedAt: DateValue): PgUpdatePlan {
-  const ops = withoutMissingUnsets(schema, allOps);
-  for (const op of ops) {
-    if (!Object.hasOwn(schema.columns, op.column)) throw configError('postgres', `column '${op.column}' is not in the schema of ${ref.className}: call ensureColumns first`);
-  }
-  const valueOps: ValueOp[] = [];
-  const relationOps: RelationOp[] = [];
-  const columns = new Set<string>();
-  for (const op of ops) {
-    if (op.kind === 'add_relation' || op.kind === 'remove_relation') relationOps.push(op);
-    else {
-      valueOps.push(op);
-      columns.add(op.column);
-    }
-  }
-  const direct = !needsReadModifyWrite(valueOps) && columns.size === valueOps.length;
+  const { valueOps, relationOps, direct } = updateShape('postgres', ref, schema, allOps);
   const table = physicalTableName(ref.namespace, ref.className);
   const ms = dateMs(updatedAt);
   return {
     single: direct && relationOps.length === 0,
     async run(client) {
-      const assignments = direct ? directAssignments(schema, valueOps) : await readModifyWrite(client, table, schema, valueOps, objectId);
+      const assignments = direct ? directAssignments(schema, valueOps, encodePgColumn) : await readModifyWrite(client, table, schema, valueOps, objectId);
       if (!assignments) return null;
       const rows = await runQuery(client, compileUpdate(D, table, assignments, objectId, ms));
       const row = rows[0];
@@ -68,23 +50,9 @@ export function planUpdate(ref: TableRef, schema: TableSchema, objectId: string,
   };
 }
 
-function directAssignments(schema: TableSchema, ops: readonly ValueOp[]): Assignment[] {
-  const out: Assignment[] = [];
-  for (const op of ops) {
-    if (op.kind === 'increment') out.push({ kind: 'increment', column: op.column, amount: op.amount });
-    else for (const [column, value] of encodePgColumn(op.column, schema.columns[op.column]!, op.kind === 'set' ? op.value : null)) out.push({ kind: 'set', column, value });
-  }
-  return out;
-}
-
 async function readModifyWrite(client: PgQueryable, table: string, schema: TableSchema, ops: readonly ValueOp[], objectId: string): Promise<Assignment[] | null> {
   const rows = await runQuery(client, compileSelectById(D, table, objectId, undefined, true));
   const row = rows[0];
   if (!row) return null;
-  const next = applyOps(decodePgRow(schema, row), ops);
-  const out: Assignment[] = [];
-  for (const name of new Set(ops.map((op) => op.column))) {
-    for (const [column, value] of encodePgColumn(name, schema.columns[name]!, next[name])) out.push({ kind: 'set', column, value });
-  }
-  return out;
+  return appliedAssignments(schema, ops, decodePgRow(schema, row), encodePgColumn);
 }
