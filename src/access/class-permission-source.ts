@@ -1,0 +1,16 @@
+import type { TableRef } from '../storage/port.js';
+import { type ClassPermissions, OPEN_CLASS } from './class-permissions.js';
+
+/**
+ * Where the records service reads a table's class-level permissions. The schema API persists them and
+ * provides a source that caches per table and forgets a table when its permissions change; until a
+ * table has permissions set, every operation is open (`OPEN_CLASS`).
+ */
+export interface ClassPermissionSource {
+  permissionsOf(table: TableRef): Promise<ClassPermissions>;
+}
+
+/** Every table open: the source of a service whose schema API is not in use. */
+export const openClassPermissionSource: ClassPermissionSource = {
+  permissionsOf: async () => OPEN_CLASS,
+};
