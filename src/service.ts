@@ -327,6 +327,7 @@ function builtInFeatures(options: ServiceOptions, registry: ServiceRegistry): Fe
           sms: () => ctx.find(SMS),
           counters: ctx.counters,
           classPolicies: ctx.use(RECORDS).policies,
+          access: ctx.use(RECORDS).access,
         });
         return instanceOf(users, users);
       },

@@ -3,7 +3,7 @@ import type { StoredRecord } from '../core/values.js';
 import { encodeRecord, type Json, type JsonObject } from '../core/wire-values.js';
 import type { StorageAdapter } from '../storage/port.js';
 import type { IncludePath } from '../query/parse/include.js';
-import type { FindPlan } from '../query/plan.js';
+import type { FindPlan, WhereNode } from '../query/plan.js';
 
 
 /** What include expansion reads: storage, the namespace, the output time zone, a record hook. */
@@ -13,6 +13,8 @@ export interface IncludeDeps {
   readonly timeZone: string;
   /** Rewrites a record before it is encoded (hide `_User.password`); `null` hides it entirely. */
   readonly transformRecord?: (className: string, record: StoredRecord) => StoredRecord | null;
+  /** The caller's ACL read filter: a target it cannot read stays an unexpanded Pointer. */
+  readonly readFilter?: WhereNode;
 }
 
 const FETCH_CHUNK = 500;
@@ -52,8 +54,9 @@ async function fetchTargets(className: string, ids: readonly string[], deps: Inc
   const out: StoredRecord[] = [];
   for (let i = 0; i < ids.length; i += FETCH_CHUNK) {
     const chunk = ids.slice(i, i + FETCH_CHUNK);
+    const byId: WhereNode = { kind: 'in', field: { column: 'objectId', path: [] }, negate: false, values: chunk };
     const plan: FindPlan = {
-      where: { kind: 'in', field: { column: 'objectId', path: [] }, negate: false, values: chunk },
+      where: deps.readFilter ? { kind: 'and', nodes: [byId, deps.readFilter] } : byId,
       order: [],
       skip: 0,
       limit: chunk.length,

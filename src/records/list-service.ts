@@ -9,6 +9,7 @@ import type { TableSchema } from '../query/plan.js';
 import { encodeStatisticsRow } from '../query/statistics-output.js';
 import type { StorageAdapter, TableRef } from '../storage/port.js';
 import { expandIncludes, type IncludeDeps } from './include.js';
+import { type ReadRestriction, restrictListQuery } from './read-restriction.js';
 
 
 /**
@@ -42,6 +43,11 @@ export interface ListDeps {
   readonly guard?: (footprint: QueryFootprint) => Promise<void> | void;
   /** Columns no query may name, refused while parsing (see `ParseContext.isSecretColumn`). */
   readonly isSecretColumn?: (className: string, column: string) => boolean;
+  /**
+   * The caller's ACL read restriction (absent for the master key): pushed into the query, its inner
+   * queries and include fetches, so `limit`, `skip` and `count` stay exact and nothing leaks.
+   */
+  readonly restrict?: ReadRestriction;
 }
 
 /** Most distinct class names whose schemas one where may make us fetch before parsing. */
@@ -83,8 +89,9 @@ export async function handleList(ctx: ListRequest, deps: ListDeps): Promise<List
     return schemas.get(name) ?? null;
   };
   const secret = deps.isSecretColumn;
-  const query = parseListQuery(ctx.query, { className, schema, settings: app.settings, ...(secret ? { isSecretColumn: secret } : {}) });
-  await deps.guard?.(listQueryFootprint(query, className));
+  const parsed = parseListQuery(ctx.query, { className, schema, settings: app.settings, ...(secret ? { isSecretColumn: secret } : {}) });
+  await deps.guard?.(listQueryFootprint(parsed, className));
+  const query = deps.restrict ? await restrictListQuery(parsed, deps.restrict) : parsed;
   const table: TableRef = { namespace, className };
   const exists = schemas.get(className) !== null;
   const budget = { budgetMs: app.settings.query.budgetMs };
@@ -108,8 +115,13 @@ export async function handleList(ctx: ListRequest, deps: ListDeps): Promise<List
 }
 
 function includeDeps(app: ListRequest['app'], deps: ListDeps): IncludeDeps {
-  const base = { storage: deps.storage, namespace: app.namespace, timeZone: app.settings.timeZone };
-  return deps.transformRecord ? { ...base, transformRecord: deps.transformRecord } : base;
+  return {
+    storage: deps.storage,
+    namespace: app.namespace,
+    timeZone: app.settings.timeZone,
+    ...(deps.transformRecord ? { transformRecord: deps.transformRecord } : {}),
+    ...(deps.restrict ? { readFilter: deps.restrict.filter } : {}),
+  };
 }
 
 /**

@@ -20,7 +20,8 @@ export async function readUser(deps: UsersDeps, caller: Caller, objectId: string
   assertId(objectId);
   await deps.ready(caller.app);
   const user = await deps.users.get(caller.app, objectId);
-  if (!user) throw svcError('objectNotFound', objectId);
+  // A user whose ACL hides it from the caller answers exactly as a missing one.
+  if (!user || !deps.access.allows(await deps.access.accessOf(caller), user, 'read')) throw svcError('objectNotFound', objectId);
   return userJson(caller.app, user);
 }
 
@@ -35,7 +36,7 @@ export async function updateUser(deps: UsersDeps, caller: Caller, objectId: stri
   assertId(objectId);
   await deps.ready(app);
   const current = await deps.users.get(app, objectId);
-  if (!current) throw svcError('objectNotFound', objectId);
+  if (!current || !deps.access.allows(await deps.access.accessOf(caller), current, 'write')) throw svcError('objectNotFound', objectId);
   const prepared = await prepareUserWrite({
     app,
     isMaster: caller.isMaster,
@@ -60,6 +61,10 @@ export async function deleteUser(deps: UsersDeps, caller: Caller, objectId: stri
   await requireSelfOrMaster(caller, objectId);
   assertId(objectId);
   await deps.ready(app);
+  if (!caller.isMaster) {
+    const current = await deps.users.get(app, objectId);
+    if (!current || !deps.access.allows(await deps.access.accessOf(caller), current, 'write')) throw svcError('objectNotFound', objectId);
+  }
   if (!(await deps.users.delete(app, objectId))) throw svcError('objectNotFound', objectId);
   await deps.sessions.revokeAll(app, objectId);
 }
