@@ -347,9 +347,10 @@ function builtInFeatures(options: ServiceOptions, registry: ServiceRegistry): Fe
     const realtimeOptions = options.realtime ?? {};
     definitions.push({
       id: 'realtime',
-      after: [USERS.id],
+      after: [USERS.id, RECORDS.id],
       init(ctx) {
-        const feature = createRealtimeFeature(ctx, realtimeOptions);
+        const access = ctx.find(RECORDS)?.access;
+        const feature = createRealtimeFeature(ctx, access && !realtimeOptions.access ? { ...realtimeOptions, access } : realtimeOptions);
         return instanceOf(feature);
       },
     });

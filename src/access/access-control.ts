@@ -56,13 +56,23 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
   });
   const permissions = options.classPermissions ?? openClassPermissionSource;
   const filters = new WeakMap<Principals, WhereNode>();
+  // Principals per resolved role list (the role cache hands out the same array while it is fresh),
+  // so a warm user costs no allocation and its filter node is reused.
+  const principalsByRoles = new WeakMap<readonly string[], Map<string, Principals>>();
+  const principalsFor = (userId: string, names: readonly string[]): Principals => {
+    let byUser = principalsByRoles.get(names);
+    if (!byUser) principalsByRoles.set(names, (byUser = new Map()));
+    let principals = byUser.get(userId);
+    if (!principals) byUser.set(userId, (principals = principalsOf(userId, names)));
+    return principals;
+  };
   return {
     async accessOf(caller) {
       if (caller.isMaster) return MASTER_ACCESS;
       const user = await caller.user();
       if (!user) return { master: false, principals: ANONYMOUS };
       const names = await roles.rolesOf(caller.app.namespace, user.objectId);
-      return { master: false, principals: principalsOf(user.objectId, names) };
+      return { master: false, principals: principalsFor(user.objectId, names) };
     },
     readFilter(access) {
       if (access.master) return null;
