@@ -7,7 +7,7 @@ import type { StorageAdapter, TableRef } from '../storage/port.js';
 import type { Acl } from './acl.js';
 import { ACL_COLUMN, aclReadFilter } from './acl-filter.js';
 import { type ClassPermissionSource, openClassPermissionSource } from './class-permission-source.js';
-import { type ClassOperation, classAllows } from './class-permissions.js';
+import { type ClassOperation, classAllows, protectedFieldsFor } from './class-permissions.js';
 import { ANONYMOUS, type Principals, aclAllows, principalsOf } from './principals.js';
 import { RoleCache } from './role-cache.js';
 import { ROLE_CLASS, storageRoleLookup } from './role-lookup.js';
@@ -19,6 +19,8 @@ import { ROLE_CLASS, storageRoleLookup } from './role-lookup.js';
 export type Access = { readonly master: true } | { readonly master: false; readonly principals: Principals };
 
 export const MASTER_ACCESS: Access = Object.freeze({ master: true });
+
+const NOTHING_HIDDEN: ReadonlySet<string> = new Set();
 
 /**
  * The access-control decisions of one service: principals per caller (roles resolved and cached),
@@ -34,6 +36,8 @@ export interface AccessControl {
   allows(access: Access, record: StoredRecord, permission: 'read' | 'write'): boolean;
   /** Refuses (11171) unless the table's class-level permissions admit the caller. */
   assertClassAllows(access: Access, table: TableRef, operation: ClassOperation): Promise<void>;
+  /** The table's protected fields hidden from this caller (none for the master key). */
+  hiddenColumns(access: Access, table: TableRef): Promise<ReadonlySet<string>>;
   /** Forgets cached roles of a namespace: call after a `_Role` write. */
   rolesChanged(namespace: string): void;
 }
@@ -88,6 +92,11 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       if (access.master) return;
       const rules = await permissions.permissionsOf(table);
       if (!classAllows(rules, operation, access.principals)) throw svcError('classPermissionDenied', operation, table.className);
+    },
+    async hiddenColumns(access, table) {
+      if (access.master) return NOTHING_HIDDEN;
+      const rules = await permissions.permissionsOf(table);
+      return rules.protectedFields.size === 0 ? NOTHING_HIDDEN : protectedFieldsFor(rules, access.principals);
     },
     rolesChanged(namespace) {
       roles.invalidate(namespace);

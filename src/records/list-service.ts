@@ -9,7 +9,9 @@ import type { TableSchema } from '../query/plan.js';
 import { encodeStatisticsRow } from '../query/statistics-output.js';
 import type { StorageAdapter, TableRef } from '../storage/port.js';
 import { expandIncludes, type IncludeDeps } from './include.js';
-import { type ReadRestriction, restrictListQuery } from './read-restriction.js';
+import { type ReadRestriction, assertNoHiddenColumns, restrictListQuery, withoutColumns } from './read-restriction.js';
+
+const NOTHING: ReadonlySet<string> = new Set();
 
 
 /**
@@ -90,8 +92,11 @@ export async function handleList(ctx: ListRequest, deps: ListDeps): Promise<List
   };
   const secret = deps.isSecretColumn;
   const parsed = parseListQuery(ctx.query, { className, schema, settings: app.settings, ...(secret ? { isSecretColumn: secret } : {}) });
-  await deps.guard?.(listQueryFootprint(parsed, className));
+  const footprint = listQueryFootprint(parsed, className);
+  await deps.guard?.(footprint);
+  if (deps.restrict) await assertNoHiddenColumns(footprint, deps.restrict);
   const query = deps.restrict ? await restrictListQuery(parsed, deps.restrict) : parsed;
+  const hidden = deps.restrict ? await deps.restrict.hiddenColumns(className) : NOTHING;
   const table: TableRef = { namespace, className };
   const exists = schemas.get(className) !== null;
   const budget = { budgetMs: app.settings.query.budgetMs };
@@ -106,7 +111,7 @@ export async function handleList(ctx: ListRequest, deps: ListDeps): Promise<List
   const results: JsonObject[] = [];
   for (const record of records) {
     const shown = deps.transformRecord ? deps.transformRecord(className, record) : record;
-    if (shown) results.push(encodeRecord(shown, timeZone));
+    if (shown) results.push(encodeRecord(withoutColumns(shown, hidden), timeZone));
   }
   if (query.include.length > 0) await expandIncludes(results, query.include, includeDeps(ctx.app, deps));
   const body: JsonObject = { results };
@@ -120,7 +125,7 @@ function includeDeps(app: ListRequest['app'], deps: ListDeps): IncludeDeps {
     namespace: app.namespace,
     timeZone: app.settings.timeZone,
     ...(deps.transformRecord ? { transformRecord: deps.transformRecord } : {}),
-    ...(deps.restrict ? { readFilter: deps.restrict.filter } : {}),
+    ...(deps.restrict ? { readFilter: deps.restrict.filter, hiddenColumns: deps.restrict.hiddenColumns } : {}),
   };
 }
 

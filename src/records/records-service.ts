@@ -13,7 +13,7 @@ import { isPlausibleObjectId } from './object-id.js';
 import { type ListDeps, expandRecordIncludes, handleList } from './list-service.js';
 import { type CreatedRecord, type RecordDeps, createRecord, deleteRecord, readRecord, updateRecord } from './record-ops.js';
 import type { Access, AccessControl } from '../access/access-control.js';
-import type { ReadRestriction } from './read-restriction.js';
+import { type ReadRestriction, withoutColumns } from './read-restriction.js';
 import { isValidTableName } from '../core/names.js';
 import { ACL_COLUMN } from '../access/acl-filter.js';
 
@@ -85,6 +85,7 @@ export function readRestriction(storage: StorageAdapter, access: AccessControl, 
       const record = await storage.get({ namespace, className: owner.className }, owner.objectId, { kind: 'include', columns: [ACL_COLUMN] });
       return record !== null && access.allows(level, record, 'read');
     },
+    hiddenColumns: (className) => access.hiddenColumns(level, { namespace, className }),
   };
 }
 
@@ -117,9 +118,11 @@ export function createRecordsService(deps: RecordsServiceDeps): RecordsService {
       if (!isPlausibleObjectId(objectId)) throw svcError('objectNotFound', objectId.slice(0, 64));
       const include = parseInclude(options.include && options.include.length > 0 ? options.include.join(',') : null);
       const projection = parseKeys(options.keys ?? [], include.map((path) => path[0]!.column));
+      const level = await access.accessOf(caller);
       const record = await readRecord(direct, caller, className, objectId, projection);
-      const body = encodeRecord(record, caller.app.settings.timeZone);
-      if (include.length > 0) await expandRecordIncludes(caller.app, include, listDeps(caller, className, await access.accessOf(caller)), body);
+      const hidden = await access.hiddenColumns(level, { namespace: caller.app.namespace, className });
+      const body = encodeRecord(withoutColumns(record, hidden), caller.app.settings.timeZone);
+      if (include.length > 0) await expandRecordIncludes(caller.app, include, listDeps(caller, className, level), body);
       return body;
     },
     async update(caller, className, objectId, fields) {
