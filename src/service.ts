@@ -28,6 +28,7 @@ import { svcError } from './core/errors.js';
 import type { SmsApi } from './sms/sms-api.js';
 import { type FilesApi, type FilesOptions, createFilesFeature } from './files/index.js';
 import { type RealtimeOptions, createRealtimeFeature } from './realtime/index.js';
+import type { ClassPermissionSource } from './access/class-permission-source.js';
 
 /**
  * The older feature form: a factory given the service context and the registry, returning routes.
@@ -136,6 +137,11 @@ export interface ServiceOptions {
    * `features.realtime` setting is on, others get 11007). `false` leaves them out. See docs/realtime.md.
    */
   realtime?: false | RealtimeOptions;
+  /**
+   * Class-level permissions and protected fields per table (docs/access-control.md): where the
+   * records and users services read them. Default: every table open.
+   */
+  classPermissions?: ClassPermissionSource;
   /**
    * Files and media (uploads, serving, delete, video snapshot, QR codes, image checks): off unless
    * given; `{}` stores under ./data/files on local disk. See docs/files.md.
@@ -309,7 +315,7 @@ function builtInFeatures(options: ServiceOptions, registry: ServiceRegistry): Fe
   definitions.push({
     id: RECORDS.id,
     init(ctx) {
-      const records = createRecordsFeature(ctx, { sessions: () => ctx.find(SESSIONS) });
+      const records = createRecordsFeature(ctx, { sessions: () => ctx.find(SESSIONS), ...(options.classPermissions ? { classPermissions: options.classPermissions } : {}) });
       return instanceOf(records, records);
     },
   });
@@ -327,6 +333,7 @@ function builtInFeatures(options: ServiceOptions, registry: ServiceRegistry): Fe
           sms: () => ctx.find(SMS),
           counters: ctx.counters,
           classPolicies: ctx.use(RECORDS).policies,
+          access: ctx.use(RECORDS).access,
         });
         return instanceOf(users, users);
       },
@@ -346,9 +353,10 @@ function builtInFeatures(options: ServiceOptions, registry: ServiceRegistry): Fe
     const realtimeOptions = options.realtime ?? {};
     definitions.push({
       id: 'realtime',
-      after: [USERS.id],
+      after: [USERS.id, RECORDS.id],
       init(ctx) {
-        const feature = createRealtimeFeature(ctx, realtimeOptions);
+        const access = ctx.find(RECORDS)?.access;
+        const feature = createRealtimeFeature(ctx, access && !realtimeOptions.access ? { ...realtimeOptions, access } : realtimeOptions);
         return instanceOf(feature);
       },
     });

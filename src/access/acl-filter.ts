@@ -10,13 +10,7 @@ export const ACL_COLUMN = 'ACL';
  * one of the principals. AND it with the client's where.
  */
 export function aclReadFilter(principals: Principals): WhereNode {
-  const grants: WhereNode[] = principals.keys.map((key) => ({
-    kind: 'compare',
-    field: { column: ACL_COLUMN, path: [key, 'read'] },
-    op: 'eq',
-    value: true,
-  }));
-  return { kind: 'or', nodes: [{ kind: 'exists', field: { column: ACL_COLUMN, path: [] }, exists: false }, ...grants] };
+  return { kind: 'acl_read', principals: principals.keys };
 }
 
 /** `where AND acl` (the ACL filter is dropped for the master key by the caller, never here). */

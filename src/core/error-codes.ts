@@ -84,6 +84,8 @@ export const ERROR_CODES = {
   resetLinkInvalid: { code: 11051, status: 400, message: 'the link is unknown, used or expired.' },
   notSortable: { code: 11060, status: 400, message: "cannot order by '%s': only number, date and string columns are sortable." },
   invalidClassPermissions: { code: 11170, status: 400, message: 'invalid class-level permissions: %s.' },
+  classPermissionDenied: { code: 11171, status: 403, message: "permission denied for %s on class '%s'." },
+  roleNameImmutable: { code: 11172, status: 400, message: "a role's name is set once, at its creation." },
   transactionFailed: { code: 11070, status: 400, message: 'batch transaction rolled back: item %s failed.' },
   batchTableRefused: { code: 11071, status: 400, message: 'batch requests cannot change table %s (item %s).' },
   // --- storage schema rules (issues 11 and 12: D4, D8) ---

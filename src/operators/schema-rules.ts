@@ -42,8 +42,11 @@ export function assertNewColumns(
     if (clash !== undefined && clash !== name) throw svcError('fieldNameCollision', name, clash, className);
     byFolded.set(name.toLowerCase(), name);
   }
-  const before = Object.keys(schema?.columns ?? {}).length;
-  if (limits && before + added.length > limits.maxColumns) {
-    throw svcError('tooManyColumns', added[Math.max(0, limits.maxColumns - before)]![0], className, limits.maxColumns);
+  // The ACL column is built in: it never counts against the application's column limit.
+  const counted = (name: string) => name !== 'ACL';
+  const before = Object.keys(schema?.columns ?? {}).filter(counted).length;
+  const adding = added.filter(([name]) => counted(name));
+  if (limits && adding.length > 0 && before + adding.length > limits.maxColumns) {
+    throw svcError('tooManyColumns', adding[Math.max(0, limits.maxColumns - before)]![0], className, limits.maxColumns);
   }
 }

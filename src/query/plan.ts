@@ -43,7 +43,13 @@ export type WhereNode =
   | { readonly kind: 'related_to'; readonly owner: PointerValue; readonly key: string }
   /** GeoPoint within `maxRadians` (great-circle) of `point`. */
   | { readonly kind: 'near'; readonly field: FieldRef; readonly point: GeoPointValue; readonly maxRadians: number }
-  | { readonly kind: 'within_box'; readonly field: FieldRef; readonly southWest: GeoPointValue; readonly northEast: GeoPointValue };
+  | { readonly kind: 'within_box'; readonly field: FieldRef; readonly southWest: GeoPointValue; readonly northEast: GeoPointValue }
+  /**
+   * Records whose `ACL` column is missing or grants `read` (the value `true`) to one of `principals`:
+   * access control's read filter, built by the service for non-master callers, never parsed from a
+   * client's where.
+   */
+  | { readonly kind: 'acl_read'; readonly principals: readonly string[] };
 
 export type WhereKind = WhereNode['kind'];
 

@@ -110,7 +110,7 @@ export class SubscriptionEngine {
       const { caller } = subscriber;
       for (const subscription of subscriber.subscriptions()) {
         const match = matchChange(subscription, change);
-        if (!match || !mayRead(caller, change.className, match.record)) continue;
+        if (!match || !(await mayRead(caller, change.className, match.record))) continue;
         let data = encoded.get(match.record);
         if (!data) encoded.set(match.record, (data = encodeRecord(match.record, caller.app.settings.timeZone)));
         subscriber.deliver(subscription, match, data);

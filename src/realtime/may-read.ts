@@ -1,3 +1,7 @@
+import type { Access } from '../access/access-control.js';
+import { ACL_COLUMN } from '../access/acl-filter.js';
+import type { Acl } from '../access/acl.js';
+import { aclAllows } from '../access/principals.js';
 import type { Application } from '../app/application.js';
 import type { SessionUser } from '../app/caller.js';
 import { SESSION_CLASS } from '../users/user-table.js';
@@ -9,18 +13,28 @@ export interface RealtimeCaller {
   readonly isMaster: boolean;
   /** The session token's user, or null (anonymous: application keys only, or the SDK's socket). */
   readonly user: SessionUser | null;
+  /**
+   * The connection's access (its principals, roles included): resolved through the records feature's
+   * access control, whose role cache keeps this cheap per change. Absent: anonymous (`*` only).
+   */
+  readonly access?: () => Promise<Access>;
 }
 
 /**
- * The per-subscriber read check: whether `caller` may receive this record of `className`. Today it
- * allows what the caller could GET over REST with its keys: every data table and `_User` (whose
- * secret columns were removed before publishing); `_Session` with the master key only. Per-record
- * ACL filtering arrives with access control (issue 15), here and nowhere else.
+ * The per-subscriber read check: whether `caller` may receive this record of `className`, exactly as
+ * it could GET it over REST: `_Session` with the master key only; a record with an ACL only when the
+ * ACL grants the connection's user, one of its roles or everyone read (the master key always).
  */
-export function mayRead(caller: RealtimeCaller, className: string, _record: object): boolean {
+export async function mayRead(caller: RealtimeCaller, className: string, record: Readonly<Record<string, unknown>>): Promise<boolean> {
   if (className === SESSION_CLASS) return caller.isMaster;
-  return true;
+  const acl = record[ACL_COLUMN] as Acl | undefined | null;
+  if (acl === undefined || acl === null || caller.isMaster) return true;
+  const access = caller.access ? await caller.access() : null;
+  if (access?.master) return true;
+  return aclAllows(acl, access ? access.principals : ANONYMOUS_ONLY, 'read');
 }
+
+const ANONYMOUS_ONLY = { userId: null, keys: ['*'] } as const;
 
 /** Tables no realtime subscription may name. `_Session` changes are never published (they hold token hashes). */
 export function isSubscribableTable(className: string): boolean {

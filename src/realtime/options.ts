@@ -1,3 +1,4 @@
+import type { AccessControl } from '../access/access-control.js';
 import type { EventBus } from '../events/port.js';
 
 /**
@@ -16,6 +17,11 @@ export interface RealtimeOptions {
    * here is not closed by `service.close()` (its owner closes it).
    */
   bus?: EventBus;
+  /**
+   * ACL decisions for deliveries (the records feature's `access`, which `createService` passes):
+   * records with an ACL reach only connections that could read them over REST.
+   */
+  access?: AccessControl;
   /** Path of svcbase's JSON-over-WebSocket protocol, relative to the mount prefix (default `/1/realtime`). */
   path?: string;
   /**
@@ -43,7 +49,7 @@ export interface RealtimeOptions {
   ticker?: RealtimeTicker;
 }
 
-export type RealtimeLimits = Required<Omit<RealtimeOptions, 'bus' | 'ticker' | 'socketIoPath'>> & { socketIoPath: string | false };
+export type RealtimeLimits = Required<Omit<RealtimeOptions, 'bus' | 'ticker' | 'socketIoPath' | 'access'>> & { socketIoPath: string | false };
 
 export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
   path: '/1/realtime',

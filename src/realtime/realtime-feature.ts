@@ -73,7 +73,11 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
         if (upgrade.auth.sessionToken && !user) throw svcError('sessionInvalid');
         const release = slots.reserve(app.applicationId);
         upgrade.socket.once('close', release);
-        const caller: RealtimeCaller = { app, isMaster: upgrade.auth.isMaster, user };
+        const control = options.access;
+        const base = { app, isMaster: upgrade.auth.isMaster, user };
+        // The connection's access as a Caller would have it: its user, roles through the shared cache.
+        const asCaller = { app, credential: 'rest' as const, isMaster: base.isMaster, sessionToken: upgrade.auth.sessionToken ?? null, user: async () => user };
+        const caller: RealtimeCaller = control ? { ...base, access: () => control.accessOf(asCaller) } : base;
         accept(upgrade, (connection) => connection.ping(), (ws, connection) =>
           serveJsonProtocol(ws, connection, caller, { engine, storage: ctx.storage, logger: ctx.logger, maxSubscriptions: limits.maxSubscriptionsPerConnection, maxMessagesPerSecond: limits.maxMessagesPerSecond }),
         );

@@ -14,6 +14,7 @@ const REFUSED: Readonly<Partial<Record<WhereNode['kind'], string>>> = {
   in_query: '$inQuery / $notInQuery',
   select: '$select / $dontSelect',
   related_to: '$relatedTo',
+  acl_read: 'an access filter',
 };
 
 /**

@@ -3,7 +3,8 @@ import type { StoredRecord } from '../core/values.js';
 import { encodeRecord, type Json, type JsonObject } from '../core/wire-values.js';
 import type { StorageAdapter } from '../storage/port.js';
 import type { IncludePath } from '../query/parse/include.js';
-import type { FindPlan } from '../query/plan.js';
+import type { FindPlan, WhereNode } from '../query/plan.js';
+import { withoutColumns } from './read-restriction.js';
 
 
 /** What include expansion reads: storage, the namespace, the output time zone, a record hook. */
@@ -13,6 +14,10 @@ export interface IncludeDeps {
   readonly timeZone: string;
   /** Rewrites a record before it is encoded (hide `_User.password`); `null` hides it entirely. */
   readonly transformRecord?: (className: string, record: StoredRecord) => StoredRecord | null;
+  /** The caller's ACL read filter: a target it cannot read stays an unexpanded Pointer. */
+  readonly readFilter?: WhereNode;
+  /** Protected fields of a target table hidden from the caller. */
+  readonly hiddenColumns?: (className: string) => Promise<ReadonlySet<string>>;
 }
 
 const FETCH_CHUNK = 500;
@@ -52,8 +57,9 @@ async function fetchTargets(className: string, ids: readonly string[], deps: Inc
   const out: StoredRecord[] = [];
   for (let i = 0; i < ids.length; i += FETCH_CHUNK) {
     const chunk = ids.slice(i, i + FETCH_CHUNK);
+    const byId: WhereNode = { kind: 'in', field: { column: 'objectId', path: [] }, negate: false, values: chunk };
     const plan: FindPlan = {
-      where: { kind: 'in', field: { column: 'objectId', path: [] }, negate: false, values: chunk },
+      where: deps.readFilter ? { kind: 'and', nodes: [byId, deps.readFilter] } : byId,
       order: [],
       skip: 0,
       limit: chunk.length,
@@ -88,8 +94,10 @@ export async function expandIncludes(objects: JsonObject[], paths: readonly Incl
     const expanded = new Map<string, JsonObject>();
     for (const [targetClass, ids] of wanted) {
       const level: JsonObject[] = [];
+      const hidden = deps.hiddenColumns ? await deps.hiddenColumns(targetClass) : undefined;
       for (const record of await fetchTargets(targetClass, [...ids], deps)) {
-        const shown = deps.transformRecord ? deps.transformRecord(targetClass, record) : record;
+        const transformed = deps.transformRecord ? deps.transformRecord(targetClass, record) : record;
+        const shown = transformed && hidden ? withoutColumns(transformed, hidden) : transformed;
         if (!shown) continue;
         const object: JsonObject = { __type: 'Object', className: targetClass, ...encodeRecord(shown, deps.timeZone) };
         expanded.set(`${targetClass}\u0000${record.objectId}`, object);

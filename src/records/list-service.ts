@@ -9,6 +9,9 @@ import type { TableSchema } from '../query/plan.js';
 import { encodeStatisticsRow } from '../query/statistics-output.js';
 import type { StorageAdapter, TableRef } from '../storage/port.js';
 import { expandIncludes, type IncludeDeps } from './include.js';
+import { type ReadRestriction, assertNoHiddenColumns, restrictListQuery, withoutColumns } from './read-restriction.js';
+
+const NOTHING: ReadonlySet<string> = new Set();
 
 
 /**
@@ -42,6 +45,11 @@ export interface ListDeps {
   readonly guard?: (footprint: QueryFootprint) => Promise<void> | void;
   /** Columns no query may name, refused while parsing (see `ParseContext.isSecretColumn`). */
   readonly isSecretColumn?: (className: string, column: string) => boolean;
+  /**
+   * The caller's ACL read restriction (absent for the master key): pushed into the query, its inner
+   * queries and include fetches, so `limit`, `skip` and `count` stay exact and nothing leaks.
+   */
+  readonly restrict?: ReadRestriction;
 }
 
 /** Most distinct class names whose schemas one where may make us fetch before parsing. */
@@ -83,8 +91,12 @@ export async function handleList(ctx: ListRequest, deps: ListDeps): Promise<List
     return schemas.get(name) ?? null;
   };
   const secret = deps.isSecretColumn;
-  const query = parseListQuery(ctx.query, { className, schema, settings: app.settings, ...(secret ? { isSecretColumn: secret } : {}) });
-  await deps.guard?.(listQueryFootprint(query, className));
+  const parsed = parseListQuery(ctx.query, { className, schema, settings: app.settings, ...(secret ? { isSecretColumn: secret } : {}) });
+  const footprint = listQueryFootprint(parsed, className);
+  await deps.guard?.(footprint);
+  if (deps.restrict) await assertNoHiddenColumns(footprint, deps.restrict);
+  const query = deps.restrict ? await restrictListQuery(parsed, deps.restrict) : parsed;
+  const hidden = deps.restrict ? await deps.restrict.hiddenColumns(className) : NOTHING;
   const table: TableRef = { namespace, className };
   const exists = schemas.get(className) !== null;
   const budget = { budgetMs: app.settings.query.budgetMs };
@@ -99,7 +111,7 @@ export async function handleList(ctx: ListRequest, deps: ListDeps): Promise<List
   const results: JsonObject[] = [];
   for (const record of records) {
     const shown = deps.transformRecord ? deps.transformRecord(className, record) : record;
-    if (shown) results.push(encodeRecord(shown, timeZone));
+    if (shown) results.push(encodeRecord(withoutColumns(shown, hidden), timeZone));
   }
   if (query.include.length > 0) await expandIncludes(results, query.include, includeDeps(ctx.app, deps));
   const body: JsonObject = { results };
@@ -108,8 +120,13 @@ export async function handleList(ctx: ListRequest, deps: ListDeps): Promise<List
 }
 
 function includeDeps(app: ListRequest['app'], deps: ListDeps): IncludeDeps {
-  const base = { storage: deps.storage, namespace: app.namespace, timeZone: app.settings.timeZone };
-  return deps.transformRecord ? { ...base, transformRecord: deps.transformRecord } : base;
+  return {
+    storage: deps.storage,
+    namespace: app.namespace,
+    timeZone: app.settings.timeZone,
+    ...(deps.transformRecord ? { transformRecord: deps.transformRecord } : {}),
+    ...(deps.restrict ? { readFilter: deps.restrict.filter, hiddenColumns: deps.restrict.hiddenColumns } : {}),
+  };
 }
 
 /**

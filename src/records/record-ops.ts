@@ -8,11 +8,14 @@ import { dateValue } from '../core/values.js';
 import type { Caller } from '../app/caller.js';
 import type { JsonObject } from '../core/wire-values.js';
 import { applyOps } from '../operators/apply.js';
-import { parseWrite } from '../operators/parse-write.js';
 import type { Projection } from '../query/plan.js';
 import type { Awaitable, FieldOp, SchemaLimits, StorageAdapter, TableRef } from '../storage/port.js';
 import type { ClassPolicy, ClassPolicyRegistry, ClassWriteContext } from './class-policy.js';
 import { isPlausibleObjectId, newObjectId } from './object-id.js';
+import type { AccessControl } from '../access/access-control.js';
+import { isRoleTable } from '../access/access-control.js';
+import { ACL_COLUMN } from '../access/acl-filter.js';
+import { assertWritable, parseWriteWithAcl, readableProjection, withoutUnrequestedAcl } from './record-access.js';
 
 /** What the record operations need; `storage` is a transaction's adapter inside a transactional batch. */
 export interface RecordDeps {
@@ -21,6 +24,8 @@ export interface RecordDeps {
   readonly random: Random;
   readonly policies: ClassPolicyRegistry;
   readonly inBatch: boolean;
+  /** ACLs, roles and class-level permissions: checked on every operation of a non-master caller. */
+  readonly access: AccessControl;
 }
 
 interface Target {
@@ -79,9 +84,12 @@ export interface CreatedRecord {
  */
 export async function createRecord(deps: RecordDeps, caller: Caller, className: string, input: JsonObject): Promise<CreatedRecord> {
   const t = target(deps, caller, className);
+  const access = await deps.access.accessOf(caller);
+  await deps.access.assertClassAllows(access, t.ref, 'create');
   const body = (await t.policy.beforeCreate?.(t.policyContext, input)) ?? input;
   const schema = await deps.storage.getSchema(t.ref);
-  const plan = parseWrite(body, { schema, timeZone: t.timeZone });
+  const plan = parseWriteWithAcl(body, schema, t.timeZone);
+  await assertFieldsAllowed(deps, access, t, schema, plan.columns);
   const nowMs = deps.clock.now();
   const now = dateValue(nowMs);
   const objectId = newObjectId(deps.random);
@@ -96,6 +104,7 @@ export async function createRecord(deps: RecordDeps, caller: Caller, className: 
     if (relationOps.length > 0 && deps.storage.capabilities.transactions) await deps.storage.transaction(write);
     else await write(deps.storage);
   });
+  if (isRoleTable(className)) deps.access.rolesChanged(t.ref.namespace);
   return { objectId, createdAt: formatDateTime(nowMs, t.timeZone) };
 }
 
@@ -113,9 +122,13 @@ export async function readRecord(
 ): Promise<StoredRecord> {
   const t = target(deps, caller, className);
   assertObjectId(objectId);
+  const access = await deps.access.accessOf(caller);
+  await deps.access.assertClassAllows(access, t.ref, 'get');
   await t.policy.beforeRead?.(t.policyContext, objectId);
-  const record = await deps.storage.get(t.ref, objectId, projection);
-  if (!record) throw svcError('objectNotFound', objectId);
+  const stored = await deps.storage.get(t.ref, objectId, access.master ? projection : readableProjection(projection));
+  // An unreadable record answers exactly as a missing one: no existence oracle.
+  if (!stored || !deps.access.allows(access, stored, 'read')) throw svcError('objectNotFound', objectId);
+  const record = access.master ? stored : withoutUnrequestedAcl(stored, projection);
   return t.policy.filterOutput ? t.policy.filterOutput(t.policyContext, record) : record;
 }
 
@@ -129,16 +142,22 @@ export async function updateRecord(
 ): Promise<{ readonly updatedAt: string }> {
   const t = target(deps, caller, className);
   assertObjectId(objectId);
+  const access = await deps.access.accessOf(caller);
+  await deps.access.assertClassAllows(access, t.ref, 'update');
   const body = (await t.policy.beforeUpdate?.(t.policyContext, objectId, input)) ?? input;
   const schema = await deps.storage.getSchema(t.ref);
   if (!schema) throw svcError('objectNotFound', objectId);
-  const plan = parseWrite(body, { schema, timeZone: t.timeZone });
+  const plan = parseWriteWithAcl(body, schema, t.timeZone);
+  await assertFieldsAllowed(deps, access, t, schema, plan.columns);
   const nowMs = deps.clock.now();
   if (Object.keys(plan.columns).length > 0) await deps.storage.ensureColumns(t.ref, plan.columns, t.limits);
-  await t.commit(async () => {
-    const updated = await deps.storage.update(t.ref, objectId, plan.ops, dateValue(nowMs));
-    if (!updated) throw svcError('objectNotFound', objectId);
-  });
+  await t.commit(() =>
+    guardedWrite(deps, access, t, schema, objectId, async (storage) => {
+      const updated = await storage.update(t.ref, objectId, plan.ops, dateValue(nowMs));
+      if (!updated) throw svcError('objectNotFound', objectId);
+    }),
+  );
+  if (isRoleTable(className)) deps.access.rolesChanged(t.ref.namespace);
   return { updatedAt: formatDateTime(nowMs, t.timeZone) };
 }
 
@@ -146,8 +165,50 @@ export async function updateRecord(
 export async function deleteRecord(deps: RecordDeps, caller: Caller, className: string, objectId: string): Promise<void> {
   const t = target(deps, caller, className);
   assertObjectId(objectId);
+  const access = await deps.access.accessOf(caller);
+  await deps.access.assertClassAllows(access, t.ref, 'delete');
   await t.policy.beforeDelete?.(t.policyContext, objectId);
-  await t.commit(async () => {
-    if (!(await deps.storage.delete(t.ref, objectId))) throw svcError('objectNotFound', objectId);
-  });
+  const schema = access.master ? null : await deps.storage.getSchema(t.ref);
+  await t.commit(() =>
+    guardedWrite(deps, access, t, schema, objectId, async (storage) => {
+      if (!(await storage.delete(t.ref, objectId))) throw svcError('objectNotFound', objectId);
+    }),
+  );
+  if (isRoleTable(className)) deps.access.rolesChanged(t.ref.namespace);
+}
+
+/** A non-master write that adds columns needs the table's `addField` permission. */
+async function assertFieldsAllowed(
+  deps: RecordDeps,
+  access: Awaited<ReturnType<AccessControl['accessOf']>>,
+  t: Target,
+  schema: { readonly columns: Readonly<Record<string, unknown>> } | null,
+  columns: Readonly<Record<string, unknown>>,
+): Promise<void> {
+  if (access.master) return;
+  const existing = schema?.columns ?? {};
+  if (Object.keys(columns).some((column) => !Object.hasOwn(existing, column))) await deps.access.assertClassAllows(access, t.ref, 'addField');
+}
+
+/**
+ * Runs a write of one existing record after checking the caller may write it by its ACL (101 when not,
+ * exactly as when the record is missing). The check and the write share one transaction when the
+ * storage has them (outside a batch, whose own transaction already holds both), so an ACL changed in
+ * between cannot let the write through. A table without an ACL column has no ACLs to check.
+ */
+async function guardedWrite(
+  deps: RecordDeps,
+  access: Awaited<ReturnType<AccessControl['accessOf']>>,
+  t: Target,
+  schema: { readonly columns: Readonly<Record<string, unknown>> } | null,
+  objectId: string,
+  write: (storage: StorageAdapter) => Promise<void>,
+): Promise<void> {
+  if (access.master || !schema || !Object.hasOwn(schema.columns, ACL_COLUMN)) return write(deps.storage);
+  const checked = async (storage: StorageAdapter) => {
+    await assertWritable(storage, t.ref, objectId, (record) => deps.access.allows(access, record, 'write'));
+    await write(storage);
+  };
+  if (deps.inBatch || !deps.storage.capabilities.transactions) return checked(deps.storage);
+  return deps.storage.transaction(checked);
 }

@@ -2,8 +2,13 @@ import type { SessionResolver } from '../app/caller.js';
 import type { Clock } from '../core/clock.js';
 import type { Random } from '../core/random.js';
 import type { StorageAdapter } from '../storage/port.js';
+import { type AccessControl, createAccessControl } from '../access/access-control.js';
+import type { ClassPermissionSource } from '../access/class-permission-source.js';
 import { type ClassPolicy, ClassPolicyRegistry } from './class-policy.js';
 import { recordsRoutes } from './records-routes.js';
+import { rolePolicy } from './role-policy.js';
+import { roleRoutes } from './role-routes.js';
+import { ROLE_CLASS } from '../access/role-lookup.js';
 import { type RecordsService, createRecordsService } from './records-service.js';
 
 export interface RecordsOptions {
@@ -11,6 +16,10 @@ export interface RecordsOptions {
   readonly policies?: ClassPolicyRegistry;
   /** Resolves a batch item's own `token` (the users feature publishes one). */
   readonly sessions?: () => SessionResolver | undefined;
+  /** Class-level permissions by table (the schema API's source); every table open without it. */
+  readonly classPermissions?: ClassPermissionSource;
+  /** How long a user's resolved roles are reused, in ms (default 5000; `_Role` writes here clear them at once). */
+  readonly roleTtlMs?: number;
 }
 
 /** What the records feature takes from the service's feature context. */
@@ -28,6 +37,8 @@ export interface RecordsFeature {
   readonly policies: ClassPolicyRegistry;
   /** The records service (`create`, `get`, `update`, `delete`, `list` with a Caller), for hosts and other features. */
   readonly service: RecordsService;
+  /** The ACL, role and class-permission decisions every records and users path applies. */
+  readonly access: AccessControl;
   /** Sets the rules of one table (e.g. the users feature protects `_User`). */
   registerClassPolicy(className: string, policy: ClassPolicy): void;
 }
@@ -44,13 +55,21 @@ export interface RecordsFeature {
  */
 export function createRecordsFeature(ctx: RecordsFeatureContext, options: RecordsOptions = {}): RecordsFeature {
   const policies = options.policies ?? new ClassPolicyRegistry();
-  const service = createRecordsService({ storage: ctx.storage, clock: ctx.clock, random: ctx.random, policies });
+  const access = createAccessControl({
+    storage: ctx.storage,
+    clock: ctx.clock,
+    ...(options.classPermissions ? { classPermissions: options.classPermissions } : {}),
+    ...(options.roleTtlMs === undefined ? {} : { roleTtlMs: options.roleTtlMs }),
+  });
+  const service = createRecordsService({ storage: ctx.storage, clock: ctx.clock, random: ctx.random, policies, access });
+  policies.register(ROLE_CLASS, rolePolicy());
   const routes = recordsRoutes({ records: service, policies, storage: ctx.storage, sessions: options.sessions ?? (() => undefined) });
   return {
     name: 'records',
-    routes,
+    routes: [...routes, ...roleRoutes(service)],
     policies,
     service,
+    access,
     registerClassPolicy: (className, policy) => policies.register(className, policy),
   };
 }

@@ -12,6 +12,10 @@ import { type ClassPolicyRegistry, type OwnCreateResult, guardListFootprint, sec
 import { isPlausibleObjectId } from './object-id.js';
 import { type ListDeps, expandRecordIncludes, handleList } from './list-service.js';
 import { type CreatedRecord, type RecordDeps, createRecord, deleteRecord, readRecord, updateRecord } from './record-ops.js';
+import type { Access, AccessControl } from '../access/access-control.js';
+import { type ReadRestriction, withoutColumns } from './read-restriction.js';
+import { isValidTableName } from '../core/names.js';
+import { ACL_COLUMN } from '../access/acl-filter.js';
 
 /** Options of a single-record read: the wire `keys` (`a`, `-b`) and `include` paths (`post.author`). */
 export interface RecordReadOptions {
@@ -63,17 +67,39 @@ export interface RecordsServiceDeps {
   readonly clock: Clock;
   readonly random: Random;
   readonly policies: ClassPolicyRegistry;
+  /** ACLs, roles and class-level permissions (see src/access). */
+  readonly access: AccessControl;
+}
+
+/**
+ * The read restriction of a non-master caller over `storage`: its ACL filter, and `$relatedTo` owners
+ * checked by reading their ACL. Undefined for the master key.
+ */
+export function readRestriction(storage: StorageAdapter, access: AccessControl, level: Access, namespace: string): ReadRestriction | undefined {
+  const filter = access.readFilter(level);
+  if (!filter) return undefined;
+  return {
+    filter,
+    async ownerReadable(owner) {
+      if (!isValidTableName(owner.className)) return false;
+      const record = await storage.get({ namespace, className: owner.className }, owner.objectId, { kind: 'include', columns: [ACL_COLUMN] });
+      return record !== null && access.allows(level, record, 'read');
+    },
+    hiddenColumns: (className) => access.hiddenColumns(level, { namespace, className }),
+  };
 }
 
 /** Builds the records service over the (observed) storage and the class policies. */
 export function createRecordsService(deps: RecordsServiceDeps): RecordsService {
   const { policies } = deps;
   const resolve = policies.resolve.bind(policies);
-  const opsOn = (storage: StorageAdapter, inBatch: boolean): RecordDeps => ({ storage, clock: deps.clock, random: deps.random, policies, inBatch });
+  const { access } = deps;
+  const opsOn = (storage: StorageAdapter, inBatch: boolean): RecordDeps => ({ storage, clock: deps.clock, random: deps.random, policies, inBatch, access });
   const direct = opsOn(deps.storage, false);
-  const listDeps = (caller: Caller, className: string): ListDeps => ({
+  const listDeps = (caller: Caller, className: string, level: Access): ListDeps => ({
     storage: deps.storage,
     className,
+    ...optional('restrict', readRestriction(deps.storage, access, level, caller.app.namespace)),
     transformRecord: (name, record) => {
       const policy = policies.resolve(name);
       return policy.filterOutput ? policy.filterOutput({ caller, className: name, storage: deps.storage, inBatch: false }, record) : record;
@@ -92,9 +118,11 @@ export function createRecordsService(deps: RecordsServiceDeps): RecordsService {
       if (!isPlausibleObjectId(objectId)) throw svcError('objectNotFound', objectId.slice(0, 64));
       const include = parseInclude(options.include && options.include.length > 0 ? options.include.join(',') : null);
       const projection = parseKeys(options.keys ?? [], include.map((path) => path[0]!.column));
+      const level = await access.accessOf(caller);
       const record = await readRecord(direct, caller, className, objectId, projection);
-      const body = encodeRecord(record, caller.app.settings.timeZone);
-      await expandRecordIncludes(caller.app, include, listDeps(caller, className), body);
+      const hidden = await access.hiddenColumns(level, { namespace: caller.app.namespace, className });
+      const body = encodeRecord(withoutColumns(record, hidden), caller.app.settings.timeZone);
+      if (include.length > 0) await expandRecordIncludes(caller.app, include, listDeps(caller, className, level), body);
       return body;
     },
     async update(caller, className, objectId, fields) {
@@ -109,12 +137,15 @@ export function createRecordsService(deps: RecordsServiceDeps): RecordsService {
     },
     async list(caller, className, query) {
       assertTableName(className);
+      const level = await access.accessOf(caller);
+      const table = { namespace: caller.app.namespace, className };
+      await access.assertClassAllows(level, table, query.get('count') === '1' && query.get('limit') === '0' ? 'count' : 'find');
       const base = { caller, storage: deps.storage, inBatch: false };
       // The listed table's guard first (a master-only table refuses before its query is parsed) ...
       await guardListFootprint(resolve, base, new Map([[className, new Set<string>()]]));
       // ... then every table the parsed plan touches, with the columns it names there.
       const guard = (footprint: QueryFootprint) => guardListFootprint(resolve, base, footprint);
-      return (await handleList({ app: caller.app, query }, { ...listDeps(caller, className), guard, isSecretColumn: secretColumnOf(resolve) })).body;
+      return (await handleList({ app: caller.app, query }, { ...listDeps(caller, className, level), guard, isSecretColumn: secretColumnOf(resolve) })).body;
     },
     writesOn(storage) {
       const ops = opsOn(storage, true);
@@ -130,4 +161,9 @@ export function createRecordsService(deps: RecordsServiceDeps): RecordsService {
       };
     },
   };
+}
+
+/** `{ [key]: value }` when value is defined, else `{}` (exactOptionalPropertyTypes-friendly spreads). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
 }

@@ -5,6 +5,7 @@ import type { Random } from '../core/random.js';
 import type { MailTransport } from '../mail/port.js';
 import type { SmsApi } from '../sms/sms-api.js';
 import type { StorageAdapter } from '../storage/port.js';
+import type { AccessControl } from '../access/access-control.js';
 import type { PhoneValidator } from '../sms/phone.js';
 import type { LinkTokens } from './link-tokens.js';
 import type { LoginThrottle } from './login-throttle.js';
@@ -35,4 +36,6 @@ export interface UsersDeps {
   /** Per-address sign-up limit (`users.signUpLimits`). */
   readonly signUpLimit: SignUpLimit;
   readonly phoneValidator: PhoneValidator;
+  /** ACL checks of user reads, lists, updates and deletes (the records feature's, so roles are shared). */
+  readonly access: AccessControl;
 }

@@ -2,9 +2,10 @@ import type { Caller } from '../app/caller.js';
 import type { JsonObject } from '../core/wire-values.js';
 import { type ClassPolicy, guardListFootprint, secretColumnOf } from '../records/class-policy.js';
 import { handleList } from '../records/list-service.js';
+import { readRestriction } from '../records/records-service.js';
 import type { UsersDeps } from './deps.js';
 import { hideSecrets } from './secret-columns.js';
-import { USER_CLASS } from './user-table.js';
+import { USER_CLASS, userRef } from './user-table.js';
 
 /** Lists users for `GET /1/users`: the wire list parameters in, `{results}` (plus `count`) out. */
 export type UserLister = (caller: Caller, query: URLSearchParams) => Promise<JsonObject>;
@@ -25,6 +26,9 @@ export function createUserLister(deps: UsersDeps, resolve: (className: string) =
     const query = new URLSearchParams(params);
     if (!query.has('limit')) query.set('limit', String(Math.min(USER_LIST_DEFAULT_LIMIT, caller.app.settings.query.maxLimit)));
     const base = { caller, storage: deps.storage, inBatch: false };
+    const level = await deps.access.accessOf(caller);
+    await deps.access.assertClassAllows(level, userRef(caller.app), query.get('count') === '1' && query.get('limit') === '0' ? 'count' : 'find');
+    const restrict = readRestriction(deps.storage, deps.access, level, caller.app.namespace);
     const { body } = await handleList(
       { app: caller.app, query },
       {
@@ -33,6 +37,7 @@ export function createUserLister(deps: UsersDeps, resolve: (className: string) =
         transformRecord: hideSecrets,
         guard: (footprint) => guardListFootprint(resolve, base, footprint),
         isSecretColumn: secretColumnOf(resolve),
+        ...(restrict ? { restrict } : {}),
       },
     );
     return body;

@@ -2,12 +2,13 @@ import type { Application } from '../app/application.js';
 import { type StoredRecord, dateValue } from '../core/values.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
 import { applyOps } from '../operators/apply.js';
-import { parseWrite } from '../operators/parse-write.js';
 import { newObjectId } from '../records/object-id.js';
 import type { FieldOp } from '../storage/port.js';
 import type { UsersDeps } from './deps.js';
 import { type UserStore, createUserStore } from './user-store.js';
 import { userRef } from './user-table.js';
+import { newUserAcl } from '../access/acl.js';
+import { parseWriteWithAcl } from '../records/record-access.js';
 
 
 const isRelationOp = (op: FieldOp) => op.kind === 'add_relation' || op.kind === 'remove_relation';
@@ -20,9 +21,12 @@ const isRelationOp = (op: FieldOp) => op.kind === 'add_relation' || op.kind === 
 export async function insertUser(deps: UsersDeps, app: Application, body: JsonObject, extra: JsonObject = {}): Promise<StoredRecord> {
   await deps.ready(app);
   const ref = userRef(app);
-  const plan = parseWrite({ ...body, ...extra }, { schema: await deps.storage.getSchema(ref), timeZone: app.settings.timeZone });
+  const objectId = newObjectId(deps.random);
+  // A new user is readable by everyone and writable by itself unless the sign-up sends its own ACL.
+  const withAcl = Object.hasOwn(body, ACL) ? { ...body, ...extra } : { ...body, ...extra, [ACL]: newUserAcl(objectId) as Json };
+  const plan = parseWriteWithAcl(withAcl, await deps.storage.getSchema(ref), app.settings.timeZone);
   const now = dateValue(deps.clock.now());
-  const base = { objectId: newObjectId(deps.random), createdAt: now, updatedAt: now } as StoredRecord;
+  const base = { objectId, createdAt: now, updatedAt: now } as StoredRecord;
   const record = applyOps(base, plan.ops.filter((op) => !isRelationOp(op)));
   await deps.storage.ensureColumns(ref, plan.columns, app.settings.schema);
   const relationOps = plan.ops.filter(isRelationOp);
@@ -42,7 +46,9 @@ export async function insertUser(deps: UsersDeps, app: Application, body: JsonOb
 export async function updateUserRecord(deps: UsersDeps, app: Application, objectId: string, body: JsonObject): Promise<StoredRecord | null> {
   await deps.ready(app);
   const ref = userRef(app);
-  const plan = parseWrite(body, { schema: await deps.storage.getSchema(ref), timeZone: app.settings.timeZone });
+  const plan = parseWriteWithAcl(body, await deps.storage.getSchema(ref), app.settings.timeZone);
   if (Object.keys(plan.columns).length > 0) await deps.storage.ensureColumns(ref, plan.columns, app.settings.schema);
   return deps.users.update(app, objectId, plan.ops, dateValue(deps.clock.now()));
 }
+
+const ACL = 'ACL';

@@ -10,6 +10,8 @@ import { mailVerifyAfterWrite, recipientOf } from './email-verification.js';
 import { userJson } from './user-output.js';
 import { updateUserRecord } from './user-records.js';
 import { prepareUserWrite } from './user-write.js';
+import { userRef } from './user-table.js';
+import { withoutColumns } from '../records/read-restriction.js';
 
 function assertId(objectId: string): void {
   if (!isPlausibleObjectId(objectId)) throw svcError('objectNotFound', objectId.slice(0, 64));
@@ -19,9 +21,13 @@ function assertId(objectId: string): void {
 export async function readUser(deps: UsersDeps, caller: Caller, objectId: string): Promise<JsonObject> {
   assertId(objectId);
   await deps.ready(caller.app);
+  const level = await deps.access.accessOf(caller);
+  const ref = userRef(caller.app);
+  await deps.access.assertClassAllows(level, ref, 'get');
   const user = await deps.users.get(caller.app, objectId);
-  if (!user) throw svcError('objectNotFound', objectId);
-  return userJson(caller.app, user);
+  // A user whose ACL hides it from the caller answers exactly as a missing one.
+  if (!user || !deps.access.allows(level, user, 'read')) throw svcError('objectNotFound', objectId);
+  return userJson(caller.app, withoutColumns(user, await deps.access.hiddenColumns(level, ref)));
 }
 
 /**
@@ -34,8 +40,10 @@ export async function updateUser(deps: UsersDeps, caller: Caller, objectId: stri
   const session = await requireSelfOrMaster(caller, objectId);
   assertId(objectId);
   await deps.ready(app);
+  const level = await deps.access.accessOf(caller);
+  await deps.access.assertClassAllows(level, userRef(app), 'update');
   const current = await deps.users.get(app, objectId);
-  if (!current) throw svcError('objectNotFound', objectId);
+  if (!current || !deps.access.allows(level, current, 'write')) throw svcError('objectNotFound', objectId);
   const prepared = await prepareUserWrite({
     app,
     isMaster: caller.isMaster,
@@ -60,6 +68,12 @@ export async function deleteUser(deps: UsersDeps, caller: Caller, objectId: stri
   await requireSelfOrMaster(caller, objectId);
   assertId(objectId);
   await deps.ready(app);
+  if (!caller.isMaster) {
+    const level = await deps.access.accessOf(caller);
+    await deps.access.assertClassAllows(level, userRef(app), 'delete');
+    const current = await deps.users.get(app, objectId);
+    if (!current || !deps.access.allows(level, current, 'write')) throw svcError('objectNotFound', objectId);
+  }
   if (!(await deps.users.delete(app, objectId))) throw svcError('objectNotFound', objectId);
   await deps.sessions.revokeAll(app, objectId);
 }

@@ -13,6 +13,7 @@ import type { MailTransport } from '../mail/port.js';
 import { type ClassPolicy, ClassPolicyRegistry } from '../records/class-policy.js';
 import type { PhoneValidator } from '../sms/phone.js';
 import type { UserSmsCodes, UsersDeps } from './deps.js';
+import { type AccessControl, createAccessControl } from '../access/access-control.js';
 import { DEFAULT_HASHING_LIMITS, type HashingLimits, gatedHasher } from './hash-gate.js';
 import { createLinkTokens } from './link-tokens.js';
 import { createLoginThrottle } from './login-throttle.js';
@@ -53,6 +54,8 @@ export interface UsersFeatureOptions {
   classPolicies?: { register(className: string, policy: ClassPolicy): void; resolve?(className: string): ClassPolicy };
   /** Serves `GET /1/users` (default: the records list service over `_User`, passwords removed). */
   list?: UserLister;
+  /** The records feature's access control (`recordsFeature.access`), so both share one role cache; default: a new one. */
+  access?: AccessControl;
 }
 
 /**
@@ -132,6 +135,7 @@ export function createUsersFeature(ctx: UsersFeatureContext, registry: SessionRe
     throttle: createLoginThrottle({ counters, clock: ctx.clock, logger: ctx.logger }),
     signUpLimit: createSignUpLimit({ limiter: createRateLimiter({ store: counters, clock: ctx.clock }), logger: ctx.logger }),
     phoneValidator: options.phoneValidator ?? defaultUserPhoneValidator,
+    access: options.access ?? createAccessControl({ storage: ctx.storage, clock: ctx.clock }),
   };
   const sessions = createSessionResolver(deps);
   registry.sessions = sessions;

@@ -46,6 +46,27 @@ describe.skipIf(!available)('PostgreSQL adapter: instances racing, regex, names'
     await schema?.drop();
   });
 
+  it('an update in a transaction after a column was added: no "cached plan must not change result type"', async () => {
+    const ref = { namespace: 'plan', className: 'Grows' };
+    await a.ensureColumns(ref, { n: { type: 'Number' }, tags: { type: 'Array' } });
+    const r = record({ n: 1 });
+    await a.insert(ref, r);
+    // Prepare the update statements (single and read-modify-write) on the pool's connections ...
+    for (let i = 0; i < 4; i++) {
+      await a.transaction(async (tx) => void (await tx.update(ref, r.objectId, [{ kind: 'increment', column: 'n', path: [], amount: 1 }], r.updatedAt)));
+      await a.transaction(async (tx) => void (await tx.update(ref, r.objectId, [{ kind: 'add_unique', column: 'tags', path: [], objects: ['x'] }], r.updatedAt)));
+    }
+    // ... then change the row type and run the same statements inside transactions again.
+    await a.ensureColumns(ref, { later: { type: 'String' } });
+    for (let i = 0; i < 4; i++) {
+      const after = await a.transaction(async (tx) => tx.update(ref, r.objectId, [{ kind: 'increment', column: 'n', path: [], amount: 1 }], r.updatedAt));
+      expect(after).toMatchObject({ objectId: r.objectId });
+      await a.transaction(async (tx) => void (await tx.update(ref, r.objectId, [{ kind: 'add_unique', column: 'tags', path: [], objects: ['y'] }], r.updatedAt)));
+      await a.transaction(async (tx) => void (await tx.updateReturningBefore?.(ref, r.objectId, [{ kind: 'set', column: 'later', path: [], value: 'v' }], r.updatedAt)));
+    }
+    expect(await a.get(ref, r.objectId)).toMatchObject({ n: 9, tags: ['x', 'y'], later: 'v' });
+  });
+
   it('DDL race: two instances creating the same table and columns at once both succeed, with one physical table', async () => {
     const ref = { namespace: 'ddl', className: 'Race' };
     const columns = { title: { type: 'String' }, score: { type: 'Number' }, tags: { type: 'Array' }, friends: { type: 'Relation', targetClass: 'Race' } } as const;

@@ -7,6 +7,7 @@ import { compileNear, compileWithinBox } from './operators/geo.js';
 import { compileAllRecords, compileAnd, compileOr } from './operators/logical.js';
 import { compileContainsAll, compileIn } from './operators/membership.js';
 import { compileRegex } from './operators/regex.js';
+import { compileAclRead } from './operators/acl-read.js';
 import { compileInQuery, compileRelatedTo, compileSelect } from './operators/subquery.js';
 
 type NodeCompilers = { readonly [K in WhereKind]: (node: Extract<WhereNode, { kind: K }>, ctx: EvalContext) => Predicate };
@@ -26,6 +27,7 @@ const COMPILERS: NodeCompilers = {
   related_to: compileRelatedTo,
   near: compileNear,
   within_box: compileWithinBox,
+  acl_read: compileAclRead,
 };
 
 /**

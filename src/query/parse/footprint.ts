@@ -73,6 +73,9 @@ function walkWhere(root: WhereNode, rootTable: string, name: Namer): void {
       case 'related_to':
         name(node.owner.className, node.key);
         break;
+      case 'acl_read':
+        name(table, 'ACL');
+        break;
       default:
         name(table, node.field.column);
     }

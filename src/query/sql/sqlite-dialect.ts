@@ -14,7 +14,8 @@ function asNode(node: JsonNode): SqliteJson {
 }
 
 /** `$."a"."b"`: keys are validated sub-keys (letters, digits, `_`, `-`), bound as a parameter. */
-function jsonPath(path: readonly string[]): string {
+/** The SQLite JSON path of a path of keys (`$."a"."b"`), as the dialect binds it. */
+export function jsonPath(path: readonly string[]): string {
   return '$' + path.map((k) => `."${k}"`).join('');
 }
 

@@ -7,7 +7,7 @@ import { anyJson, jsonEqualsOne, jsonOrderOne } from './json-predicates.js';
 import { jsonContainsAll, jsonEqualsAny } from './list-predicates.js';
 import { relationContains, compileInQuerySql, compileRelatedToSql, compileSelectSql } from './subquery-sql.js';
 import { compileNearSql, compileWithinSql } from './geo-sql.js';
-import { resolveSlot, type CompileState, type Slot, type TableScope } from './scope.js';
+import { columnRef, resolveSlot, type CompileState, type Slot, type TableScope } from './scope.js';
 
 type Handlers = { readonly [K in WhereKind]: (node: Extract<WhereNode, { kind: K }>, scope: TableScope, state: CompileState) => Cond };
 
@@ -46,6 +46,16 @@ const HANDLERS: Handlers = {
   related_to: (node, scope, state) => compileRelatedToSql(node, scope, state),
   near: (node, scope, state) => compileNearSql(node, resolveSlot(node.field, scope, state), state),
   within_box: (node, scope, state) => compileWithinSql(node, resolveSlot(node.field, scope, state)),
+  acl_read: (node, scope, state) => {
+    const slot = resolveSlot({ column: 'ACL', path: [] }, scope, state);
+    if (slot.kind === 'none') return true;
+    if (slot.kind !== 'json') return false;
+    // One JSON lookup per principal, each `= true` exactly: no array branch (an ACL grant is never an array).
+    // `ACL IS NULL` first: no JSON parse for records without an ACL (an unset ACL is stored as NULL).
+    const d = state.dialect;
+    const missing = sql`${columnRef(state, scope, 'ACL')} IS NULL`;
+    return or([missing, ...node.principals.map((key) => d.jsonIs(d.jsonChild(d.jsonChild(slot.node, key), 'read'), 'true'))]);
+  },
 };
 
 /** Compiles a where tree against a table scope into a condition (SQL or a folded constant). */

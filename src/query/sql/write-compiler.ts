@@ -27,9 +27,18 @@ export function compileInsert(dialect: SqlDialect, table: string, columns: reado
 
 /**
  * `UPDATE t SET ..., "updatedAt" = ? WHERE "objectId" = ? RETURNING *`: the row after the update,
- * none when it does not exist. An increment of a missing value starts from 0.
+ * none when it does not exist. An increment of a missing value starts from 0. `returning` names the
+ * columns instead of `*`: a prepared statement whose result type is `*` fails once a column is added
+ * (PostgreSQL's "cached plan must not change result type", which no driver can retry in a transaction).
  */
-export function compileUpdate(dialect: SqlDialect, table: string, assignments: readonly Assignment[], objectId: string, updatedAtMs: number): CompiledQuery {
+export function compileUpdate(
+  dialect: SqlDialect,
+  table: string,
+  assignments: readonly Assignment[],
+  objectId: string,
+  updatedAtMs: number,
+  returning?: readonly string[],
+): CompiledQuery {
   const terms: string[] = [];
   const parameters: unknown[] = [];
   for (const a of assignments) {
@@ -40,7 +49,7 @@ export function compileUpdate(dialect: SqlDialect, table: string, assignments: r
   }
   parameters.push(updatedAtMs, objectId);
   const at = parameters.length;
-  const sql = `UPDATE ${physicalIdent(dialect, table)} SET ${[...terms, `"updatedAt" = ${dialect.placeholder(at - 1)}`].join(', ')} WHERE "objectId" = ${dialect.placeholder(at)} RETURNING *`;
+  const sql = `UPDATE ${physicalIdent(dialect, table)} SET ${[...terms, `"updatedAt" = ${dialect.placeholder(at - 1)}`].join(', ')} WHERE "objectId" = ${dialect.placeholder(at)} RETURNING ${returning ? returning.map((c) => physicalIdent(dialect, c)).join(', ') : '*'}`;
   return { sql, parameters };
 }
 

@@ -232,7 +232,7 @@ export class PgCore {
     const schema = await this.freshFor(ref, opColumns(ops));
     if (!schema) return null;
     const plan = planUpdate(ref, schema, objectId, ops, updatedAt);
-    const read = compileSelectById(D, physicalTableName(ref.namespace, ref.className), objectId, undefined, true);
+    const read = compileSelectById(D, physicalTableName(ref.namespace, ref.className), objectId, pgArrayLayout(schema).names, true);
     return this.repairing(ref, () =>
       withPgErrors(() =>
         this.atomically(async (client) => {

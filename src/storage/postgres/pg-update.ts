@@ -7,7 +7,7 @@ import { type Assignment, compileAddRelation, compileRemoveRelation, compileSele
 import type { FieldOp, TableRef } from '../port.js';
 import { type RelationOp, type ValueOp, appliedAssignments, directAssignments, updateShape } from '../sql/update-plan.js';
 import type { PgQueryable } from './pg-client.js';
-import { decodePgRow, encodePgColumn } from './pg-row-codec.js';
+import { decodePgRow, encodePgColumn, pgArrayLayout } from './pg-row-codec.js';
 import { runQuery } from './pg-schema-store.js';
 
 const D = postgresDialect;
@@ -36,7 +36,7 @@ export function planUpdate(ref: TableRef, schema: TableSchema, objectId: string,
     async run(client) {
       const assignments = direct ? directAssignments(schema, valueOps, encodePgColumn) : await readModifyWrite(client, table, schema, valueOps, objectId);
       if (!assignments) return null;
-      const rows = await runQuery(client, compileUpdate(D, table, assignments, objectId, ms));
+      const rows = await runQuery(client, compileUpdate(D, table, assignments, objectId, ms, pgArrayLayout(schema).names));
       const row = rows[0];
       if (!row) return null;
       for (const op of relationOps) {
@@ -51,7 +51,7 @@ export function planUpdate(ref: TableRef, schema: TableSchema, objectId: string,
 }
 
 async function readModifyWrite(client: PgQueryable, table: string, schema: TableSchema, ops: readonly ValueOp[], objectId: string): Promise<Assignment[] | null> {
-  const rows = await runQuery(client, compileSelectById(D, table, objectId, undefined, true));
+  const rows = await runQuery(client, compileSelectById(D, table, objectId, pgArrayLayout(schema).names, true));
   const row = rows[0];
   if (!row) return null;
   return appliedAssignments(schema, ops, decodePgRow(schema, row), encodePgColumn);

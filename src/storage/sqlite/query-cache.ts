@@ -3,6 +3,7 @@ import { dateMs } from '../../core/values.js';
 import type { FieldRef, FindPlan, TableSchema, WhereNode } from '../../query/plan.js';
 import { schemaColumn } from '../../query/schema-lookup.js';
 import type { CompiledQuery } from '../../query/sql/index.js';
+import { jsonPath } from '../../query/sql/sqlite-dialect.js';
 import type { SqliteStatement } from './database-shape.js';
 
 /**
@@ -189,6 +190,15 @@ function whereKey(node: WhereNode, schema: TableSchema, parameters: unknown[]): 
       if (type !== 'String') return 'r' + fieldKey(node.field);
       parameters.push(node.pattern, node.flags);
       return 'R' + fieldKey(node.field);
+    }
+    case 'acl_read': {
+      // As the compiler renders it: nothing when the table has no ACL column, else one
+      // `<principal>.read` path per principal (the SQL only depends on their count).
+      const acl = schemaColumn(schema, 'ACL');
+      if (!acl) return 'L-';
+      if (acl.type !== 'Object') throw UNCACHEABLE;
+      for (const key of node.principals) parameters.push(jsonPath([key, 'read']));
+      return 'L' + node.principals.length;
     }
     default:
       throw UNCACHEABLE;
