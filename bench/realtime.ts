@@ -3,14 +3,18 @@
  * one table on one instance (quick: 1 and 200), beside a bare `ws` broadcast of the same bytes to the
  * same number of sockets: the limit our engine (write observer → bus → match → encode → send) is
  * measured against. Each write waits until every subscriber received its event, so the latency is to
- * the last subscriber. Memory per idle connection is the heap + external growth per open socket,
- * server and client side together (both live in this process), for ours and for bare `ws`.
+ * the last subscriber. The subscribers live in a child process (bench/realtime-fleet.ts), so memory
+ * per idle connection is the server side's heap + external growth per open socket, for ours and for
+ * bare `ws`; run with `ulimit -n` of at least 12,000.
  * Informational (no target): the numbers depend on the loopback stack more than on us.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { WebSocket, WebSocketServer } from 'ws';
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { type WebSocket, WebSocketServer } from 'ws';
+import type { FleetCommand, FleetReply } from './realtime-fleet.js';
 import { memoryStorage } from '../src/memory.js';
 import { toNodeListener } from '../src/node.js';
 import { type Service, createService } from '../src/service.js';
@@ -20,58 +24,33 @@ import type { ResultRow } from './report.js';
 const APP = { applicationId: 'bench', restApiKey: 'rest', masterKey: 'master', settings: { features: { realtime: true } } };
 const HEADERS = { 'x-svc-application-id': 'bench', 'x-svc-rest-api-key': 'rest', 'content-type': 'application/json' };
 
-interface Fleet {
-  clients: WebSocket[];
-  /** Resolves once every client has received one more message. */
-  nextRound(): Promise<void>;
+/** The subscribers, in a child process of their own (bench/realtime-fleet.ts): 10,000 sockets a side would pass one process's descriptor limit. */
+interface RemoteFleet {
+  /** Resolves once every subscriber has received one more message; the first one's text. */
+  nextRound(): Promise<string>;
+  close(): Promise<void>;
 }
 
-/**
- * Opens `n` clients (in batches), each counting messages once ready; `ready(next, send)` runs on open
- * and may await replies (messages are queued from the socket's creation, so none is missed).
- */
-async function openFleet(
-  url: string,
-  n: number,
-  options: { headers?: Record<string, string> },
-  ready: (next: () => Promise<string>, send: (text: string) => void) => Promise<void>,
-): Promise<Fleet> {
-  const clients: WebSocket[] = [];
-  let remaining = 0;
-  let done: (() => void) | undefined;
-  for (let i = 0; i < n; i += 200) {
-    const batch = Array.from({ length: Math.min(200, n - i) }, async () => {
-      const ws = new WebSocket(url, { headers: options.headers ?? {}, perMessageDeflate: false });
-      const queue: string[] = [];
-      const waiters: Array<(text: string) => void> = [];
-      let counting = false;
-      ws.on('message', (data) => {
-        if (counting) {
-          if (--remaining === 0) done?.();
-          return;
-        }
-        const waiter = waiters.shift();
-        if (waiter) waiter(String(data));
-        else queue.push(String(data));
-      });
-      await new Promise<void>((resolve, reject) => {
-        ws.once('open', resolve);
-        ws.once('error', reject);
-      });
-      await ready(
-        () => (queue.length > 0 ? Promise.resolve(queue.shift()!) : new Promise<string>((r) => waiters.push(r))),
-        (text) => ws.send(text),
-      );
-      counting = true;
-      clients.push(ws);
+async function openRemoteFleet(url: string, n: number, subscribe: boolean, headers: Record<string, string> = {}): Promise<RemoteFleet> {
+  // Bundled next to this module (bench/.build/realtime-fleet.mjs) or, under tsx, the TypeScript source.
+  const entry = import.meta.url.endsWith('.ts') ? './realtime-fleet.ts' : './realtime-fleet.mjs';
+  const child: ChildProcess = fork(fileURLToPath(new URL(entry, import.meta.url)), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    ...(import.meta.url.endsWith('.ts') ? { execArgv: ['--import', 'tsx'] } : {}),
+  });
+  const replies: Array<(message: FleetReply) => void> = [];
+  child.on('message', (message: FleetReply) => replies.shift()?.(message));
+  const ask = (command: FleetCommand) =>
+    new Promise<FleetReply>((resolve, reject) => {
+      replies.push((reply) => (reply.kind === 'error' ? reject(new Error(reply.message)) : resolve(reply)));
+      child.send(command);
     });
-    await Promise.all(batch);
-  }
+  await ask({ kind: 'open', url, n, subscribe, headers });
   return {
-    clients,
-    nextRound() {
-      remaining = clients.length;
-      return new Promise<void>((resolve) => (done = resolve));
+    nextRound: async () => ((await ask({ kind: 'round' })) as Extract<FleetReply, { kind: 'round' }>).first,
+    close: async () => {
+      await ask({ kind: 'close' });
+      await new Promise<void>((resolve) => (child.exitCode === null ? child.once('exit', () => resolve()) : resolve()));
     },
   };
 }
@@ -100,32 +79,27 @@ interface Measured {
 }
 
 async function measureOurs(n: number, writes: number): Promise<Measured> {
-  const service: Service = createService({ storage: memoryStorage(), applications: [APP], captcha: false, users: false });
+  const service: Service = createService({ storage: memoryStorage(), applications: [APP], captcha: false, users: false, realtime: { maxConnectionsPerApp: 20_000 } });
   const server = createServer(toNodeListener(service));
   server.on('upgrade', (req, socket, head) => void service.handleUpgrade(req, socket, head));
   const url = `${await listen(server)}/1/realtime`;
   const before = memoryNow();
-  const fleet = await openFleet(url, n, { headers: HEADERS }, async (next, send) => {
-    await next(); // connected
-    send('{"op":"subscribe","id":1,"action":"updateTable","tableName":"Bench"}');
-    await next(); // subscribed
-  });
+  const fleet = await openRemoteFleet(url, n, true, HEADERS);
   const bytesPerConnection = (memoryNow() - before) / n;
   const write = (i: number) =>
     service.handle({ method: 'POST', path: '/1/classes/Bench', search: '', headers: HEADERS, body: new TextEncoder().encode(`{"score":${i},"name":"player ${i}"}`) });
   let frame = '';
-  fleet.clients[0]!.once('message', (data) => (frame = String(data)));
   const latencies: number[] = [];
   const start = performance.now();
   for (let i = 0; i < writes; i++) {
     const t0 = performance.now();
     const round = fleet.nextRound();
     await write(i);
-    await round;
+    frame = await round;
     latencies.push(performance.now() - t0);
   }
   const seconds = (performance.now() - start) / 1000;
-  for (const ws of fleet.clients) ws.terminate();
+  await fleet.close();
   await service.close();
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -141,7 +115,7 @@ async function measureBareWs(n: number, writes: number, frame: string): Promise<
   server.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head, (ws) => sockets.add(ws)));
   const url = await listen(server);
   const before = memoryNow();
-  const fleet = await openFleet(url, n, {}, async () => {});
+  const fleet = await openRemoteFleet(url, n, false);
   while (sockets.size < n) await new Promise((r) => setImmediate(r));
   const bytesPerConnection = (memoryNow() - before) / n;
   const latencies: number[] = [];
@@ -154,7 +128,7 @@ async function measureBareWs(n: number, writes: number, frame: string): Promise<
     latencies.push(performance.now() - t0);
   }
   const seconds = (performance.now() - start) / 1000;
-  for (const ws of fleet.clients) ws.terminate();
+  await fleet.close();
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   latencies.sort((a, b) => a - b);

@@ -46,6 +46,7 @@ async function childEntry(group: Group): Promise<{ file: string; args: string[];
   try {
     if (group === 'rest') await bundle('rest-server', { file: join(HERE, 'rest-server.ts') });
     if (group === 'startup') await bundle('startup-server', { file: join(HERE, 'startup-server.ts') });
+    if (group === 'realtime') await bundle('realtime-fleet', { file: join(HERE, 'realtime-fleet.ts') });
     // The SQLite adapter starts its reader workers from a file next to its own module, as in dist/.
     await bundle('sqlite-reader-worker', { file: join(HERE, '../src/storage/sqlite/sqlite-reader-worker.ts') });
     const contents = `import { run } from './${group}.js';\nimport { childMain } from './child.js';\nawait childMain('${group}', run);\n`;

@@ -139,7 +139,7 @@ export interface ServiceOptions {
   realtime?: false | RealtimeOptions;
   /**
    * Class-level permissions and protected fields per table (docs/access-control.md): where the
-   * records and users services read them. Default: every table open.
+   * records and users services read them. Default: the ones the schema API stores (`PUT /1/schemas/:table`).
    */
   classPermissions?: ClassPermissionSource;
   /**

@@ -29,15 +29,15 @@ const NOTHING_HIDDEN: ReadonlySet<string> = new Set();
  */
 export interface AccessControl {
   /** The caller's access: one session lookup and one cached role walk per request at most. */
-  accessOf(caller: Caller): Promise<Access>;
+  accessOf(caller: Caller, via?: StorageAdapter): Promise<Access>;
   /** The where node every non-master read of any table is ANDed with; null for the master key. */
   readFilter(access: Access): WhereNode | null;
   /** Whether the caller may read (or write) this stored record by its ACL. */
   allows(access: Access, record: StoredRecord, permission: 'read' | 'write'): boolean;
   /** Refuses (11171) unless the table's class-level permissions admit the caller. */
-  assertClassAllows(access: Access, table: TableRef, operation: ClassOperation): Promise<void>;
+  assertClassAllows(access: Access, table: TableRef, operation: ClassOperation, via?: StorageAdapter): Promise<void>;
   /** The table's protected fields hidden from this caller (none for the master key). */
-  hiddenColumns(access: Access, table: TableRef): Promise<ReadonlySet<string>>;
+  hiddenColumns(access: Access, table: TableRef, via?: StorageAdapter): Promise<ReadonlySet<string>>;
   /** Forgets cached roles of a namespace: call after a `_Role` write. */
   rolesChanged(namespace: string): void;
 }
@@ -71,11 +71,12 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
     return principals;
   };
   return {
-    async accessOf(caller) {
+    async accessOf(caller, via) {
       if (caller.isMaster) return MASTER_ACCESS;
       const user = await caller.user();
       if (!user) return { master: false, principals: ANONYMOUS };
-      const names = await roles.rolesOf(caller.app.namespace, user.objectId);
+      const namespace = caller.app.namespace;
+      const names = await roles.rolesOf(namespace, user.objectId, via ? storageRoleLookup(via, namespace) : undefined);
       return { master: false, principals: principalsFor(user.objectId, names) };
     },
     readFilter(access) {
@@ -88,14 +89,14 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       if (access.master) return true;
       return aclAllows(record[ACL_COLUMN] as Acl | undefined | null, access.principals, permission);
     },
-    async assertClassAllows(access, table, operation) {
+    async assertClassAllows(access, table, operation, via) {
       if (access.master) return;
-      const rules = await permissions.permissionsOf(table);
+      const rules = await permissions.permissionsOf(table, via);
       if (!classAllows(rules, operation, access.principals)) throw svcError('classPermissionDenied', operation, table.className);
     },
-    async hiddenColumns(access, table) {
+    async hiddenColumns(access, table, via) {
       if (access.master) return NOTHING_HIDDEN;
-      const rules = await permissions.permissionsOf(table);
+      const rules = await permissions.permissionsOf(table, via);
       return rules.protectedFields.size === 0 ? NOTHING_HIDDEN : protectedFieldsFor(rules, access.principals);
     },
     rolesChanged(namespace) {

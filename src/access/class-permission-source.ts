@@ -1,4 +1,4 @@
-import type { TableRef } from '../storage/port.js';
+import type { StorageAdapter, TableRef } from '../storage/port.js';
 import { type ClassPermissions, OPEN_CLASS } from './class-permissions.js';
 
 /**
@@ -7,7 +7,11 @@ import { type ClassPermissions, OPEN_CLASS } from './class-permissions.js';
  * table has permissions set, every operation is open (`OPEN_CLASS`).
  */
 export interface ClassPermissionSource {
-  permissionsOf(table: TableRef): Promise<ClassPermissions>;
+  /**
+   * The table's permissions. `via` is the storage to read through when not cached: inside a
+   * transaction, the transaction's adapter (the outer one waits for the transaction to end).
+   */
+  permissionsOf(table: TableRef, via?: StorageAdapter): Promise<ClassPermissions>;
 }
 
 /** Every table open: the source of a service whose schema API is not in use. */

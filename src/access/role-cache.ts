@@ -35,14 +35,14 @@ export class RoleCache {
   }
 
   /** The names of every role `userId` holds in `namespace` (directly or through child roles). */
-  rolesOf(namespace: string, userId: string): Promise<readonly string[]> {
+  rolesOf(namespace: string, userId: string, lookup: RoleLookup = this.options.lookup(namespace)): Promise<readonly string[]> {
     const now = this.options.clock.now();
     let users = this.namespaces.get(namespace);
     if (!users) this.namespaces.set(namespace, (users = new Map()));
     const hit = users.get(userId);
     if (hit && hit.expiresAt > now) return hit.names;
     if (hit) users.delete(userId);
-    const names = resolveUserRoles(this.options.lookup(namespace), userId).then((r) => r.names);
+    const names = resolveUserRoles(lookup, userId).then((r) => r.names);
     if (users.size >= this.maxUsers) users.delete(users.keys().next().value as string);
     const entry: Entry = { names, expiresAt: now + this.ttlMs };
     users.set(userId, entry);

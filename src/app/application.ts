@@ -132,6 +132,12 @@ export interface SchemaSettings {
   maxTables: number;
   /** Most fields of one class, not counting objectId/createdAt/updatedAt (default 500, at most 900). */
   maxColumns: number;
+  /**
+   * The schema lock (Parse Server's `allowClientClassCreation: false`, extended to fields): when
+   * true, only the master key creates tables or adds columns; a client write that would answers 11180
+   * and writes nothing. Default false (the hosted service creates them on first write).
+   */
+  locked: boolean;
 }
 
 /** Highest accepted `maxColumns`: a GeoPoint takes two SQLite columns and SQLite stops at 2000. */
@@ -254,7 +260,7 @@ export const DEFAULT_SETTINGS: AppSettings = {
       { limit: 600, windowMs: 60 * 60 * 1000 },
     ],
   },
-  schema: { maxTables: 500, maxColumns: 500 },
+  schema: { maxTables: 500, maxColumns: 500, locked: false },
 };
 
 const NAMESPACE = /^(?=.{1,40}$)[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*$/;
@@ -289,6 +295,7 @@ export function resolveApplication(config: ApplicationConfig): Application {
 
 function assertSchemaSettings(schema: SchemaSettings): void {
   const { maxTables, maxColumns } = schema;
+  if (typeof schema.locked !== 'boolean') throw configError('app', 'settings.schema.locked must be a boolean');
   if (!Number.isSafeInteger(maxTables) || maxTables < 1) throw configError('app', `settings.schema.maxTables must be a positive integer`);
   if (!Number.isSafeInteger(maxColumns) || maxColumns < 1 || maxColumns > MAX_COLUMNS_CEILING) {
     throw configError('app', `settings.schema.maxColumns must be an integer from 1 to ${MAX_COLUMNS_CEILING}`);

@@ -9,7 +9,8 @@ export interface BodyLimits {
   readonly maxDepth: number;
 }
 
-export type JsonObject = { [key: string]: Json };
+import type { JsonObject } from '../core/wire-values.js';
+export type { JsonObject };
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 

@@ -1,6 +1,7 @@
 import { svcError } from '../core/errors.js';
 import type { Value } from '../core/values.js';
 import { type Json, decodePointer, decodeValue } from '../core/wire-values.js';
+import type { JsonObject as WireObject } from '../core/wire-values.js';
 import type { ColumnSchema } from '../query/plan.js';
 import type { FieldOp } from './field-op.js';
 
@@ -8,7 +9,7 @@ import type { FieldOp } from './field-op.js';
 export const WIRE_OPS = ['Increment', 'Add', 'AddUnique', 'Remove', 'Delete', 'AddRelation', 'RemoveRelation'] as const;
 export type WireOp = (typeof WIRE_OPS)[number];
 
-type JsonObject = { readonly [key: string]: Json };
+type JsonObject = Readonly<WireObject>;
 
 /** One parsed `__op`: the operation (null for a no-op such as an empty AddRelation) and the column type it implies. */
 export interface ParsedOp {

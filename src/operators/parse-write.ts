@@ -1,6 +1,7 @@
 import { svcError } from '../core/errors.js';
 import { FORBIDDEN_KEYS, assertWritableField, isValidTableName } from '../core/names.js';
 import { type Json, decodeValue } from '../core/wire-values.js';
+import type { JsonObject as WireObject } from '../core/wire-values.js';
 import type { ColumnSchema, TableSchema } from '../query/plan.js';
 import type { FieldOp } from './field-op.js';
 import { assertColumnType, describeColumn, impliedColumn } from './column-types.js';
@@ -24,7 +25,7 @@ export interface WritePlan {
   readonly columns: Readonly<Record<string, ColumnSchema>>;
 }
 
-type JsonObject = { readonly [key: string]: Json };
+type JsonObject = Readonly<WireObject>;
 
 /**
  * Parses the JSON body of a create or update into field operations, validated against `schema`:

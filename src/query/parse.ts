@@ -1,6 +1,6 @@
 import type { Json } from '../core/wire-values.js';
 import { ALL_RECORDS, type AggregatePlan, type FieldRef, type FindPlan, type WhereNode } from './plan.js';
-import type { ParseContext, WhereScope } from './parse/context.js';
+import type { ParseContext, QuerySettings, WhereScope } from './parse/context.js';
 import { parseInclude, type IncludePath } from './parse/include.js';
 import { parseJsonObjectParam } from './parse/json-param.js';
 import { commaList, flagParam, intParam, MAX_SKIP, parseKeys, parseLimit, parseOrder } from './parse/options.js';
@@ -36,9 +36,9 @@ function rootScope(ctx: ParseContext): WhereScope {
  * @example
  * parseListQuery(new URLSearchParams('where={"score":{"$gt":10}}&order=-score&limit=5'), ctx)
  */
-export function parseListQuery(params: URLSearchParams, ctx: ParseContext): ListQuery {
+export function parseListQuery(params: URLSearchParams, ctx: ParseContext, decoded?: DecodedWhere): ListQuery {
   const scope = rootScope(ctx);
-  const where = parseWhereParam(params.get('where'), scope);
+  const where = decoded ? (decoded.where === null ? ALL_RECORDS : parseWhereObject(decoded.where, scope)) : parseWhereParam(params.get('where'), scope);
   if (isStatisticsQuery(params)) return { kind: 'aggregate', plan: parseStatistics(params, where, scope) };
   const limits = ctx.settings.query;
   const limit = parseLimit(params, limits.defaultLimit, limits.maxLimit);
@@ -55,6 +55,20 @@ export function parseListQuery(params: URLSearchParams, ctx: ParseContext): List
     ...nearestOf(where, order.length),
   };
   return { kind: 'find', plan: Object.freeze(plan), count, include };
+}
+
+/** A `where` parameter already decoded by {@link decodeWhereParam} (null: none), so it is parsed once. */
+export interface DecodedWhere {
+  readonly where: { [key: string]: Json } | null;
+}
+
+/**
+ * Decodes a where JSON text once (size, JSON, object shape and depth checked: 402, 107, 102), for a
+ * caller that must see its class names (`referencedClasses`) before parsing it into a plan.
+ */
+export function decodeWhereParam(text: string | null, settings: QuerySettings): DecodedWhere {
+  if (text === null || text.trim() === '') return { where: null };
+  return { where: parseJsonObjectParam(text, 'where', settings.query.maxWhereBytes) };
 }
 
 /** Parses a where JSON text (`null` or empty means every record). */
@@ -87,13 +101,15 @@ function nearestOf(where: WhereNode, orderTerms: number): { nearest?: FindPlan['
  * schemas before the synchronous parse. Lenient: malformed input yields what it can (parse reports
  * errors). Only a prefetch hint: access checks use the parsed plan's {@link listQueryFootprint}.
  */
-export function referencedClasses(whereText: string | null): string[] {
-  if (whereText === null) return [];
-  let json: unknown;
-  try {
-    json = JSON.parse(whereText);
-  } catch {
-    return [];
+export function referencedClasses(where: string | { readonly [key: string]: Json } | null): string[] {
+  if (where === null) return [];
+  let json: unknown = where;
+  if (typeof where === 'string') {
+    try {
+      json = JSON.parse(where);
+    } catch {
+      return [];
+    }
   }
   const found = new Set<string>();
   const stack: unknown[] = [json];

@@ -128,12 +128,16 @@ export async function runBatch(deps: BatchDeps, caller: Caller, batch: BatchRequ
   if (!deps.storage.capabilities.transactions) {
     throw svcError('invalidParameter', `the storage adapter '${deps.storage.name}' does not support transactions`);
   }
+  // Sessions resolve before the transaction: the session store reads through the outer storage,
+  // which waits for the transaction to end (SQLite, memory), so resolving inside it would deadlock.
+  const itemCallers = (batch.items as readonly BatchItem[]).map(callerOf);
+  for (const itemCaller of new Set(itemCallers)) await itemCaller.user();
   return deps.storage.transaction(async (tx) => {
     const writes = deps.records.writesOn(tx);
     const outcomes: Outcome[] = [];
     for (const [index, item] of (batch.items as readonly BatchItem[]).entries()) {
       try {
-        outcomes.push({ success: await runItem(writes, callerOf(item), item) });
+        outcomes.push({ success: await runItem(writes, itemCallers[index]!, item) });
       } catch (error) {
         if (!isSvcError(error)) throw error;
         throw transactionFailed(index, error);

@@ -113,6 +113,16 @@ function requireMaster(ctx: ClassPolicyContext): void {
   if (!ctx.caller.isMaster) throw svcError('masterKeyRequired');
 }
 
+/** Tables only the master key reads or writes, never in a batch (`_ClassPermissions`). */
+export const MASTER_ONLY_POLICY: ClassPolicy = Object.freeze({
+  allowBatch: false,
+  beforeCreate: (ctx: ClassPolicyContext) => requireMaster(ctx),
+  beforeRead: (ctx: ClassPolicyContext) => requireMaster(ctx),
+  beforeList: (ctx: ClassPolicyContext) => requireMaster(ctx),
+  beforeUpdate: (ctx: ClassPolicyContext) => requireMaster(ctx),
+  beforeDelete: (ctx: ClassPolicyContext) => requireMaster(ctx),
+});
+
 /** The table the batch refuses whatever its policy says (the seed's rule). */
 export const USER_TABLE = '_User';
 

@@ -4,7 +4,7 @@ import type { StoredRecord } from '../core/values.js';
 import { encodeRecord, type Json, type JsonObject } from '../core/wire-values.js';
 import type { Application } from '../app/application.js';
 import { MAX_INNER_QUERIES } from '../query/parse/context.js';
-import { type IncludePath, listQueryFootprint, parseListQuery, referencedClasses, type QueryFootprint } from '../query/parse.js';
+import { type IncludePath, decodeWhereParam, listQueryFootprint, parseListQuery, referencedClasses, type QueryFootprint } from '../query/parse.js';
 import type { TableSchema } from '../query/plan.js';
 import { encodeStatisticsRow } from '../query/statistics-output.js';
 import type { StorageAdapter, TableRef } from '../storage/port.js';
@@ -79,10 +79,10 @@ export async function handleList(ctx: ListRequest, deps: ListDeps): Promise<List
   if (!isValidTableName(className)) throw svcError('invalidClassName', className);
   const namespace = app.namespace;
   const timeZone = app.settings.timeZone;
-  const where = ctx.query.get('where');
-  // Only a where naming a class can refer to other tables; an oversized one is refused by the parser.
-  const scan = where !== null && where.length <= app.settings.query.maxWhereBytes && (where.includes('className') || where.includes('\\'));
-  const named = scan ? referencedClasses(where) : [];
+  // The where is decoded once: its inner queries' class names first (their schemas are loaded before
+  // the synchronous parse), then the same object is parsed into the plan.
+  const decoded = decodeWhereParam(ctx.query.get('where'), app.settings);
+  const named = decoded.where ? referencedClasses(decoded.where) : [];
   const others = named.slice(0, MAX_PREFETCHED_CLASSES);
   const schemas = await loadSchemas(storage, namespace, others.length === 0 ? [className] : [className, ...others]);
   const schema = (name: string): TableSchema | null => {
@@ -91,7 +91,7 @@ export async function handleList(ctx: ListRequest, deps: ListDeps): Promise<List
     return schemas.get(name) ?? null;
   };
   const secret = deps.isSecretColumn;
-  const parsed = parseListQuery(ctx.query, { className, schema, settings: app.settings, ...(secret ? { isSecretColumn: secret } : {}) });
+  const parsed = parseListQuery(ctx.query, { className, schema, settings: app.settings, ...(secret ? { isSecretColumn: secret } : {}) }, decoded);
   const footprint = listQueryFootprint(parsed, className);
   await deps.guard?.(footprint);
   if (deps.restrict) await assertNoHiddenColumns(footprint, deps.restrict);

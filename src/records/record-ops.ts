@@ -35,6 +35,8 @@ interface Target {
   readonly timeZone: string;
   /** The application's table and column limits, passed to every `ensureColumns`. */
   readonly limits: SchemaLimits;
+  /** The schema lock: only the master key creates tables or columns. */
+  readonly locked: boolean;
   /** Runs the write; a failure first goes through the policy's translators. */
   commit<T>(write: () => Promise<T>): Promise<T>;
 }
@@ -55,6 +57,7 @@ function target(deps: RecordDeps, caller: Caller, className: string): Target {
     },
     timeZone: caller.app.settings.timeZone,
     limits: caller.app.settings.schema,
+    locked: caller.app.settings.schema.locked,
     async commit(write) {
       try {
         return await write();
@@ -84,8 +87,8 @@ export interface CreatedRecord {
  */
 export async function createRecord(deps: RecordDeps, caller: Caller, className: string, input: JsonObject): Promise<CreatedRecord> {
   const t = target(deps, caller, className);
-  const access = await deps.access.accessOf(caller);
-  await deps.access.assertClassAllows(access, t.ref, 'create');
+  const access = await deps.access.accessOf(caller, deps.storage);
+  await deps.access.assertClassAllows(access, t.ref, 'create', deps.storage);
   const body = (await t.policy.beforeCreate?.(t.policyContext, input)) ?? input;
   const schema = await deps.storage.getSchema(t.ref);
   const plan = parseWriteWithAcl(body, schema, t.timeZone);
@@ -122,8 +125,8 @@ export async function readRecord(
 ): Promise<StoredRecord> {
   const t = target(deps, caller, className);
   assertObjectId(objectId);
-  const access = await deps.access.accessOf(caller);
-  await deps.access.assertClassAllows(access, t.ref, 'get');
+  const access = await deps.access.accessOf(caller, deps.storage);
+  await deps.access.assertClassAllows(access, t.ref, 'get', deps.storage);
   await t.policy.beforeRead?.(t.policyContext, objectId);
   const stored = await deps.storage.get(t.ref, objectId, access.master ? projection : readableProjection(projection));
   // An unreadable record answers exactly as a missing one: no existence oracle.
@@ -142,8 +145,8 @@ export async function updateRecord(
 ): Promise<{ readonly updatedAt: string }> {
   const t = target(deps, caller, className);
   assertObjectId(objectId);
-  const access = await deps.access.accessOf(caller);
-  await deps.access.assertClassAllows(access, t.ref, 'update');
+  const access = await deps.access.accessOf(caller, deps.storage);
+  await deps.access.assertClassAllows(access, t.ref, 'update', deps.storage);
   const body = (await t.policy.beforeUpdate?.(t.policyContext, objectId, input)) ?? input;
   const schema = await deps.storage.getSchema(t.ref);
   if (!schema) throw svcError('objectNotFound', objectId);
@@ -165,8 +168,8 @@ export async function updateRecord(
 export async function deleteRecord(deps: RecordDeps, caller: Caller, className: string, objectId: string): Promise<void> {
   const t = target(deps, caller, className);
   assertObjectId(objectId);
-  const access = await deps.access.accessOf(caller);
-  await deps.access.assertClassAllows(access, t.ref, 'delete');
+  const access = await deps.access.accessOf(caller, deps.storage);
+  await deps.access.assertClassAllows(access, t.ref, 'delete', deps.storage);
   await t.policy.beforeDelete?.(t.policyContext, objectId);
   const schema = access.master ? null : await deps.storage.getSchema(t.ref);
   await t.commit(() =>
@@ -187,7 +190,11 @@ async function assertFieldsAllowed(
 ): Promise<void> {
   if (access.master) return;
   const existing = schema?.columns ?? {};
-  if (Object.keys(columns).some((column) => !Object.hasOwn(existing, column))) await deps.access.assertClassAllows(access, t.ref, 'addField');
+  // The ACL column is built in: adding it is never a schema change the lock or addField governs.
+  const added = Object.keys(columns).find((column) => column !== ACL_COLUMN && !Object.hasOwn(existing, column));
+  if (added === undefined && schema) return;
+  if (t.locked) throw svcError('schemaLocked', t.ref.className, added ?? '*');
+  if (added !== undefined) await deps.access.assertClassAllows(access, t.ref, 'addField', deps.storage);
 }
 
 /**

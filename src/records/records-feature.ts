@@ -7,6 +7,10 @@ import type { ClassPermissionSource } from '../access/class-permission-source.js
 import { type ClassPolicy, ClassPolicyRegistry } from './class-policy.js';
 import { recordsRoutes } from './records-routes.js';
 import { rolePolicy } from './role-policy.js';
+import { CLASS_PERMISSIONS_TABLE, type ClassPermissionStore, storageClassPermissionStore } from './class-permission-store.js';
+import { createSchemaService } from './schema-service.js';
+import { schemaRoutes } from './schema-routes.js';
+import { MASTER_ONLY_POLICY } from './class-policy.js';
 import { roleRoutes } from './role-routes.js';
 import { ROLE_CLASS } from '../access/role-lookup.js';
 import { type RecordsService, createRecordsService } from './records-service.js';
@@ -39,6 +43,8 @@ export interface RecordsFeature {
   readonly service: RecordsService;
   /** The ACL, role and class-permission decisions every records and users path applies. */
   readonly access: AccessControl;
+  /** Class-level permissions as the schema API stores them (`_ClassPermissions`). */
+  readonly classPermissions: ClassPermissionStore;
   /** Sets the rules of one table (e.g. the users feature protects `_User`). */
   registerClassPolicy(className: string, policy: ClassPolicy): void;
 }
@@ -55,10 +61,12 @@ export interface RecordsFeature {
  */
 export function createRecordsFeature(ctx: RecordsFeatureContext, options: RecordsOptions = {}): RecordsFeature {
   const policies = options.policies ?? new ClassPolicyRegistry();
+  const permissionStore = storageClassPermissionStore({ storage: ctx.storage, clock: ctx.clock, random: ctx.random });
+  policies.register(CLASS_PERMISSIONS_TABLE, MASTER_ONLY_POLICY);
   const access = createAccessControl({
     storage: ctx.storage,
     clock: ctx.clock,
-    ...(options.classPermissions ? { classPermissions: options.classPermissions } : {}),
+    classPermissions: options.classPermissions ?? permissionStore,
     ...(options.roleTtlMs === undefined ? {} : { roleTtlMs: options.roleTtlMs }),
   });
   const service = createRecordsService({ storage: ctx.storage, clock: ctx.clock, random: ctx.random, policies, access });
@@ -66,10 +74,11 @@ export function createRecordsFeature(ctx: RecordsFeatureContext, options: Record
   const routes = recordsRoutes({ records: service, policies, storage: ctx.storage, sessions: options.sessions ?? (() => undefined) });
   return {
     name: 'records',
-    routes: [...routes, ...roleRoutes(service)],
+    routes: [...routes, ...roleRoutes(service), ...schemaRoutes(createSchemaService({ storage: ctx.storage, permissions: permissionStore }))],
     policies,
     service,
     access,
+    classPermissions: permissionStore,
     registerClassPolicy: (className, policy) => policies.register(className, policy),
   };
 }

@@ -9,6 +9,7 @@ const ROLE_COLUMNS = {
   name: { type: 'String' },
   users: { type: 'Relation', targetClass: '_User' },
   roles: { type: 'Relation', targetClass: ROLE_CLASS },
+  ACL: { type: 'Object' },
 } as const;
 
 /**

@@ -65,6 +65,7 @@ function observe(target: StorageAdapter, scope: Scope): StorageAdapter {
     count: (table, where, options) => target.count(table, where, options),
     aggregate: (table, plan, options) => target.aggregate(table, plan, options),
     dropNamespace: (namespace) => target.dropNamespace(namespace),
+    ...(target.listTables ? { listTables: (namespace: string) => target.listTables!(namespace) } : {}),
     close: () => target.close(),
 
     insert(table, record) {

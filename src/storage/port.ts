@@ -94,5 +94,10 @@ export interface StorageAdapter {
 
   /** Drops every table of a namespace (tests, application removal). */
   dropNamespace(namespace: string): Awaitable<void>;
+  /**
+   * The class names of every table of a namespace, in no particular order (the schema API lists
+   * them). Optional: without it `GET /1/schemas` answers 11181.
+   */
+  listTables?(namespace: string): Awaitable<string[]>;
   close(): Awaitable<void>;
 }

@@ -6,7 +6,7 @@ import type { Caller } from '../app/caller.js';
 import type { UsersDeps } from './deps.js';
 import { mailVerifyAfterWrite, recipientOf } from './email-verification.js';
 import { userJson } from './user-output.js';
-import { insertUser, updateUserRecord } from './user-records.js';
+import { assertUserColumnsUnlocked, insertUser, updateUserRecord } from './user-records.js';
 import { prepareUserWrite } from './user-write.js';
 
 
@@ -40,6 +40,7 @@ export async function signUp(deps: UsersDeps, caller: Caller, body: JsonObject):
     phoneValidator: deps.phoneValidator,
   });
   await deps.ready(app);
+  await assertUserColumnsUnlocked(deps, caller, prepared.body);
   await deps.users.assertAvailable(app, prepared.unique);
   const user = await insertUser(deps, app, prepared.body);
   const { token } = await deps.sessions.create(app, user.objectId);
@@ -76,6 +77,7 @@ export async function phoneSignUpOrLogin(deps: UsersDeps, caller: Caller, body: 
       phoneValidator: () => true, // the code proved the number
       phoneSignUp: true,
     });
+    await assertUserColumnsUnlocked(deps, caller, prepared.body);
     await deps.users.assertAvailable(app, prepared.unique);
     user = await insertUser(deps, app, prepared.body, { mobilePhoneVerified: true });
     if (prepared.mailVerifyTo) await mailVerifyAfterWrite(deps, app, recipientOf(user, prepared.mailVerifyTo));

@@ -7,6 +7,8 @@ import type { FieldOp } from '../storage/port.js';
 import type { UsersDeps } from './deps.js';
 import { type UserStore, createUserStore } from './user-store.js';
 import { userRef } from './user-table.js';
+import type { Caller } from '../app/caller.js';
+import { svcError } from '../core/errors.js';
 import { newUserAcl } from '../access/acl.js';
 import { parseWriteWithAcl } from '../records/record-access.js';
 
@@ -40,6 +42,20 @@ export async function insertUser(deps: UsersDeps, app: Application, body: JsonOb
     return (await users.update(app, record.objectId, relationOps, now)) ?? record;
   };
   return deps.storage.capabilities.transactions ? deps.storage.transaction((tx) => write(createUserStore(tx))) : write(deps.users);
+}
+
+/**
+ * Refuses (11180) a client's user write that would add a column while the application's schema is
+ * locked; the master key and the built-in columns (created with the table) always pass.
+ */
+export async function assertUserColumnsUnlocked(deps: UsersDeps, caller: Caller, body: JsonObject): Promise<void> {
+  const app = caller.app;
+  if (caller.isMaster || !app.settings.schema.locked) return;
+  const schema = await deps.storage.getSchema(userRef(app));
+  for (const key of Object.keys(body)) {
+    const column = key.split('.')[0]!;
+    if (!schema || !Object.hasOwn(schema.columns, column)) throw svcError('schemaLocked', userRef(app).className, column);
+  }
 }
 
 /** Applies a prepared body to a user atomically; null when the user does not exist. */

@@ -22,6 +22,7 @@ export const USER_COLUMNS: Readonly<Record<string, ColumnSchema>> = Object.freez
   emailVerified: { type: 'Boolean' },
   mobilePhoneNumber: { type: 'String' },
   mobilePhoneVerified: { type: 'Boolean' },
+  ACL: { type: 'Object' },
 });
 
 export function userRef(app: Application): TableRef {

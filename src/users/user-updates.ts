@@ -8,7 +8,7 @@ import { requireSelfOrMaster } from './access.js';
 import type { UsersDeps } from './deps.js';
 import { mailVerifyAfterWrite, recipientOf } from './email-verification.js';
 import { userJson } from './user-output.js';
-import { updateUserRecord } from './user-records.js';
+import { assertUserColumnsUnlocked, updateUserRecord } from './user-records.js';
 import { prepareUserWrite } from './user-write.js';
 import { userRef } from './user-table.js';
 import { withoutColumns } from '../records/read-restriction.js';
@@ -52,6 +52,7 @@ export async function updateUser(deps: UsersDeps, caller: Caller, objectId: stri
     hasher: deps.hasher,
     phoneValidator: deps.phoneValidator,
   });
+  await assertUserColumnsUnlocked(deps, caller, prepared.body);
   await deps.users.assertAvailable(app, prepared.unique, objectId);
   const updated = await updateUserRecord(deps, app, objectId, prepared.body);
   if (!updated) throw svcError('objectNotFound', objectId);

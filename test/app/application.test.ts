@@ -46,7 +46,7 @@ describe('applications', () => {
   });
 
   it('D8: schema limits default to 500 tables and 500 columns and are checked', () => {
-    expect(resolveApplication({ applicationId: 'a', ...keys }).settings.schema).toEqual({ maxTables: 500, maxColumns: 500 });
+    expect(resolveApplication({ applicationId: 'a', ...keys }).settings.schema).toEqual({ maxTables: 500, maxColumns: 500, locked: false });
     expect(() => resolveApplication({ applicationId: 'a', ...keys, settings: { schema: { maxTables: 0 } } })).toThrow(/maxTables/);
     expect(() => resolveApplication({ applicationId: 'a', ...keys, settings: { schema: { maxColumns: 901 } } })).toThrow(/maxColumns/);
     expect(() => resolveApplication({ applicationId: 'a', ...keys, settings: { schema: { maxColumns: 1.5 } } })).toThrow(/maxColumns/);

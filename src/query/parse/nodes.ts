@@ -2,7 +2,8 @@ import type { Json } from '../../core/wire-values.js';
 import { ALL_RECORDS, type WhereNode } from '../plan.js';
 import { countNode, type WhereScope } from './context.js';
 
-export type JsonObject = { [key: string]: Json };
+import type { JsonObject } from '../../core/wire-values.js';
+export type { JsonObject };
 
 export function isJsonObject(v: Json | undefined): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

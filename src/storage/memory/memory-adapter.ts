@@ -48,6 +48,7 @@ export function memoryStorage(options: MemoryStorageOptions = {}): StorageAdapte
       aggregate: (ref, plan, read) => store.aggregate(ref, plan, read),
       transaction: (work) => savepoint(state, () => work(tx)),
       dropNamespace: (namespace) => store.dropNamespace(namespace),
+      listTables: (namespace) => store.listTables(namespace),
       close: () => {},
     };
     return tx;
@@ -70,6 +71,7 @@ export function memoryStorage(options: MemoryStorageOptions = {}): StorageAdapte
     aggregate: (ref, plan, read) => gate.run(() => store.aggregate(ref, plan, read)),
     transaction: (work) => gate.exclusive(() => savepoint(state, () => work(tx))),
     dropNamespace: (namespace) => gate.run(() => store.dropNamespace(namespace)),
+    listTables: (namespace) => gate.run(() => store.listTables(namespace)),
     close: () => gate.run(() => state.clear()),
   };
 }

@@ -135,6 +135,10 @@ export class MemoryStore {
     this.state.delete(namespace);
   }
 
+  listTables(namespace: string): string[] {
+    return [...(this.tables(namespace, false)?.keys() ?? [])];
+  }
+
   private budget(options: ReadOptions | undefined): ReadBudget {
     return readBudget(options?.budgetMs ?? this.defaultBudgetMs);
   }

@@ -286,6 +286,11 @@ export class PgCore {
     return rows.map((row) => decode(row));
   }
 
+  async listTables(namespace: string): Promise<string[]> {
+    await this.ready();
+    return this.store.tableNames(namespace);
+  }
+
   async dropNamespace(namespace: string): Promise<void> {
     await this.ready();
     await this.store.dropNamespace(namespace);

@@ -97,6 +97,7 @@ export function postgresStorage(options: PostgresStorageOptions): StorageAdapter
       aggregate: (ref, plan) => core.aggregate(ref, plan),
       transaction,
       dropNamespace: (namespace) => core.dropNamespace(namespace),
+      listTables: (namespace) => core.listTables(namespace),
       close,
     };
   };

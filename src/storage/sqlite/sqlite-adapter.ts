@@ -165,6 +165,7 @@ export function sqliteStorage(options: SqliteStorageOptions): StorageAdapter {
     aggregate: (ref, plan, read) => reads.aggregate(ref, plan, read, true),
     transaction: (work) => savepoint(() => work(tx)),
     dropNamespace: (namespace) => core.dropNamespace(namespace),
+    listTables: (namespace) => core.listTables(namespace),
     close: () => {},
   };
 
@@ -184,6 +185,7 @@ export function sqliteStorage(options: SqliteStorageOptions): StorageAdapter {
     aggregate: (ref, plan, read) => gated(() => reads.aggregate(ref, plan, read, false)),
     transaction: (work) => gate.exclusive(() => savepoint(() => work(tx))),
     dropNamespace: (namespace) => gate.run(() => core.dropNamespace(namespace)),
+    listTables: (namespace) => gate.run(() => core.listTables(namespace)),
     close: async () => {
       await pool?.close();
       await gate.run(() => {

@@ -222,6 +222,10 @@ export class SqliteCore {
     return (this.statements.get(query.sql).all(...query.parameters) as Row[]).map((row) => decode(row));
   }
 
+  listTables(namespace: string): string[] {
+    return this.store.tableNames(namespace);
+  }
+
   dropNamespace(namespace: string): void {
     this.db.transaction(() => this.store.dropNamespace(namespace)).immediate();
     this.invalidate();

@@ -99,4 +99,15 @@ export function crudCases(h: Harness): void {
     expect(await h.adapter().getSchema(two)).toBeNull();
     expect(await h.adapter().get(one, a.objectId)).toEqual(a);
   });
+
+  h.test('crud: listTables (when offered) names exactly the tables of one namespace', async () => {
+    const adapter = h.adapter();
+    if (!adapter.listTables) return;
+    const one = h.ref('Listed', 'nsList');
+    await h.seed(one, { x: { type: 'Number' } }, { x: 1 });
+    await adapter.ensureColumns(h.ref('Empty', 'nsList'), {});
+    await h.seed(h.ref('Elsewhere', 'nsListOther'), { x: { type: 'Number' } }, { x: 1 });
+    expect((await adapter.listTables('nsList')).sort()).toEqual(['Empty', 'Listed']);
+    expect(await adapter.listTables('nsNothing')).toEqual([]);
+  });
 }

@@ -1,0 +1,32 @@
+import type { JsonObject } from '../core/wire-values.js';
+import type { RouteContext, RouteDef } from '../http/types.js';
+import type { SchemaService } from './schema-service.js';
+
+const bodyOf = (rc: RouteContext): JsonObject => rc.body ?? {};
+const classOf = (rc: RouteContext): string => rc.params['className'] ?? '';
+
+/** `GET /1/schemas`, `GET|POST|PUT|DELETE /1/schemas/:className`: master key only (401 otherwise). */
+export function schemaRoutes(schemas: SchemaService): RouteDef[] {
+  return [
+    { method: 'GET', path: '/1/schemas', auth: 'master', body: 'none', handler: async (rc) => ({ body: await schemas.list(rc.caller) }) },
+    { method: 'GET', path: '/1/schemas/:className', auth: 'master', body: 'none', handler: async (rc) => ({ body: await schemas.get(rc.caller, classOf(rc)) }) },
+    {
+      method: 'POST',
+      path: '/1/schemas/:className',
+      auth: 'master',
+      body: 'json',
+      handler: async (rc) => ({ status: 201, body: await schemas.create(rc.caller, classOf(rc), bodyOf(rc)) }),
+    },
+    { method: 'PUT', path: '/1/schemas/:className', auth: 'master', body: 'json', handler: async (rc) => ({ body: await schemas.update(rc.caller, classOf(rc), bodyOf(rc)) }) },
+    {
+      method: 'DELETE',
+      path: '/1/schemas/:className',
+      auth: 'master',
+      body: 'none',
+      handler: async (rc) => {
+        await schemas.delete(rc.caller, classOf(rc));
+        return { body: { msg: 'ok' } };
+      },
+    },
+  ];
+}

@@ -1,0 +1,175 @@
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryStorage } from '../../src/memory.js';
+import type { StorageAdapter } from '../../src/storage/port.js';
+import { postgresStorage } from '../../src/storage/postgres/index.js';
+import { sqliteStorage } from '../../src/storage/sqlite/index.js';
+import { createTestSchema, postgresAvailable } from '../postgres/pg-test-db.js';
+import { type UsersServer, startUsersServer } from '../users/users-server.js';
+
+/** The schema API over real HTTP on every backend: tables, typed fields, indexes, class-level permissions. */
+interface Backend {
+  readonly storage: StorageAdapter;
+  drop?(): Promise<void>;
+}
+const pgAvailable = await postgresAvailable('schema-api');
+const BACKENDS: ReadonlyArray<[string, () => Promise<Backend>]> = [
+  ['memory', async () => ({ storage: memoryStorage() })],
+  ['sqlite', async () => ({ storage: sqliteStorage({ database: new Database(':memory:') }) })],
+  ...(pgAvailable
+    ? [
+        [
+          'postgres',
+          async (): Promise<Backend> => {
+            const schema = await createTestSchema('svc_schemaapi');
+            return { storage: postgresStorage({ sql: schema.client({ max: 4 }) }), drop: () => schema.drop() };
+          },
+        ] as [string, () => Promise<Backend>],
+      ]
+    : []),
+];
+
+describe.each(BACKENDS)('schema API over HTTP (%s)', (_name, backend) => {
+  let server: UsersServer;
+  let drop: (() => Promise<void>) | undefined;
+  const master = (method: string, path: string, body?: unknown) => server.request(method, path, { body, auth: 'master' });
+  beforeAll(async () => {
+    const made = await backend();
+    drop = made.drop;
+    server = await startUsersServer({ storage: made.storage });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await drop?.();
+  });
+
+  it('needs the master key', async () => {
+    expect((await server.request('GET', '/1/schemas')).status).toBe(401);
+    expect((await server.request('POST', '/1/schemas/Game', { body: { fields: {} } })).status).toBe(401);
+  });
+
+  it('creates a table with typed fields, indexes and permissions; the storage applies them', async () => {
+    const created = await master('POST', '/1/schemas/Game', {
+      className: 'Game',
+      fields: { score: { type: 'Number' }, owner: { type: 'Pointer', targetClass: '_User' }, fans: { type: 'Relation', targetClass: '_User' }, where: { type: 'GeoPoint' } },
+      indexes: { byScore: { score: -1 }, byOwner: { owner: 1, $unique: true } },
+      classLevelPermissions: { find: { '*': true }, get: { '*': true }, create: { requiresAuthentication: true }, update: {}, delete: {}, count: { '*': true }, addField: {} },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      className: 'Game',
+      fields: { objectId: { type: 'String' }, ACL: { type: 'ACL' }, score: { type: 'Number' }, owner: { type: 'Pointer', targetClass: '_User' }, fans: { type: 'Relation', targetClass: '_User' } },
+      indexes: { byScore: { score: 1 }, byOwner: { owner: 1, $unique: true } },
+      classLevelPermissions: { create: { requiresAuthentication: true } },
+    });
+    expect(await master('GET', '/1/schemas/Game')).toMatchObject({ status: 200, body: created.body });
+    // The typed column exists: a value of another type is refused (111), the permissions apply.
+    const user = await server.signUp({ username: 'player', password: 'pw' });
+    expect((await server.as(user.sessionToken, 'POST', '/1/classes/Game', { score: 'high' })).body.code).toBe(111);
+    expect((await server.request('POST', '/1/classes/Game', { body: { score: 1 } })).body.code).toBe(11171);
+    expect((await server.as(user.sessionToken, 'POST', '/1/classes/Game', { score: 1 })).status).toBe(201);
+    expect((await server.as(user.sessionToken, 'POST', '/1/classes/Game', { score: 2, extra: 1 })).body.code).toBe(11171);
+    const list = await master('GET', '/1/schemas');
+    const names = list.body.results.map((s: { className: string }) => s.className);
+    expect(names).toEqual(expect.arrayContaining(['Game', '_User']));
+    expect(names).not.toContain('_ClassPermissions');
+    // _ClassPermissions itself is master-only over /1/classes.
+    expect((await server.request('GET', '/1/classes/_ClassPermissions')).body.code).toBe(11006);
+  });
+
+  it('adds fields and indexes, replaces permissions; refuses what it cannot do with coded errors', async () => {
+    const put = await master('PUT', '/1/schemas/Game', { fields: { level: { type: 'Number' } }, indexes: { byLevel: { level: 1 } }, classLevelPermissions: { find: { requiresAuthentication: true } } });
+    expect(put.status).toBe(200);
+    expect(put.body.fields.level).toEqual({ type: 'Number' });
+    expect(put.body.classLevelPermissions).toEqual({ find: { requiresAuthentication: true } });
+    expect((await server.request('GET', '/1/classes/Game')).body.code).toBe(11171);
+    const cases: Array<[string, string, unknown, number]> = [
+      ['PUT', '/1/schemas/Game', { fields: { level: { type: 'Number' } } }, 10064],
+      ['PUT', '/1/schemas/Game', { fields: { level: { __op: 'Delete' } } }, 10070],
+      ['PUT', '/1/schemas/Game', { indexes: { byLevel: { __op: 'Delete' } } }, 10070],
+      ['PUT', '/1/schemas/Game', { className: 'Other' }, 10062],
+      ['PUT', '/1/schemas/Game', { fields: { createdAt: { type: 'Date' } } }, 10063],
+      ['PUT', '/1/schemas/Game', { fields: { ptr: { type: 'Pointer' } } }, 10065],
+      ['PUT', '/1/schemas/Game', { fields: { odd: { type: 'Banana' } } }, 10069],
+      ['PUT', '/1/schemas/Game', { fields: { "x'; DROP TABLE t; --": { type: 'String' } } }, 105],
+      ['PUT', '/1/schemas/Game', { fields: { Level: { type: 'String' } } }, 11081],
+      ['PUT', '/1/schemas/Game', { indexes: { bad: { fans: 1 } } }, 11182],
+      ['PUT', '/1/schemas/Game', { indexes: { BYLEVEL: { level: 1 } } }, 11182],
+      ['PUT', '/1/schemas/Game', { classLevelPermissions: { find: { '*': 'yes' } } }, 11170],
+      ['PUT', '/1/schemas/Game', { surprise: 1 }, 11005],
+      ['PUT', '/1/schemas/_User', { fields: { nick: { type: 'String' } } }, 10073],
+      ['POST', '/1/schemas/_Role', { fields: {} }, 10073],
+      ['POST', '/1/schemas/Game', { fields: {} }, 103],
+      ['GET', '/1/schemas/Nope', undefined, 103],
+      ['PUT', "/1/schemas/a'b", {}, 103],
+      ['DELETE', '/1/schemas/Game', undefined, 10074],
+    ];
+    for (const [method, path, body, code] of cases) {
+      const res = await master(method, path, body);
+      expect([method, path, JSON.stringify(body), res.body.code]).toEqual([method, path, JSON.stringify(body), code]);
+    }
+    // Nothing refused was written: the schema is as the successful PUT left it.
+    const after = (await master('GET', '/1/schemas/Game')).body;
+    expect(Object.keys(after.fields).sort()).toEqual(['ACL', 'createdAt', 'fans', 'level', 'objectId', 'owner', 'score', 'updatedAt', 'where']);
+    expect(Object.keys(after.indexes).sort()).toEqual(['byLevel', 'byOwner', 'byScore']);
+    expect(after.classLevelPermissions).toEqual({ find: { requiresAuthentication: true } });
+  });
+
+  it('a transactional batch of a signed-in user resolves its roles and permissions inside the transaction', async () => {
+    const user = await server.signUp({ username: 'batcher', password: 'pw' });
+    await master('PUT', '/1/schemas/Game', { classLevelPermissions: { create: { requiresAuthentication: true }, addField: {} } });
+    server.clock.advance(60_000); // past every cache: the lookups must read through the transaction
+    const requests = [1, 2].map((score) => ({ method: 'POST', path: '/1/classes/Game', body: { score } }));
+    const res = await server.as(user.sessionToken, 'POST', '/1/batch', { requests, transaction: true });
+    expect(res.status).toBe(200);
+    expect(res.body.every((item: object) => 'success' in item)).toBe(true);
+    const refused = await server.request('POST', '/1/batch', { body: { requests, transaction: true } });
+    expect(refused.body.code).toBe(11070);
+    expect(refused.body.error).toContain('code 11171');
+    await master('PUT', '/1/schemas/Game', { classLevelPermissions: { find: { requiresAuthentication: true } } });
+  });
+
+  it('a unique index over duplicate values answers 10075 and is not recorded', async () => {
+    await master('POST', '/1/classes/Dup', { name: 'same' });
+    await master('POST', '/1/classes/Dup', { name: 'same' });
+    const res = await master('PUT', '/1/schemas/Dup', { indexes: { uniqueName: { name: 1, $unique: true } } });
+    expect(res.body.code).toBe(10075);
+    expect((await master('GET', '/1/schemas/Dup')).body.indexes).toEqual({});
+  });
+
+  it('class-level permissions on _User are settable; its fields are not', async () => {
+    const res = await master('PUT', '/1/schemas/_User', { classLevelPermissions: { find: {}, protectedFields: { '*': ['email'] } } });
+    expect(res.status).toBe(200);
+    expect((await server.request('GET', '/1/users')).body.code).toBe(11171);
+    expect((await master('PUT', '/1/schemas/_User', { classLevelPermissions: null })).status).toBe(200);
+    expect((await server.request('GET', '/1/users')).status).toBe(200);
+  });
+});
+
+describe('the schema lock', () => {
+  let server: UsersServer;
+  beforeAll(async () => {
+    server = await startUsersServer({ settings: { schema: { locked: true } } });
+  });
+  afterAll(() => server.close());
+
+  it('only the master key creates tables or columns; clients write the existing ones', async () => {
+    const refused = await server.request('POST', '/1/classes/Post', { body: { title: 'x' } });
+    expect([refused.status, refused.body.code]).toEqual([403, 11180]);
+    expect((await server.request('GET', '/1/classes/Post')).body).toEqual({ results: [] });
+    expect((await server.request('POST', '/1/schemas/Post', { body: { fields: { title: { type: 'String' } } }, auth: 'master' })).status).toBe(201);
+    expect((await server.request('POST', '/1/classes/Post', { body: { title: 'x' } })).status).toBe(201);
+    expect((await server.request('POST', '/1/classes/Post', { body: { title: 'x', body: 'new column' } })).body.code).toBe(11180);
+    expect((await server.request('POST', '/1/classes/Post', { body: { title: 'x', ACL: { '*': { read: true } } } })).status).toBe(201);
+    const batch = await server.request('POST', '/1/batch', { body: { requests: [{ method: 'POST', path: '/1/classes/Other', body: { a: 1 } }] } });
+    expect(batch.body[0].error.code).toBe(11180);
+    expect((await server.request('POST', '/1/classes/Post', { body: { title: 'y', other: 1 }, auth: 'master' })).status).toBe(201);
+  });
+
+  it('sign-up and user updates may not add columns either', async () => {
+    expect((await server.request('POST', '/1/users', { body: { username: 'a', password: 'pw', nick: 'x' } })).body.code).toBe(11180);
+    const user = await server.signUp({ username: 'b', password: 'pw' });
+    expect((await server.as(user.sessionToken, 'PUT', `/1/users/${user.objectId}`, { nick: 'x' })).body.code).toBe(11180);
+    expect((await server.as(user.sessionToken, 'PUT', `/1/users/${user.objectId}`, { email: 'b@example.test' })).status).toBe(200);
+  });
+});
