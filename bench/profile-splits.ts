@@ -12,7 +12,7 @@ import { physicalTableName } from '../src/query/sql/layout.js';
 import { quoteIdent } from '../src/storage/sqlite/identifiers.js';
 import { decodeRow, encodeRecord } from '../src/storage/sqlite/row-codec.js';
 import { StatementCache } from '../src/storage/sqlite/statement-cache.js';
-import { projectRecord } from '../src/storage/memory/projection.js';
+import { projectRecord } from '../src/storage/kit/projection.js';
 import { NAMESPACE, makeRecords, objectIdOf } from './data.js';
 import { opsPerSecond } from './harness.js';
 import { benchRef, openSqliteFixture, seedTable } from './stores.js';

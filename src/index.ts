@@ -116,6 +116,21 @@ export type {
 } from './files/index.js';
 export { createRealtimeFeature, mayRead } from './realtime/index.js';
 export type { QueryEvent, RealtimeCaller, RealtimeOptions, RealtimeTicker, TableAction } from './realtime/index.js';
+export { DEFAULT_FUNCTION_LIMITS, FunctionRunner, functionsFeature } from './functions/index.js';
+export type {
+  CloudFunction,
+  DataModule,
+  FunctionLimits,
+  FunctionModules,
+  FunctionRequest,
+  FunctionResponse,
+  FunctionTimer,
+  FunctionsApi,
+  FunctionsModule,
+  FunctionsOptions,
+  ModuleCallback,
+  ModuleMethod,
+} from './functions/index.js';
 export { internalCaller, sessionCaller } from './app/caller.js';
 export type { Caller, CredentialKind } from './app/caller.js';
 export type { JsonObject } from './core/wire-values.js';

@@ -29,6 +29,7 @@ import type { SmsApi } from './sms/sms-api.js';
 import { type FilesApi, type FilesOptions, createFilesFeature } from './files/index.js';
 import { type RealtimeOptions, createRealtimeFeature } from './realtime/index.js';
 import type { ClassPermissionSource } from './access/class-permission-source.js';
+import { type FunctionsOptions, functionsFeature } from './functions/index.js';
 
 /**
  * The older feature form: a factory given the service context and the registry, returning routes.
@@ -142,6 +143,11 @@ export interface ServiceOptions {
    * records and users services read them. Default: the ones the schema API stores (`PUT /1/schemas/:table`).
    */
   classPermissions?: ClassPermissionSource;
+  /**
+   * Cloud functions defined by the host: `{ definitions: { hello: (request, response, modules) => ... } }`,
+   * served at `POST /1/functions/:name` and `<path>/:secretKey/:name` (docs/functions.md).
+   */
+  functions?: FunctionsOptions;
   /**
    * Files and media (uploads, serving, delete, video snapshot, QR codes, image checks): off unless
    * given; `{}` stores under ./data/files on local disk. See docs/files.md.
@@ -348,6 +354,9 @@ function builtInFeatures(options: ServiceOptions, registry: ServiceRegistry): Fe
         return instanceOf(feature, feature.api);
       },
     });
+  }
+  if (options.functions) {
+    definitions.push(functionsFeature(options.functions));
   }
   if (options.realtime !== false) {
     const realtimeOptions = options.realtime ?? {};

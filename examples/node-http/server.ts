@@ -24,6 +24,7 @@ import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
+import { exampleFunctions } from './functions.js';
 import { type ApplicationConfig, type ServiceOptions, consoleMailTransport, consoleSmsTransport, createService, lineLogger, localFileStore } from 'svcbase';
 import { toNodeListener } from 'svcbase/node';
 import { postgresStorage } from 'svcbase/postgres';
@@ -108,6 +109,8 @@ export async function start(options: StartOptions = {}) {
     mail: consoleMailTransport({ write: (line) => log(`[mail] ${line}`) }),
     // Uploads live beside the SQLite file (./data/files by default), or in ./data/files on PostgreSQL.
     files: { store: localFileStore({ root: stores.filesDir }) },
+    // Cloud functions: POST /1/functions/<name>, and GET|POST /<secretKey>/<name> at the root.
+    functions: { definitions: exampleFunctions },
     logger,
   });
   server.on('request', withRequestLog(toNodeListener(service), logger));
@@ -195,6 +198,9 @@ function banner(url: string, dbFile: string): string {
     `curl -s -X POST ${url}/1/classes/GameScore ${keys} -H 'Content-Type: application/json' -d '{"score":1337,"playerName":"Sean"}'`,
     `curl -s -G ${url}/1/classes/GameScore ${keys} --data-urlencode 'where={"score":{"$gte":1000}}' --data-urlencode 'order=-score'`,
     `curl -s -X POST ${url}/1/requestSmsCode ${keys} -H 'Content-Type: application/json' -d '{"mobilePhoneNumber":"13800138000"}'`,
+    `curl -s -X POST ${url}/1/functions/hello ${keys} -H 'Content-Type: application/json' -d '{"name":"svcbase"}'`,
+    '',
+    `A cloud function over plain HTTP (secret key in the path): ${url}/${app.secretKey}/hello?name=svcbase`,
     '',
   ].join('\n');
 }

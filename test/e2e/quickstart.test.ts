@@ -16,16 +16,19 @@ const dir = mkdtempSync(join(tmpdir(), 'svcbase-quickstart-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('quick start (examples/node-http)', () => {
-  it('answers the three curl lines it prints', async () => {
+  it('answers the four curl lines it prints', async () => {
     const server = await start({ port: 0, dbFile: join(dir, 'curl.db'), quiet: true });
     try {
       const lines = banner(server.url, server.dbFile).split('\n').filter((l) => l.startsWith('curl '));
-      expect(lines).toHaveLength(3);
+      expect(lines).toHaveLength(4);
       const outputs = [];
       for (const line of lines) outputs.push(JSON.parse((await exec('bash', ['-c', line])).stdout));
       expect(outputs[0]).toMatchObject({ objectId: expect.any(String), createdAt: expect.any(String) });
       expect(outputs[1].results).toEqual([expect.objectContaining({ objectId: outputs[0].objectId, score: 1337, playerName: 'Sean' })]);
       expect(outputs[2]).toEqual({ smsId: expect.any(Number) });
+      expect(outputs[3]).toEqual({ result: 'hello svcbase' });
+      const plain = banner(server.url, server.dbFile).split('\n').find((l) => l.startsWith('A cloud function'))!;
+      expect(await (await fetch(plain.slice(plain.indexOf('http')))).text()).toBe('hello svcbase');
       // Realtime is on: a subscriber hears the next write.
       const app = devApplication();
       const headers = { 'X-Svc-Application-Id': app.applicationId, 'X-Svc-REST-API-Key': app.restApiKey };

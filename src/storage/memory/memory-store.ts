@@ -9,9 +9,9 @@ import type { FieldOp, ReadOptions, SchemaLimits, TableRef } from '../port.js';
 import { assertNewTable } from '../schema-rules.js';
 import { cloneRecord, cloneValue } from './clone.js';
 import { type ReadBudget, readBudget, scanWithin } from './deadline-scan.js';
-import { checkIndexSpec } from './index-spec.js';
+import { checkIndexSpec } from '../kit/index-spec.js';
 import { type MemoryState, type MemoryTable, followsInCreationOrder, hasDuplicates, violatedUniqueIndex } from './memory-state.js';
-import { projectRecord } from './projection.js';
+import { projectRecord } from '../kit/projection.js';
 
 const SCOPE = 'memory';
 const EMPTY: ReadonlySet<string> = new Set();

@@ -3,7 +3,7 @@ import type { StoredRecord, Value } from '../../core/values.js';
 import type { AggregatePlan, FindPlan, WhereNode } from '../../query/plan.js';
 import { type SqlSchemaView, compileAggregate, compileCount, compileFind, sqliteDialect } from '../../query/sql/index.js';
 import { physicalTableName } from '../../query/sql/layout.js';
-import { projectRecord } from '../memory/projection.js';
+import { projectRecord } from '../kit/projection.js';
 import type { Awaitable, ReadOptions, TableRef } from '../port.js';
 import type { SqliteDatabase } from './database-shape.js';
 import { GuardedReader, type ReadRequest, type ReadResult } from './guarded-reader.js';

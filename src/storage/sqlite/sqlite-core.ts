@@ -5,8 +5,8 @@ import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, Tabl
 import { type SqlSchemaView, compileAggregate, compileCount, compileFind, sqliteDialect } from '../../query/sql/index.js';
 import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
 import { compileClearRelation, compileDeleteById, compileInsert, compileSelectById } from '../../query/sql/write-compiler.js';
-import { checkIndexSpec } from '../memory/index-spec.js';
-import { projectRecord } from '../memory/projection.js';
+import { checkIndexSpec } from '../kit/index-spec.js';
+import { projectRecord } from '../kit/projection.js';
 import type { FieldOp, SchemaLimits, TableRef, UpdateImages } from '../port.js';
 import { assertNewTable } from '../schema-rules.js';
 import type { SqliteDatabase } from './database-shape.js';

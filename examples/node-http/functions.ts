@@ -1,0 +1,19 @@
+import type { CloudFunction } from 'svcbase';
+
+/**
+ * The quick start's cloud functions (docs/functions.md): host-defined, trusted code.
+ * `POST /1/functions/hello {"name":"svcbase"}` answers `{"result":"hello svcbase"}`;
+ * `GET /<secretKey>/hello?name=svcbase` answers the text itself.
+ */
+export const exampleFunctions: Record<string, CloudFunction> = {
+  hello(request, response) {
+    const name = request.body['name'] ?? request.query['name'] ?? 'world';
+    response.send(`hello ${String(name)}`);
+  },
+  /** Counts visits in a table, as the caller (every rule of /1/classes applies). */
+  async visit(_request, response, modules) {
+    const saved = await modules.oData.insert({ table: 'Visit', data: { at: new Date().toISOString() } });
+    const counted = (await modules.oData.find({ table: 'Visit', limit: 0, count: 1 })) as { count: number };
+    response.send({ visit: saved, total: counted.count });
+  },
+};

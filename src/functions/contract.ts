@@ -1,0 +1,61 @@
+import type { Json } from '../core/wire-values.js';
+
+/**
+ * What a cloud function sees of its call (rest-facts §7.2): `method` is `POST` for REST and SDK calls
+ * (`request.body` the JSON object sent), `GET` or `POST` on the plain-HTTP path (`request.query`, and
+ * `request.body` the form fields of a urlencoded POST).
+ */
+export interface FunctionRequest {
+  readonly method: string;
+  readonly body: { readonly [key: string]: Json };
+  readonly query: { readonly [key: string]: string };
+  /** Request headers, names lower-case (plain-HTTP calls; REST calls see theirs too). */
+  readonly headers: { readonly [key: string]: string };
+}
+
+/**
+ * How a function answers: `send` (or `end`) once with a string or any JSON value; over REST the
+ * caller gets `{"result": value}`, on the plain-HTTP path the value itself with the status and
+ * headers set here. A function that never sends counts as a timeout.
+ */
+export interface FunctionResponse {
+  send(value?: Json): void;
+  end(value?: Json): void;
+  setHeader(name: string, value: string): void;
+  /** The HTTP status of a plain-HTTP reply (default 200; REST replies are always 200). */
+  status(code: number): FunctionResponse;
+}
+
+/** Node-style callback of the hosted modules: `data` is a JSON string the function parses. */
+export type ModuleCallback = (err: { code: number; error: string } | null, data?: string) => void;
+
+/** A module method: callback style (the hosted service's) or, without a callback, a promise of the parsed value. */
+export interface ModuleMethod<P> {
+  (params: P, callback: ModuleCallback): void;
+  (params: P): Promise<Json>;
+}
+
+/** `modules.oData`, as rest-facts §7.2 lists it (the REST shapes; data access runs as the caller). */
+export interface DataModule {
+  find: ModuleMethod<{ table: string; keys?: string; where?: Json; order?: string; limit?: number; skip?: number; count?: number; include?: string }>;
+  findOne: ModuleMethod<{ table: string; objectId: string; keys?: string; include?: string }>;
+  insert: ModuleMethod<{ table: string; data: { [key: string]: Json } }>;
+  update: ModuleMethod<{ table: string; objectId: string; data: { [key: string]: Json } }>;
+  remove: ModuleMethod<{ table: string; objectId: string }>;
+  /** Sets headers for the following calls: `X-Bmob-Master-Key` (act as master) or `X-Bmob-Session-Token` (act as that user). */
+  setHeader(headers: { [name: string]: string }): void;
+}
+
+/** `modules.oFunctions`: another function of the same application (bounded call depth). */
+export interface FunctionsModule {
+  run: ModuleMethod<{ name: string; data?: { [key: string]: Json } }>;
+}
+
+/** The modules a host-defined function receives (more arrive with deployed functions). */
+export interface FunctionModules {
+  readonly oData: DataModule;
+  readonly oFunctions: FunctionsModule;
+}
+
+/** A cloud function: `onRequest(request, response, modules)` of the hosted service. */
+export type CloudFunction = (request: FunctionRequest, response: FunctionResponse, modules: FunctionModules) => void | Promise<void>;

@@ -1,0 +1,47 @@
+import type { Json } from '../core/wire-values.js';
+import type { FunctionResponse } from './contract.js';
+
+/** What a function sent: its value, status and headers. */
+export interface SentReply {
+  readonly value: Json | undefined;
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** Header names a function may set: tokens only (no CR/LF can reach the wire). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]{0,8192}$/;
+
+/**
+ * The response object handed to a function, and the promise of what it sent: the first `send`/`end`
+ * wins, later ones are ignored (the hosted service sends once). Bad headers or statuses throw at the
+ * call, inside the function.
+ */
+export function functionResponse(): { readonly response: FunctionResponse; readonly sent: Promise<SentReply> } {
+  let resolve!: (reply: SentReply) => void;
+  const sent = new Promise<SentReply>((r) => (resolve = r));
+  let done = false;
+  let status = 200;
+  const headers: Record<string, string> = {};
+  const finish = (value?: Json) => {
+    if (done) return;
+    done = true;
+    resolve({ value, status, headers: { ...headers } });
+  };
+  const response: FunctionResponse = {
+    send: finish,
+    end: finish,
+    setHeader(name, value) {
+      if (typeof name !== 'string' || !HEADER_NAME.test(name)) throw new TypeError(`invalid header name: ${String(name).slice(0, 64)}`);
+      const text = String(value);
+      if (!HEADER_VALUE.test(text)) throw new TypeError(`invalid value for header ${name}`);
+      headers[name.toLowerCase()] = text;
+    },
+    status(code) {
+      if (!Number.isInteger(code) || code < 200 || code > 599) throw new TypeError(`invalid status: ${String(code)}`);
+      status = code;
+      return response;
+    },
+  };
+  return { response, sent };
+}

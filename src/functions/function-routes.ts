@@ -1,0 +1,88 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Application } from '../app/application.js';
+import { type SessionResolver, sessionCaller } from '../app/caller.js';
+import { svcError } from '../core/errors.js';
+import type { Json } from '../core/wire-values.js';
+import type { RouteContext, RouteDef, RouteResult } from '../http/types.js';
+import type { FunctionRequest } from './contract.js';
+import type { FunctionRunner } from './function-runner.js';
+import type { SentReply } from './function-response.js';
+
+export interface FunctionRouteDeps {
+  readonly runner: FunctionRunner;
+  readonly applications: ReadonlyMap<string, Application>;
+  readonly sessions: () => SessionResolver | undefined;
+  /** Prefix of the plain-HTTP form (`<path>/<secretKey>/<name>`), '' for the root. */
+  readonly path: string;
+}
+
+function headersOf(rc: RouteContext): { [key: string]: string } {
+  const out: { [key: string]: string } = {};
+  for (const [name, value] of Object.entries(rc.headers)) if (typeof value === 'string') out[name.toLowerCase()] = value;
+  return out;
+}
+
+function queryOf(rc: RouteContext): { [key: string]: string } {
+  const out: { [key: string]: string } = Object.create(null) as { [key: string]: string };
+  for (const [key, value] of rc.query) if (!(key in out)) out[key] = value;
+  return out;
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The value a function sent, as a plain-HTTP reply: text as is, anything else as JSON. */
+function plainReply(reply: SentReply): RouteResult {
+  const headers = { ...reply.headers };
+  if (typeof reply.value === 'string') {
+    headers['content-type'] ??= 'text/plain; charset=utf-8';
+    return { status: reply.status, headers, body: reply.value, raw: true };
+  }
+  return { status: reply.status, headers, body: (reply.value ?? null) as Json };
+}
+
+/**
+ * `POST /1/functions/:name` (application keys, signed headers or a session token; the body a JSON
+ * object, `{}` when none; reply `{"result": <what the function sent>}`) and the plain-HTTP form with
+ * the secret key as a path segment and no other credential: `GET|POST <path>/:secretKey/:name`
+ * (query string, or urlencoded form fields), `<path>/:secretKey` running `index`, an unknown name
+ * running `notfound` when defined. The reply there is what the function sent, with its status and
+ * headers. An unknown secret key answers 404 (11001), as an unknown route does.
+ */
+export function functionRoutes(deps: FunctionRouteDeps): RouteDef[] {
+  const appBySecret = (secret: string): Application | undefined => {
+    for (const app of deps.applications.values()) if (app.secretKey !== undefined && sameSecret(secret, app.secretKey)) return app;
+    return undefined;
+  };
+  const plain = (rc: RouteContext, name: string, body: FunctionRequest['body']) => async (): Promise<RouteResult> => {
+    const app = appBySecret(rc.params['secretKey'] ?? '');
+    if (!app) throw svcError('routeNotFound', rc.method, `${deps.path}/…`);
+    const caller = sessionCaller(app, { credential: 'secret-path', isMaster: false, sessionToken: null, address: rc.remoteAddress }, deps.sessions);
+    const request: FunctionRequest = { method: rc.method, body, query: queryOf(rc), headers: headersOf(rc) };
+    return plainReply(await deps.runner.invoke({ caller, name, request, depth: 0, fallback: 'notfound' }));
+  };
+  const base = deps.path.replace(/\/+$/, '');
+  const routes: RouteDef[] = [
+    {
+      method: 'POST',
+      path: '/1/functions/:name',
+      auth: 'app',
+      body: 'optional-json',
+      handler: async (rc) => {
+        const request: FunctionRequest = { method: 'POST', body: rc.body ?? {}, query: queryOf(rc), headers: headersOf(rc) };
+        const reply = await deps.runner.invoke({ caller: rc.caller, name: rc.params['name'] ?? '', request, depth: 0 });
+        return { body: { result: (reply.value ?? null) as Json } };
+      },
+    },
+  ];
+  for (const [suffix, nameOf] of [['/:secretKey/:name', (rc: RouteContext) => rc.params['name'] ?? ''], ['/:secretKey', () => 'index']] as const) {
+    routes.push(
+      { method: 'GET', path: `${base}${suffix}`, auth: 'none', body: 'none', handler: (rc) => plain(rc, nameOf(rc), {})() },
+      { method: 'POST', path: `${base}${suffix}`, auth: 'none', body: 'form', handler: (rc) => plain(rc, nameOf(rc), rc.body ?? {})() },
+    );
+  }
+  return routes;
+}

@@ -1,0 +1,161 @@
+import type { Caller } from '../app/caller.js';
+import type { Clock } from '../core/clock.js';
+import { isSvcError, svcError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { CloudFunction, FunctionModules, FunctionRequest } from './contract.js';
+import { type SentReply, functionResponse } from './function-response.js';
+
+/** Schedules a callback; returns its cancel. Default: `setTimeout`, unref'd. Tests pass a manual one. */
+export interface FunctionTimer {
+  setTimeout(callback: () => void, ms: number): () => void;
+}
+
+export const realTimer: FunctionTimer = {
+  setTimeout(callback, ms) {
+    const handle = setTimeout(callback, ms);
+    handle.unref?.();
+    return () => clearTimeout(handle);
+  },
+};
+
+/** The runtime rules of cloud functions (the seed's "Errors" and "Limits"). */
+export interface FunctionLimits {
+  /** A function that has not sent after this long is a timeout (11030). Default 10 000 ms. */
+  readonly timeoutMs: number;
+  /** Invocations running at once per application; one more answers 10076 at once. Default 20. */
+  readonly maxConcurrent: number;
+  /** This many timeouts of one function within `suspendWindowMs` suspend it (11031). Default 5. */
+  readonly suspendAfter: number;
+  /** Default 60 000 ms. */
+  readonly suspendWindowMs: number;
+  /** How long a suspension lasts. Default 300 000 ms. */
+  readonly suspendForMs: number;
+  /** Deepest chain of functions calling functions (`oFunctions.run`). Default 4. */
+  readonly maxCallDepth: number;
+}
+
+export const DEFAULT_FUNCTION_LIMITS: FunctionLimits = {
+  timeoutMs: 10_000,
+  maxConcurrent: 20,
+  suspendAfter: 5,
+  suspendWindowMs: 60_000,
+  suspendForMs: 300_000,
+  maxCallDepth: 4,
+};
+
+/** Function names: a letter or `_`, then letters, digits, `_` or `-` (at most 64). */
+const FUNCTION_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+
+export interface FunctionCall {
+  readonly caller: Caller;
+  readonly name: string;
+  readonly request: FunctionRequest;
+  /** 0 for a call from outside; each `oFunctions.run` adds one. */
+  readonly depth: number;
+  /** On the plain-HTTP path an unknown name runs `notfound` when it is defined. */
+  readonly fallback?: string;
+}
+
+export interface FunctionRunnerDeps {
+  readonly functions: Readonly<Record<string, CloudFunction>>;
+  readonly limits: FunctionLimits;
+  readonly clock: Clock;
+  readonly timer: FunctionTimer;
+  readonly logger: Logger;
+  /** The modules of one invocation, bound to its caller and depth. */
+  readonly modules: (call: FunctionCall) => FunctionModules;
+}
+
+interface Health {
+  timeouts: number[];
+  suspendedUntil: number;
+}
+
+/**
+ * Runs cloud functions with the runtime rules: a per-application concurrency cap, a timeout on the
+ * injected timer, suspension after repeated timeouts (on the injected clock), a bounded call depth.
+ * A function's own coded error (a SvcError, e.g. from a module) passes through; anything else it
+ * throws is 11033 with its message.
+ */
+export class FunctionRunner {
+  private readonly running = new Map<string, number>();
+  private readonly health = new Map<string, Health>();
+
+  constructor(private readonly deps: FunctionRunnerDeps) {}
+
+  async invoke(call: FunctionCall): Promise<SentReply> {
+    const { limits } = this.deps;
+    if (!FUNCTION_NAME.test(call.name)) throw svcError('functionNameInvalid', call.name.slice(0, 64));
+    if (call.depth > limits.maxCallDepth) throw svcError('functionCallDepth', limits.maxCallDepth);
+    let name = call.name;
+    let fn = Object.hasOwn(this.deps.functions, name) ? this.deps.functions[name] : undefined;
+    if (!fn && call.fallback && Object.hasOwn(this.deps.functions, call.fallback)) {
+      name = call.fallback;
+      fn = this.deps.functions[name];
+    }
+    if (!fn) throw svcError('functionNotFound', call.name);
+    const app = call.caller.app.applicationId;
+    const key = `${app}\u0000${name}`;
+    const health = this.health.get(key);
+    if (health && health.suspendedUntil > this.deps.clock.now()) throw svcError('functionSuspended', name);
+    // Nested calls (oFunctions.run) belong to an invocation already counted: counting them again
+    // would let a chain deeper than the cap block itself.
+    if (call.depth > 0) return this.runOne(fn, name, key, { ...call, name });
+    const running = this.running.get(app) ?? 0;
+    if (running >= limits.maxConcurrent) throw svcError('functionConcurrency', limits.maxConcurrent, running, name);
+    this.running.set(app, running + 1);
+    try {
+      return await this.runOne(fn, name, key, { ...call, name });
+    } finally {
+      const left = (this.running.get(app) ?? 1) - 1;
+      if (left <= 0) this.running.delete(app);
+      else this.running.set(app, left);
+    }
+  }
+
+  private runOne(fn: CloudFunction, name: string, key: string, call: FunctionCall): Promise<SentReply> {
+    const { response, sent } = functionResponse();
+    return new Promise<SentReply>((resolve, reject) => {
+      let settled = false;
+      const settle = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        cancel();
+        outcome();
+      };
+      const cancel = this.deps.timer.setTimeout(() => {
+        settle(() => {
+          this.timedOut(key, name);
+          reject(svcError('functionTimeout', name, this.deps.limits.timeoutMs));
+        });
+      }, this.deps.limits.timeoutMs);
+      const failed = (error: unknown) =>
+        settle(() => {
+          if (isSvcError(error)) return reject(error);
+          this.deps.logger.warn('cloud function threw', { function: name, error: String(error) });
+          reject(svcError('functionFailed', name, error instanceof Error ? error.message : String(error)));
+        });
+      void sent.then((reply) => settle(() => resolve(reply)));
+      try {
+        const returned = fn(call.request, response, this.deps.modules(call));
+        if (returned && typeof (returned as Promise<void>).then === 'function') (returned as Promise<void>).then(undefined, failed);
+      } catch (error) {
+        failed(error);
+      }
+    });
+  }
+
+  private timedOut(key: string, name: string): void {
+    const { limits, clock } = this.deps;
+    const now = clock.now();
+    const health = this.health.get(key) ?? { timeouts: [], suspendedUntil: 0 };
+    health.timeouts = health.timeouts.filter((at) => at > now - limits.suspendWindowMs);
+    health.timeouts.push(now);
+    if (health.timeouts.length >= limits.suspendAfter) {
+      health.suspendedUntil = now + limits.suspendForMs;
+      health.timeouts = [];
+      this.deps.logger.warn('cloud function suspended after repeated timeouts', { function: name, forMs: limits.suspendForMs });
+    }
+    this.health.set(key, health);
+  }
+}

@@ -1,0 +1,189 @@
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/core/clock.js';
+import { svcError } from '../../src/core/errors.js';
+import type { CloudFunction } from '../../src/functions/index.js';
+import type { FunctionTimer } from '../../src/functions/function-runner.js';
+import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
+import { FAST_SCRYPT } from '../users/users-server.js';
+
+/** A timer the test fires by hand: timeouts without sleeping. */
+function manualTimer(): FunctionTimer & { fireAll(): void; pending(): number } {
+  const waiting = new Set<() => void>();
+  return {
+    setTimeout(callback) {
+      waiting.add(callback);
+      return () => waiting.delete(callback);
+    },
+    fireAll() {
+      const due = [...waiting];
+      waiting.clear();
+      for (const callback of due) callback();
+    },
+    pending: () => waiting.size,
+  };
+}
+
+const SECRET = TEST_APP.secretKey!;
+const release: Array<() => void> = [];
+
+const definitions: Record<string, CloudFunction> = {
+  hello: (request, response) => response.send(`hello ${String(request.body['name'] ?? request.query['name'] ?? 'world')}`),
+  echo: (request, response) => response.send({ method: request.method, body: request.body, query: request.query }),
+  index: (_request, response) => response.send('the index'),
+  notfound: (_request, response) => response.status(404).send({ missing: true }),
+  teapot: (_request, response) => {
+    response.setHeader('Access-Control-Allow-Origin', '*');
+    response.setHeader('Content-Type', 'text/html; charset=utf-8');
+    response.status(418).send('<b>short and stout</b>');
+  },
+  save: async (request, response, modules) => {
+    const created = await modules.oData.insert({ table: 'Note', data: { text: String(request.body['text']) } });
+    response.send(created);
+  },
+  saveCallback: (request, response, modules) => {
+    modules.oData.insert({ table: 'Note', data: { text: String(request.body['text']) } }, (err, data) => {
+      response.send(err ? { err } : JSON.parse(data!));
+    });
+  },
+  readSecret: async (request, response, modules) => {
+    if (request.body['master'] === true) modules.oData.setHeader({ 'X-Bmob-Master-Key': TEST_APP.masterKey });
+    try {
+      response.send(await modules.oData.findOne({ table: 'Note', objectId: String(request.body['id']) }));
+    } catch (error) {
+      response.send({ code: (error as { code: number }).code });
+    }
+  },
+  outer: async (_request, response, modules) => response.send({ inner: await modules.oFunctions.run({ name: 'hello', data: { name: 'inner' } }) }),
+  recurse: async (_request, response, modules) => response.send(await modules.oFunctions.run({ name: 'recurse' })),
+  silent: () => {},
+  stuck: () => new Promise<void>((resolve) => release.push(resolve)),
+  throws: () => {
+    throw new Error('boom');
+  },
+  refuses: () => {
+    throw svcError('paramRequired', 'name');
+  },
+};
+
+describe('cloud functions over HTTP (host-defined)', () => {
+  let server: TestServer;
+  const timer = manualTimer();
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      clock,
+      captcha: false,
+      users: { scrypt: FAST_SCRYPT },
+      functions: { definitions, timer, limits: { maxConcurrent: 3, suspendAfter: 2, suspendWindowMs: 60_000, suspendForMs: 300_000 } },
+    });
+  });
+  afterAll(() => server.close());
+
+  it('POST /1/functions/:name answers {result}: a string, an object, an empty body', async () => {
+    expect((await server.request('POST', '/1/functions/hello', { body: { name: 'x' } })).body).toEqual({ result: 'hello x' });
+    const echoed = await server.request('POST', '/1/functions/echo', { body: { a: 1 } });
+    expect(echoed.body).toEqual({ result: { method: 'POST', body: { a: 1 }, query: {} } });
+    expect((await server.request('POST', '/1/functions/hello')).body).toEqual({ result: 'hello world' });
+    expect((await server.request('POST', '/1/functions/hello', { auth: false, body: {} })).status).toBe(401);
+  });
+
+  it('unknown, invalid and failing functions answer coded errors', async () => {
+    expect(await server.request('POST', '/1/functions/nope', { body: {} })).toMatchObject({ status: 404, body: { code: 11032 } });
+    expect((await server.request('POST', `/1/functions/${encodeURIComponent("a'b")}`, { body: {} })).body.code).toBe(11035);
+    expect(await server.request('POST', '/1/functions/throws', { body: {} })).toMatchObject({ status: 424, body: { code: 11033 } });
+    expect((await server.request('POST', '/1/functions/refuses', { body: {} })).body.code).toBe(118);
+    expect((await server.request('POST', '/1/functions/hello', { rawBody: '[1]', headers: { 'content-type': 'application/json' } })).body.code).toBe(107);
+  });
+
+  it('the plain-HTTP form: query, form fields, index, notfound, the status and headers the function chose', async () => {
+    const get = await fetch(`${server.url}/${SECRET}/hello?name=jeff`);
+    expect([get.status, await get.text(), get.headers.get('content-type')]).toEqual([200, 'hello jeff', 'text/plain; charset=utf-8']);
+    const post = await fetch(`${server.url}/${SECRET}/echo`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=jeff&n=1' });
+    expect(await post.json()).toEqual({ method: 'POST', body: { name: 'jeff', n: '1' }, query: {} });
+    expect(await (await fetch(`${server.url}/${SECRET}`)).text()).toBe('the index');
+    const missing = await fetch(`${server.url}/${SECRET}/unknownName`);
+    expect([missing.status, await missing.json()]).toEqual([404, { missing: true }]);
+    const teapot = await fetch(`${server.url}/${SECRET}/teapot`);
+    expect([teapot.status, teapot.headers.get('access-control-allow-origin'), teapot.headers.get('content-type'), await teapot.text()]).toEqual([
+      418,
+      '*',
+      'text/html; charset=utf-8',
+      '<b>short and stout</b>',
+    ]);
+    // A wrong secret is no function host at all: the unknown-route answer.
+    const wrong = await fetch(`${server.url}/not-the-secret/hello`);
+    expect([wrong.status, ((await wrong.json()) as { code: number }).code]).toEqual([404, 11001]);
+    expect((await server.request('GET', '/1/nothing-here')).body.code).toBe(11001);
+  });
+
+  it('oData runs as the caller: writes visible over REST, ACLs apply, setHeader switches to the master key', async () => {
+    const saved = await server.request('POST', '/1/functions/save', { body: { text: 'from a function' } });
+    expect(saved.body.result).toMatchObject({ objectId: expect.any(String), createdAt: expect.any(String) });
+    const read = await server.request('GET', `/1/classes/Note/${saved.body.result.objectId}`);
+    expect(read.body.text).toBe('from a function');
+    const viaCallback = await server.request('POST', '/1/functions/saveCallback', { body: { text: 'callback form' } });
+    expect(viaCallback.body.result).toMatchObject({ objectId: expect.any(String) });
+
+    const secret = await server.request('POST', '/1/classes/Note', { body: { text: 'private', ACL: {} }, auth: 'master' });
+    const asCaller = await server.request('POST', '/1/functions/readSecret', { body: { id: secret.body.objectId } });
+    expect(asCaller.body.result).toEqual({ code: 101 });
+    const asMaster = await server.request('POST', '/1/functions/readSecret', { body: { id: secret.body.objectId, master: true } });
+    expect(asMaster.body.result.text).toBe('private');
+  });
+
+  it('oFunctions.run calls another function of the app, with a bounded depth', async () => {
+    expect((await server.request('POST', '/1/functions/outer', { body: {} })).body).toEqual({ result: { inner: 'hello inner' } });
+    expect((await server.request('POST', '/1/functions/recurse', { body: {} })).body.code).toBe(11034);
+  });
+
+  it('a function that never sends times out (424, 11030); repeated timeouts suspend it until the cool-down', async () => {
+    const first = server.request('POST', '/1/functions/silent', { body: {} });
+    while (timer.pending() === 0) await new Promise((r) => setImmediate(r));
+    timer.fireAll();
+    expect(await first).toMatchObject({ status: 424, body: { code: 11030 } });
+    const second = server.request('POST', '/1/functions/silent', { body: {} });
+    while (timer.pending() === 0) await new Promise((r) => setImmediate(r));
+    timer.fireAll();
+    expect((await second).body.code).toBe(11030);
+    expect(await server.request('POST', '/1/functions/silent', { body: {} })).toMatchObject({ status: 403, body: { code: 11031 } });
+    // Other functions keep working while one is suspended.
+    expect((await server.request('POST', '/1/functions/hello', { body: {} })).status).toBe(200);
+    clock.advance(300_001);
+    const third = server.request('POST', '/1/functions/silent', { body: {} });
+    while (timer.pending() === 0) await new Promise((r) => setImmediate(r));
+    timer.fireAll();
+    expect((await third).body.code).toBe(11030);
+  });
+
+  it('past the concurrency cap a call is refused at once (10076); the others finish', async () => {
+    const running = [1, 2, 3].map(() => server.request('POST', '/1/functions/stuck', { body: {} }));
+    while (release.length < 3) await new Promise((r) => setImmediate(r));
+    const refused = await server.request('POST', '/1/functions/hello', { body: {} });
+    expect([refused.status, refused.body.code]).toEqual([429, 10076]);
+    timer.fireAll();
+    for (const r of await Promise.all(running)) expect(r.body.code).toBe(11030);
+    release.splice(0).forEach((resolve) => resolve());
+    expect((await server.request('POST', '/1/functions/hello', { body: {} })).status).toBe(200);
+  });
+});
+
+describe('cloud functions through hydrogen-js-sdk 2.7.3 (Node, signed)', () => {
+  const require = createRequire(import.meta.url);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const Bmob: any = require('hydrogen-js-sdk');
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ captcha: false, users: { scrypt: FAST_SCRYPT }, functions: { definitions }, brands: ['Svc', 'Bmob'] });
+    Bmob.initialize(TEST_APP.secretKey, TEST_APP.securityCode);
+    Bmob.domain(server.url);
+  });
+  afterAll(() => server.close());
+
+  it('Bmob.functions returns what the function sent: a string, and JSON.stringify of an object', async () => {
+    expect(await Bmob.functions('hello', { name: 'x' })).toBe('hello x');
+    const parsed: unknown = await Bmob.functions('echo', { a: 1 });
+    expect(parsed).toEqual({ method: 'POST', body: { a: 1 }, query: {} });
+  });
+});
