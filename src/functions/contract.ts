@@ -1,4 +1,7 @@
 import type { Json } from '../core/wire-values.js';
+import type { HttpModule } from './http-module.js';
+
+export type { HttpCallback, HttpModule, HttpModuleOptions, HttpRequestOptions, HttpResult } from './http-module.js';
 
 /**
  * What a cloud function sees of its call (rest-facts §7.2): `method` is `POST` for REST and SDK calls
@@ -51,10 +54,60 @@ export interface FunctionsModule {
   run: ModuleMethod<{ name: string; data?: { [key: string]: Json } }>;
 }
 
+type Table = { table: string };
+type Row = Table & { objectId: string };
+type Data = { data: { [key: string]: Json } };
+type Query = Table & { where?: Json; order?: string; limit?: number; skip?: number; count?: number; include?: string; keys?: string };
+
+/** `modules.oRelation`: Pointer and Relation writes and queries (`table: "users"` is `_User`). */
+export interface RelationModule {
+  add: ModuleMethod<Table & Data>;
+  update: ModuleMethod<Row & Data>;
+  delete: ModuleMethod<Row & Data>;
+  query: ModuleMethod<Query>;
+}
+
+/** `modules.oAtom`: atomic field operations (`Increment`) on one record. */
+export interface AtomModule {
+  exec: ModuleMethod<Row & Data>;
+}
+
+/** `modules.oArray`: array operations; `add` without an objectId creates the record. */
+export interface ArrayModule {
+  add: ModuleMethod<Table & Data & { objectId?: string }>;
+  addUnique: ModuleMethod<Row & Data>;
+  remove: ModuleMethod<Row & Data>;
+  query: ModuleMethod<Query>;
+}
+
+/** `modules.oLocation`: GeoPoint writes (an update of an existing row) and geo queries. */
+export interface LocationModule {
+  create: ModuleMethod<Row & Data>;
+  query: ModuleMethod<Query>;
+}
+
+/** `modules.oBatch`: `POST /1/batch` (at most the application's batch size; no user table). */
+export interface BatchModule {
+  exec: ModuleMethod<{ data: { requests: Json; transaction?: boolean } }>;
+}
+
+/** `modules.oCrypto`: `createHash('md5' | 'sha1' | 'sha256').update(text).digest('hex' | 'base64')`. */
+export interface CryptoModule {
+  createHash(algorithm: string): { update(text: string): { digest(encoding: 'hex' | 'base64'): string } };
+}
+
 /** The modules a host-defined function receives (more arrive with deployed functions). */
 export interface FunctionModules {
+  /** Outbound HTTP with a timeout, a size cap and no private destinations (docs/functions.md). */
+  readonly oHttp: HttpModule;
   readonly oData: DataModule;
   readonly oFunctions: FunctionsModule;
+  readonly oRelation: RelationModule;
+  readonly oAtom: AtomModule;
+  readonly oArray: ArrayModule;
+  readonly oLocation: LocationModule;
+  readonly oBatch: BatchModule;
+  readonly oCrypto: CryptoModule;
 }
 
 /** A cloud function: `onRequest(request, response, modules)` of the hosted service. */

@@ -54,6 +54,8 @@ export interface FunctionCall {
   readonly depth: number;
   /** On the plain-HTTP path an unknown name runs `notfound` when it is defined. */
   readonly fallback?: string;
+  /** Aborted when the invocation ends (sent, failed or timed out): outbound work stops with it. */
+  readonly signal?: AbortSignal;
 }
 
 export interface FunctionRunnerDeps {
@@ -113,14 +115,17 @@ export class FunctionRunner {
     }
   }
 
-  private runOne(fn: CloudFunction, name: string, key: string, call: FunctionCall): Promise<SentReply> {
+  private runOne(fn: CloudFunction, name: string, key: string, outer: FunctionCall): Promise<SentReply> {
     const { response, sent } = functionResponse();
+    const ended = new AbortController();
+    const call: FunctionCall = { ...outer, signal: outer.signal ? AbortSignal.any([outer.signal, ended.signal]) : ended.signal };
     return new Promise<SentReply>((resolve, reject) => {
       let settled = false;
       const settle = (outcome: () => void) => {
         if (settled) return;
         settled = true;
         cancel();
+        ended.abort();
         outcome();
       };
       const cancel = this.deps.timer.setTimeout(() => {

@@ -6,6 +6,7 @@ import type { CloudFunction } from './contract.js';
 import { DEFAULT_FUNCTION_LIMITS, type FunctionLimits, FunctionRunner, type FunctionTimer, realTimer } from './function-runner.js';
 import { functionRoutes } from './function-routes.js';
 import { hostModules } from './host-modules.js';
+import type { HttpModuleOptions } from './http-module.js';
 
 /** `createService({ functions })`: host-defined cloud functions and their runtime rules. */
 export interface FunctionsOptions {
@@ -17,6 +18,8 @@ export interface FunctionsOptions {
   readonly path?: string;
   /** The timer of timeouts (default `setTimeout`); tests pass a manual one. */
   readonly timer?: FunctionTimer;
+  /** `modules.oHttp`: timeout, response size cap, hosts allowed despite private addresses. */
+  readonly http?: HttpModuleOptions;
 }
 
 /** The published API: run a function as a caller, outside HTTP. */
@@ -55,7 +58,7 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
         clock: ctx.clock,
         timer: options.timer ?? realTimer,
         logger: ctx.logger,
-        modules: (call) => hostModules({ records: records.service, sessions, runner: () => runner }, call),
+        modules: (call) => hostModules({ records: records.service, storage: ctx.storage, http: options.http ?? {}, sessions, runner: () => runner }, call),
       });
       return { api: { runner }, routes: functionRoutes({ runner, applications: ctx.applications, sessions, path }) };
     },

@@ -1,13 +1,20 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { type Caller, type SessionResolver, internalCaller, sessionCaller } from '../app/caller.js';
 import { isSvcError, svcError } from '../core/errors.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
 import type { RecordsService } from '../records/records-service.js';
+import { parseBatch, runBatch } from '../records/batch.js';
+import type { StorageAdapter } from '../storage/port.js';
+import { type HttpModuleOptions, httpModule } from './http-module.js';
 import type { DataModule, FunctionModules, ModuleCallback, ModuleMethod } from './contract.js';
 import type { FunctionCall, FunctionRunner } from './function-runner.js';
 
 export interface HostModuleDeps {
   readonly records: RecordsService;
+  /** The storage a transactional `oBatch` runs its transaction on. */
+  readonly storage: StorageAdapter;
+  /** Limits and allowed hosts of `oHttp`. */
+  readonly http: HttpModuleOptions;
   readonly sessions: () => SessionResolver | undefined;
   readonly runner: () => FunctionRunner;
 }
@@ -48,48 +55,107 @@ function sameSecret(given: string, expected: string): boolean {
  * class-level permissions, validation, hooks, the change feed). `setHeader` switches the following
  * calls to the master key (its value must be the application's master key) or to a session token.
  */
-function dataModule(deps: HostModuleDeps, initial: Caller): DataModule {
-  let caller = initial;
-  const list = (params: { table: string; keys?: string; where?: Json; order?: string; limit?: number; skip?: number; count?: number; include?: string }) => {
+interface Acting {
+  caller: Caller;
+}
+
+type ListParams = { table: string; keys?: string; where?: Json; order?: string; limit?: number; skip?: number; count?: number; include?: string };
+
+/** `oData.find`'s parameters as the list service's wire query. */
+function lister(deps: HostModuleDeps, acting: Acting, tableOf: (table: string) => string = (t) => t) {
+  return (params: ListParams) => {
     const query = new URLSearchParams();
     if (params.where !== undefined) query.set('where', JSON.stringify(params.where));
     for (const key of ['keys', 'order', 'include'] as const) if (params[key] !== undefined) query.set(key, String(params[key]));
     for (const key of ['limit', 'skip', 'count'] as const) if (params[key] !== undefined) query.set(key, String(params[key]));
-    return deps.records.list(caller, text(params.table, 'table'), query);
+    return deps.records.list(acting.caller, tableOf(text(params.table, 'table')), query);
   };
+}
+
+function dataModule(deps: HostModuleDeps, acting: Acting): DataModule {
+  const list = lister(deps, acting);
   return {
     find: method(list),
     findOne: method(async (params) => {
       const options = { ...(params.keys ? { keys: params.keys.split(',') } : {}), ...(params.include ? { include: [params.include] } : {}) };
-      return deps.records.get(caller, text(params.table, 'table'), text(params.objectId, 'objectId'), options);
+      return deps.records.get(acting.caller, text(params.table, 'table'), text(params.objectId, 'objectId'), options);
     }),
     insert: method(async (params) => {
-      const created = await deps.records.create(caller, text(params.table, 'table'), object(params.data, 'data'));
+      const created = await deps.records.create(acting.caller, text(params.table, 'table'), object(params.data, 'data'));
       return created.reply;
     }),
-    update: method(async (params) => deps.records.update(caller, text(params.table, 'table'), text(params.objectId, 'objectId'), object(params.data, 'data'))),
+    update: method(async (params) => deps.records.update(acting.caller, text(params.table, 'table'), text(params.objectId, 'objectId'), object(params.data, 'data'))),
     remove: method(async (params) => {
-      await deps.records.delete(caller, text(params.table, 'table'), text(params.objectId, 'objectId'));
+      await deps.records.delete(acting.caller, text(params.table, 'table'), text(params.objectId, 'objectId'));
       return { msg: 'ok' };
     }),
     setHeader(headers) {
       for (const [name, value] of Object.entries(headers)) {
         const header = name.toLowerCase();
         if (header.endsWith('-master-key')) {
-          if (typeof value !== 'string' || !sameSecret(value, caller.app.masterKey)) throw svcError('masterKeyRequired');
-          caller = internalCaller(caller.app);
+          if (typeof value !== 'string' || !sameSecret(value, acting.caller.app.masterKey)) throw svcError('masterKeyRequired');
+          acting.caller = internalCaller(acting.caller.app);
         } else if (header.endsWith('-session-token')) {
-          caller = sessionCaller(caller.app, { credential: 'internal', isMaster: false, sessionToken: String(value) }, deps.sessions);
+          acting.caller = sessionCaller(acting.caller.app, { credential: 'internal', isMaster: false, sessionToken: String(value) }, deps.sessions);
         }
       }
     },
   };
 }
 
-/** The modules of one invocation (`oData`, `oFunctions`), bound to its caller and call depth. */
+/** Writes of one record through the records service: `update` with the module's data. */
+function rowWriter(deps: HostModuleDeps, acting: Acting, tableOf: (table: string) => string = (t) => t) {
+  return method(async (params: { table: string; objectId: string; data: JsonObject }) =>
+    deps.records.update(acting.caller, tableOf(text(params.table, 'table')), text(params.objectId, 'objectId'), object(params.data, 'data')),
+  );
+}
+
+/** `oRelation` names the user table `users`, as the REST path does. */
+const relationTable = (table: string) => (table === 'users' ? '_User' : table);
+
+const HASHES = new Set(['md5', 'sha1', 'sha256']);
+
+/** The modules of one invocation, bound to its caller (switchable with `oData.setHeader`) and call depth. */
 export function hostModules(deps: HostModuleDeps, call: FunctionCall): FunctionModules {
+  const acting: Acting = { caller: call.caller };
+  const create = (tableOf: (table: string) => string = (t) => t) =>
+    method(async (params: { table: string; data: JsonObject }) => (await deps.records.create(acting.caller, tableOf(text(params.table, 'table')), object(params.data, 'data'))).reply);
   return {
-    oData: dataModule(deps, call.caller),
+    oHttp: httpModule(deps.http, call.signal ?? new AbortController().signal),
+    oData: dataModule(deps, acting),
+    oRelation: {
+      add: create(relationTable),
+      update: rowWriter(deps, acting, relationTable),
+      delete: rowWriter(deps, acting, relationTable),
+      query: method(lister(deps, acting, relationTable)),
+    },
+    oAtom: { exec: rowWriter(deps, acting) },
+    oArray: {
+      add: method(async (params: { table: string; objectId?: string; data: JsonObject }) =>
+        params.objectId === undefined
+          ? (await deps.records.create(acting.caller, text(params.table, 'table'), object(params.data, 'data'))).reply
+          : deps.records.update(acting.caller, text(params.table, 'table'), text(params.objectId, 'objectId'), object(params.data, 'data')),
+      ),
+      addUnique: rowWriter(deps, acting),
+      remove: rowWriter(deps, acting),
+      query: method(lister(deps, acting)),
+    },
+    oLocation: { create: rowWriter(deps, acting), query: method(lister(deps, acting)) },
+    oBatch: {
+      exec: method(async (params) => {
+        const body = object(params.data, 'data');
+        const batch = parseBatch(body, acting.caller.app.settings.query.batchMax);
+        return (await runBatch({ records: deps.records, storage: deps.storage, sessions: deps.sessions }, acting.caller, batch)) as Json;
+      }),
+    },
+    oCrypto: {
+      createHash(algorithm) {
+        if (!HASHES.has(algorithm)) throw svcError('invalidParameter', `oCrypto.createHash: ${String(algorithm).slice(0, 32)} is not one of md5, sha1, sha256`);
+        return {
+          update: (input) => ({ digest: (encoding) => createHash(algorithm).update(String(input)).digest(encoding === 'base64' ? 'base64' : 'hex') }),
+        };
+      },
+    },
     oFunctions: {
       run: method(async (params) => {
         const data = params.data === undefined ? {} : object(params.data, 'data');
@@ -98,6 +164,7 @@ export function hostModules(deps: HostModuleDeps, call: FunctionCall): FunctionM
           name: text(params.name, 'name'),
           request: { method: 'POST', body: data, query: {}, headers: {} },
           depth: call.depth + 1,
+          ...(call.signal ? { signal: call.signal } : {}),
         });
         return reply.value ?? null;
       }),

@@ -1,4 +1,6 @@
+import { type Server, createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { svcError } from '../../src/core/errors.js';
@@ -56,6 +58,39 @@ const definitions: Record<string, CloudFunction> = {
   },
   outer: async (_request, response, modules) => response.send({ inner: await modules.oFunctions.run({ name: 'hello', data: { name: 'inner' } }) }),
   recurse: async (_request, response, modules) => response.send(await modules.oFunctions.run({ name: 'recurse' })),
+  tour: async (_request, response, modules) => {
+    const made = (await modules.oArray.add({ table: 'Tour', data: { tags: { __op: 'Add', objects: ['a'] } } })) as { objectId: string };
+    const id = made.objectId;
+    await modules.oArray.addUnique({ table: 'Tour', objectId: id, data: { tags: { __op: 'AddUnique', objects: ['a', 'b'] } } });
+    await modules.oArray.remove({ table: 'Tour', objectId: id, data: { tags: { __op: 'Remove', objects: ['a'] } } });
+    await modules.oAtom.exec({ table: 'Tour', objectId: id, data: { n: { __op: 'Increment', amount: 3 } } });
+    await modules.oLocation.create({ table: 'Tour', objectId: id, data: { at: { __type: 'GeoPoint', latitude: 30, longitude: 120 } } });
+    const near = (await modules.oLocation.query({ table: 'Tour', where: { at: { $nearSphere: { __type: 'GeoPoint', latitude: 30, longitude: 120 } } }, limit: 1 })) as {
+      results: Array<{ objectId: string }>;
+    };
+    const other = (await modules.oRelation.add({ table: 'Tour', data: { label: 'other' } })) as { objectId: string };
+    const pointer = { __type: 'Pointer', className: 'Tour', objectId: other.objectId };
+    await modules.oRelation.update({ table: 'Tour', objectId: id, data: { friends: { __op: 'AddRelation', objects: [pointer] } } });
+    const related = (await modules.oRelation.query({ table: 'Tour', where: { $relatedTo: { object: { __type: 'Pointer', className: 'Tour', objectId: id }, key: 'friends' } } })) as {
+      results: Array<{ objectId: string }>;
+    };
+    const batch = await modules.oBatch.exec({ data: { requests: [{ method: 'POST', path: '/1/classes/Tour', body: { label: 'batched' } }] } });
+    const userBatch = await modules.oBatch.exec({ data: { requests: [{ method: 'POST', path: '/1/classes/_User', body: {} }] } }).catch((error: { code: number }) => error.code);
+    const md5 = modules.oCrypto.createHash('md5').update('abc').digest('hex');
+    const sha1 = modules.oCrypto.createHash('sha1').update('abc').digest('hex');
+    response.send({ id, near: near.results.map((r) => r.objectId), related: related.results.map((r) => r.objectId), other: other.objectId, batch, userBatch, md5, sha1 });
+  },
+  outbound: async (request, response, modules) => {
+    try {
+      const res = await modules.oHttp.get(String(request.body['url']));
+      response.send({ status: res!.statusCode, body: res!.body });
+    } catch (error) {
+      response.send({ code: (error as { code: number }).code });
+    }
+  },
+  outboundCallback: (request, response, modules) => {
+    void modules.oHttp.post({ url: String(request.body['url']), json: { hi: 1 } }, (err, res, body) => response.send(err ? { code: err.code } : { status: res!.statusCode, body: body! }));
+  },
   silent: () => {},
   stuck: () => new Promise<void>((resolve) => release.push(resolve)),
   throws: () => {
@@ -68,6 +103,8 @@ const definitions: Record<string, CloudFunction> = {
 
 describe('cloud functions over HTTP (host-defined)', () => {
   let server: TestServer;
+  let target: Server;
+  let targetPort = 0;
   const timer = manualTimer();
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
 
@@ -76,10 +113,36 @@ describe('cloud functions over HTTP (host-defined)', () => {
       clock,
       captcha: false,
       users: { scrypt: FAST_SCRYPT },
-      functions: { definitions, timer, limits: { maxConcurrent: 3, suspendAfter: 2, suspendWindowMs: 60_000, suspendForMs: 300_000 } },
+      functions: {
+        definitions,
+        timer,
+        limits: { maxConcurrent: 3, suspendAfter: 2, suspendWindowMs: 60_000, suspendForMs: 300_000 },
+        http: { allowHosts: ['127.0.0.1'], maxResponseBytes: 1000 },
+      },
     });
+    target = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => res.end(req.url === '/big' ? 'x'.repeat(5000) : `${req.method} ${req.url} ${body}`));
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    targetPort = (target.address() as AddressInfo).port;
   });
-  afterAll(() => server.close());
+  afterAll(async () => {
+    await server.close();
+    await new Promise<void>((resolve) => target.close(() => resolve()));
+  });
+
+  it('oHttp reaches an allowed host; loopback, private and reserved addresses and other schemes are refused; responses are capped', async () => {
+    const call = async (name: string, url: string) => (await server.request('POST', `/1/functions/${name}`, { body: { url } })).body.result;
+    expect(await call('outbound', `http://127.0.0.1:${targetPort}/ok`)).toEqual({ status: 200, body: 'GET /ok ' });
+    expect(await call('outboundCallback', `http://127.0.0.1:${targetPort}/in`)).toEqual({ status: 200, body: 'POST /in {"hi":1}' });
+    // `localhost` names the same server, but is not the allowed host: it resolves to loopback and is refused at connect time.
+    for (const url of [`http://localhost:${targetPort}/`, `http://[::1]:${targetPort}/`, 'http://10.0.0.1/', 'http://169.254.169.254/latest/meta-data', 'http://[::ffff:127.0.0.1]/', 'file:///etc/passwd']) {
+      expect([url, await call('outbound', url)]).toEqual([url, { code: 11036 }]);
+    }
+    expect(await call('outbound', `http://127.0.0.1:${targetPort}/big`)).toEqual({ code: 11038 });
+  });
 
   it('POST /1/functions/:name answers {result}: a string, an object, an empty body', async () => {
     expect((await server.request('POST', '/1/functions/hello', { body: { name: 'x' } })).body).toEqual({ result: 'hello x' });
@@ -131,6 +194,19 @@ describe('cloud functions over HTTP (host-defined)', () => {
     expect(asCaller.body.result).toEqual({ code: 101 });
     const asMaster = await server.request('POST', '/1/functions/readSecret', { body: { id: secret.body.objectId, master: true } });
     expect(asMaster.body.result.text).toBe('private');
+  });
+
+  it('oArray, oAtom, oLocation, oRelation, oBatch and oCrypto write and read as the REST API does', async () => {
+    const res = await server.request('POST', '/1/functions/tour', { body: {} });
+    expect(res.status).toBe(200);
+    const out = res.body.result;
+    const row = (await server.request('GET', `/1/classes/Tour/${out.id}`)).body;
+    expect(row).toMatchObject({ tags: ['b'], n: 3, at: { __type: 'GeoPoint', latitude: 30, longitude: 120 } });
+    expect(out.near).toEqual([out.id]);
+    expect(out.related).toEqual([out.other]);
+    expect(out.batch[0]).toHaveProperty('success');
+    expect(out.userBatch).toBe(11071);
+    expect([out.md5, out.sha1]).toEqual(['900150983cd24fb0d6963f7d28e17f72', 'a9993e364706816aba3e25717850c26c9cd0d89d']);
   });
 
   it('oFunctions.run calls another function of the app, with a bounded depth', async () => {
