@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   geoOutOfRange: { code: 117, status: 400, message: '%s' },
   paramRequired: { code: 118, status: 400, message: 'param %s is need.' },
   emailVerifyDisabled: { code: 120, status: 400, message: 'email verification must be enabled in the application settings.' },
+  invalidBql: { code: 601, status: 400, message: 'Invalid bql:%s' },
   fieldMissing: { code: 201, status: 400, message: "'%s' missing." },
   usernameTaken: { code: 202, status: 400, message: "username '%s' already taken." },
   emailTaken: { code: 203, status: 400, message: "email '%s' already taken." },

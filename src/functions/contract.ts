@@ -96,8 +96,14 @@ export interface CryptoModule {
   createHash(algorithm: string): { update(text: string): { digest(encoding: 'hex' | 'base64'): string } };
 }
 
+/** `modules.oBql`: a BQL statement with its `values` (a JSON array, or its text as the hosted module takes it). */
+export interface BqlModule {
+  exec: ModuleMethod<{ bql: string; values?: Json[] | string }>;
+}
+
 /** The modules a host-defined function receives (more arrive with deployed functions). */
 export interface FunctionModules {
+  readonly oBql: BqlModule;
   /** Outbound HTTP with a timeout, a size cap and no private destinations (docs/functions.md). */
   readonly oHttp: HttpModule;
   readonly oData: DataModule;

@@ -4,6 +4,7 @@ import { isSvcError, svcError } from '../core/errors.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
 import type { RecordsService } from '../records/records-service.js';
 import { parseBatch, runBatch } from '../records/batch.js';
+import { bqlValues, executeBql } from '../records/bql.js';
 import type { StorageAdapter } from '../storage/port.js';
 import { type HttpModuleOptions, httpModule } from './http-module.js';
 import type { DataModule, FunctionModules, ModuleCallback, ModuleMethod } from './contract.js';
@@ -123,6 +124,7 @@ export function hostModules(deps: HostModuleDeps, call: FunctionCall): FunctionM
   return {
     oHttp: httpModule(deps.http, call.signal ?? new AbortController().signal),
     oData: dataModule(deps, acting),
+    oBql: { exec: method(async (params) => executeBql(deps.records, acting.caller, text(params.bql, 'bql'), bqlValues(params.values))) },
     oRelation: {
       add: create(relationTable),
       update: rowWriter(deps, acting, relationTable),

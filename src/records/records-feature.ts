@@ -10,6 +10,7 @@ import { rolePolicy } from './role-policy.js';
 import { CLASS_PERMISSIONS_TABLE, type ClassPermissionStore, storageClassPermissionStore } from './class-permission-store.js';
 import { createSchemaService } from './schema-service.js';
 import { schemaRoutes } from './schema-routes.js';
+import { bqlRoutes } from './bql-routes.js';
 import { MASTER_ONLY_POLICY } from './class-policy.js';
 import { roleRoutes } from './role-routes.js';
 import { ROLE_CLASS } from '../access/role-lookup.js';
@@ -74,7 +75,7 @@ export function createRecordsFeature(ctx: RecordsFeatureContext, options: Record
   const routes = recordsRoutes({ records: service, policies, storage: ctx.storage, sessions: options.sessions ?? (() => undefined) });
   return {
     name: 'records',
-    routes: [...routes, ...roleRoutes(service), ...schemaRoutes(createSchemaService({ storage: ctx.storage, permissions: permissionStore }))],
+    routes: [...routes, ...roleRoutes(service), ...bqlRoutes(service), ...schemaRoutes(createSchemaService({ storage: ctx.storage, permissions: permissionStore }))],
     policies,
     service,
     access,

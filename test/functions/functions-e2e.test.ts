@@ -91,6 +91,9 @@ const definitions: Record<string, CloudFunction> = {
   outboundCallback: (request, response, modules) => {
     void modules.oHttp.post({ url: String(request.body['url']), json: { hi: 1 } }, (err, res, body) => response.send(err ? { code: err.code } : { status: res!.statusCode, body: body! }));
   },
+  bql: async (request, response, modules) => {
+    response.send(await modules.oBql.exec({ bql: 'select count(*) from Note where text = ?', values: JSON.stringify([request.body['text']]) }));
+  },
   silent: () => {},
   stuck: () => new Promise<void>((resolve) => release.push(resolve)),
   throws: () => {
@@ -207,6 +210,11 @@ describe('cloud functions over HTTP (host-defined)', () => {
     expect(out.batch[0]).toHaveProperty('success');
     expect(out.userBatch).toBe(11071);
     expect([out.md5, out.sha1]).toEqual(['900150983cd24fb0d6963f7d28e17f72', 'a9993e364706816aba3e25717850c26c9cd0d89d']);
+  });
+
+  it('oBql.exec runs BQL as the caller (values as the JSON text the hosted module takes)', async () => {
+    await server.request('POST', '/1/classes/Note', { body: { text: 'bql me' } });
+    expect((await server.request('POST', '/1/functions/bql', { body: { text: 'bql me' } })).body.result).toEqual({ results: [], count: 1, className: 'Note' });
   });
 
   it('oFunctions.run calls another function of the app, with a bounded depth', async () => {
