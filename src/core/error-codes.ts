@@ -82,6 +82,7 @@ export const ERROR_CODES = {
   functionNameInvalid: { code: 11035, status: 400, message: 'invalid cloud function name: %s' },
   httpRefused: { code: 11036, status: 400, message: 'oHttp refused %s: %s.' },
   httpFailed: { code: 11037, status: 424, message: 'oHttp request failed: %s.' },
+  redisNotConfigured: { code: 11039, status: 403, message: 'oRedis is not configured on this server (functions.redis).' },
   httpTooLarge: { code: 11038, status: 424, message: 'oHttp response larger than %s bytes.' },
   smsTemplateNotApproved: { code: 11040, status: 400, message: 'template %s is not approved.' },
   smsTemplateWrongKind: { code: 11041, status: 400, message: 'template %s is a %s template and cannot be used here.' },

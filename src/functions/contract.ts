@@ -1,5 +1,8 @@
 import type { Json } from '../core/wire-values.js';
 import type { HttpModule } from './http-module.js';
+import type { RedisModule } from './redis-module.js';
+
+export type { FunctionRedisClient, FunctionRedisOptions, RedisModule } from './redis-module.js';
 
 export type { HttpCallback, HttpModule, HttpModuleOptions, HttpRequestOptions, HttpResult } from './http-module.js';
 
@@ -103,6 +106,8 @@ export interface BqlModule {
 
 /** The modules a host-defined function receives (more arrive with deployed functions). */
 export interface FunctionModules {
+  /** The host's Redis, namespaced per application (docs/functions.md); 11039 when not configured. */
+  readonly oRedis: RedisModule;
   readonly oBql: BqlModule;
   /** Outbound HTTP with a timeout, a size cap and no private destinations (docs/functions.md). */
   readonly oHttp: HttpModule;

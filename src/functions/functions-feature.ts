@@ -7,6 +7,7 @@ import { DEFAULT_FUNCTION_LIMITS, type FunctionLimits, FunctionRunner, type Func
 import { functionRoutes } from './function-routes.js';
 import { hostModules } from './host-modules.js';
 import type { HttpModuleOptions } from './http-module.js';
+import type { FunctionRedisOptions } from './redis-module.js';
 
 /** `createService({ functions })`: host-defined cloud functions and their runtime rules. */
 export interface FunctionsOptions {
@@ -20,6 +21,8 @@ export interface FunctionsOptions {
   readonly timer?: FunctionTimer;
   /** `modules.oHttp`: timeout, response size cap, hosts allowed despite private addresses. */
   readonly http?: HttpModuleOptions;
+  /** `modules.oRedis`: an ioredis client and a key prefix (without it oRedis answers 11039). */
+  readonly redis?: FunctionRedisOptions;
 }
 
 /** The published API: run a function as a caller, outside HTTP. */
@@ -58,7 +61,7 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
         clock: ctx.clock,
         timer: options.timer ?? realTimer,
         logger: ctx.logger,
-        modules: (call) => hostModules({ records: records.service, storage: ctx.storage, http: options.http ?? {}, sessions, runner: () => runner }, call),
+        modules: (call) => hostModules({ records: records.service, storage: ctx.storage, http: options.http ?? {}, redis: options.redis, sessions, runner: () => runner }, call),
       });
       return { api: { runner }, routes: functionRoutes({ runner, applications: ctx.applications, sessions, path }) };
     },

@@ -7,6 +7,7 @@ import { parseBatch, runBatch } from '../records/batch.js';
 import { bqlValues, executeBql } from '../records/bql.js';
 import type { StorageAdapter } from '../storage/port.js';
 import { type HttpModuleOptions, httpModule } from './http-module.js';
+import { type FunctionRedisOptions, redisModule } from './redis-module.js';
 import type { DataModule, FunctionModules, ModuleCallback, ModuleMethod } from './contract.js';
 import type { FunctionCall, FunctionRunner } from './function-runner.js';
 
@@ -16,6 +17,8 @@ export interface HostModuleDeps {
   readonly storage: StorageAdapter;
   /** Limits and allowed hosts of `oHttp`. */
   readonly http: HttpModuleOptions;
+  /** The Redis behind `oRedis`, when the host gives one. */
+  readonly redis: FunctionRedisOptions | undefined;
   readonly sessions: () => SessionResolver | undefined;
   readonly runner: () => FunctionRunner;
 }
@@ -123,6 +126,7 @@ export function hostModules(deps: HostModuleDeps, call: FunctionCall): FunctionM
     method(async (params: { table: string; data: JsonObject }) => (await deps.records.create(acting.caller, tableOf(text(params.table, 'table')), object(params.data, 'data'))).reply);
   return {
     oHttp: httpModule(deps.http, call.signal ?? new AbortController().signal),
+    oRedis: redisModule(deps.redis, call.caller.app.applicationId),
     oData: dataModule(deps, acting),
     oBql: { exec: method(async (params) => executeBql(deps.records, acting.caller, text(params.bql, 'bql'), bqlValues(params.values))) },
     oRelation: {

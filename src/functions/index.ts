@@ -1,4 +1,5 @@
 /** Cloud functions: host-defined functions over REST and plain HTTP, with their runtime rules. */
+export type { FunctionRedisClient, FunctionRedisOptions, RedisModule } from './redis-module.js';
 export type { HttpCallback, HttpModule, HttpModuleOptions, HttpRequestOptions, HttpResult } from './http-module.js';
 export type { CloudFunction, DataModule, FunctionModules, FunctionRequest, FunctionResponse, FunctionsModule, ModuleCallback, ModuleMethod } from './contract.js';
 export { type FunctionsApi, type FunctionsOptions, functionsFeature } from './functions-feature.js';

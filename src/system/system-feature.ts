@@ -1,11 +1,51 @@
 import { formatDateTime } from '../core/time.js';
 import type { Feature, ServiceContext } from '../http/types.js';
 
-/** Service-level routes that belong to no other feature: `GET /1/timestamp`. */
+/** The table a readiness probe reads (never created: a schema lookup of a missing table is a query). */
+const PROBE = { namespace: 'svchealth', className: 'Probe' };
+
+/** Runs a readiness check; a failure or a hang past `ms` marks it down (named, never with detail). */
+async function check(work: () => unknown, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const hang = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref?.();
+  });
+  try {
+    return await Promise.race([Promise.resolve().then(work).then(() => true, () => false), hang]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Service-level routes that belong to no other feature: `GET /1/timestamp`; `GET /health` (liveness:
+ * the process answers) and `GET /ready` (the storage and the key-value and counter stores answer
+ * within 2 s), both without credentials, for load balancers and orchestrators. `/ready` answers 503
+ * when a store is down (an operations route, not an SDK one: the 4xx rule of PROTOCOL decision 3
+ * does not apply) and names only which part is down.
+ */
 export function createSystemFeature(ctx: ServiceContext): Feature {
   return {
     name: 'system',
     routes: [
+      { method: 'GET', path: '/health', auth: 'none', body: 'none', handler: () => ({ body: { status: 'ok' } }) },
+      {
+        method: 'GET',
+        path: '/ready',
+        auth: 'none',
+        body: 'none',
+        handler: async () => {
+          const now = ctx.clock.now();
+          const [storage, kv, counters] = await Promise.all([
+            check(() => ctx.storage.getSchema(PROBE), 2000),
+            check(() => ctx.kv.get('svc:ready', now), 2000),
+            check(() => ctx.counters.reset('svc:ready'), 2000),
+          ]);
+          const ready = storage && kv && counters;
+          return { status: ready ? 200 : 503, body: { status: ready ? 'ready' : 'unavailable', storage, kv, counters } };
+        },
+      },
       {
         method: 'GET',
         path: '/1/timestamp',
