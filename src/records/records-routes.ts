@@ -28,53 +28,7 @@ const param = (rc: RouteContext, name: string): string => rc.params[name] ?? '';
 export function recordsRoutes(deps: RecordsRouteDeps): RouteDef[] {
   const { records } = deps;
   return [
-    {
-      method: 'POST',
-      path: '/1/classes/:table',
-      auth: 'app',
-      body: 'json',
-      handler: async (rc) => {
-        const className = param(rc, 'table');
-        const result = await records.create(rc.caller, className, bodyOf(rc));
-        if (result.kind === 'loggedIn') return { body: result.reply };
-        return { status: 201, headers: { location: `${rc.baseUrl}/1/classes/${className}/${result.objectId}` }, body: result.reply };
-      },
-    },
-    {
-      method: 'GET',
-      path: '/1/classes/:table',
-      auth: 'app',
-      body: 'none',
-      handler: async (rc) => ({ body: await records.list(rc.caller, param(rc, 'table'), rc.query) }),
-    },
-    {
-      method: 'GET',
-      path: '/1/classes/:table/:objectId',
-      auth: 'app',
-      body: 'none',
-      handler: async (rc) => {
-        const include = rc.query.get('include');
-        const options = { keys: commaList(rc.query, 'keys'), include: include === null ? [] : [include] };
-        return { body: await records.get(rc.caller, param(rc, 'table'), param(rc, 'objectId'), options) };
-      },
-    },
-    {
-      method: 'PUT',
-      path: '/1/classes/:table/:objectId',
-      auth: 'app',
-      body: 'json',
-      handler: async (rc) => ({ body: await records.update(rc.caller, param(rc, 'table'), param(rc, 'objectId'), bodyOf(rc)) }),
-    },
-    {
-      method: 'DELETE',
-      path: '/1/classes/:table/:objectId',
-      auth: 'app',
-      body: 'none',
-      handler: async (rc) => {
-        await records.delete(rc.caller, param(rc, 'table'), param(rc, 'objectId'));
-        return { body: { msg: 'ok' } };
-      },
-    },
+    ...tableRoutes(records, '/1/classes/:table', (rc) => param(rc, 'table'), (className) => `/1/classes/${className}`),
     {
       method: 'POST',
       path: '/1/batch',
@@ -95,4 +49,55 @@ function guardBatchPolicies(tables: ReadonlyArray<string | undefined>, policies:
   for (const [index, table] of tables.entries()) {
     if (table !== undefined && !policies.resolve(table).allowBatch) throw svcError('batchTableRefused', table, index);
   }
+}
+
+/**
+ * The five record routes of one table path: `POST <path>` (201 + Location), `GET <path>` (list,
+ * count, statistics), `GET|PUT|DELETE <path>/:objectId`, mapped onto the records service. `/1/classes/:table`
+ * takes the table from the path, `/1/roles` is `_Role`.
+ */
+export function tableRoutes(
+  records: RecordsService,
+  path: string,
+  classOf: (rc: RouteContext) => string,
+  locationOf: (className: string) => string,
+): RouteDef[] {
+  const item = `${path}/:objectId`;
+  return [
+    {
+      method: 'POST',
+      path,
+      auth: 'app',
+      body: 'json',
+      handler: async (rc) => {
+        const className = classOf(rc);
+        const result = await records.create(rc.caller, className, bodyOf(rc));
+        if (result.kind === 'loggedIn') return { body: result.reply };
+        return { status: 201, headers: { location: `${rc.baseUrl}${locationOf(className)}/${result.objectId}` }, body: result.reply };
+      },
+    },
+    { method: 'GET', path, auth: 'app', body: 'none', handler: async (rc) => ({ body: await records.list(rc.caller, classOf(rc), rc.query) }) },
+    {
+      method: 'GET',
+      path: item,
+      auth: 'app',
+      body: 'none',
+      handler: async (rc) => {
+        const include = rc.query.get('include');
+        const options = { keys: commaList(rc.query, 'keys'), include: include === null ? [] : [include] };
+        return { body: await records.get(rc.caller, classOf(rc), param(rc, 'objectId'), options) };
+      },
+    },
+    { method: 'PUT', path: item, auth: 'app', body: 'json', handler: async (rc) => ({ body: await records.update(rc.caller, classOf(rc), param(rc, 'objectId'), bodyOf(rc)) }) },
+    {
+      method: 'DELETE',
+      path: item,
+      auth: 'app',
+      body: 'none',
+      handler: async (rc) => {
+        await records.delete(rc.caller, classOf(rc), param(rc, 'objectId'));
+        return { body: { msg: 'ok' } };
+      },
+    },
+  ];
 }
