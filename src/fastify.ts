@@ -6,6 +6,7 @@
  * @example
  * await fastify.register(svcbaseFastify, { service, prefix: '/api' });
  */
+import { Readable } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import type { Service } from './service.js';
 import { declaredLength, limitedChunks } from './http/body-stream.js';
@@ -78,6 +79,7 @@ export async function svcbaseFastify(instance: FastifyInstanceLike, options: Fas
     });
     discardUnreadBody(req.raw, response.headers);
     reply.code(response.status).headers(response.headers);
+    if (response.stream) return reply.send(Readable.from(response.stream));
     return reply.send(typeof response.body === 'string' ? response.body : Buffer.from(response.body));
   };
   instance.route({ method: METHODS, url: '/', handler });

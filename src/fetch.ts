@@ -61,8 +61,23 @@ export function toFetchHandler<C = unknown>(service: Service, options: FetchHand
 
 function toResponse(response: SvcResponse): Response {
   const status = response.status;
-  const body = status === 204 || status === 304 ? null : response.body;
-  return new Response(body, { status, headers: response.headers });
+  if (status === 204 || status === 304) return new Response(null, { status, headers: response.headers });
+  return new Response(response.stream ? webStream(response.stream) : response.body, { status, headers: response.headers });
+}
+
+/** Chunks as a web stream, pulled one at a time; a cancelled response stops the source. */
+function webStream(chunks: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await iterator.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
 }
 
 /** A web stream's chunks; stopping early cancels the stream (the runtime discards the rest). */

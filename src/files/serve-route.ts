@@ -23,6 +23,9 @@ export function serveRoutes(store: FileStore, namespaces: ReadonlySet<string>): 
   ];
 }
 
+/** Bodies past this size are streamed to the client instead of buffered. */
+export const STREAM_FROM_BYTES = 1024 * 1024;
+
 async function serveFile(ctx: RouteContext, store: FileStore, namespaces: ReadonlySet<string>): Promise<RouteResult> {
   const p = ctx.params;
   const valid = namespaces.has(p.ns!) && (Object.keys(KEY_PARTS) as Array<keyof typeof KEY_PARTS>).every((k) => KEY_PARTS[k].test(p[k]!));
@@ -44,8 +47,11 @@ async function serveFile(ctx: RouteContext, store: FileStore, namespaces: Readon
   if (head) return { status: range ? 206 : 200, headers: { ...headers, 'content-length': String(length) }, body: '', raw: true };
   const read = await store.get(key, range ?? undefined);
   if (!read) throw svcError('fileNotFound', p.name!);
+  const status = range ? 206 : 200;
+  // Large bodies are written as the store reads them, never held whole in memory.
+  if (length > STREAM_FROM_BYTES) return { status, headers: { ...headers, 'content-length': String(length) }, body: '', raw: true, stream: read.body };
   const bytes = Buffer.concat(await collect(read.body));
-  return { status: range ? 206 : 200, headers, body: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), raw: true };
+  return { status, headers, body: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), raw: true };
 }
 
 function fileHeaders(info: StoredFileInfo): Record<string, string> {

@@ -104,8 +104,14 @@ export interface BqlModule {
   exec: ModuleMethod<{ bql: string; values?: Json[] | string }>;
 }
 
+/** `modules.oFile`: deleting a stored file of the application (the only file operation of the hosted module). */
+export interface FileModule {
+  del: ModuleMethod<{ url: string }>;
+}
+
 /** The modules a host-defined function receives (more arrive with deployed functions). */
 export interface FunctionModules {
+  readonly oFile: FileModule;
   /** The host's Redis, namespaced per application (docs/functions.md); 11039 when not configured. */
   readonly oRedis: RedisModule;
   readonly oBql: BqlModule;

@@ -7,6 +7,7 @@ import { DEFAULT_FUNCTION_LIMITS, type FunctionLimits, FunctionRunner, type Func
 import { functionRoutes } from './function-routes.js';
 import { hostModules } from './host-modules.js';
 import type { HttpModuleOptions } from './http-module.js';
+import type { FilesApi } from '../files/files-api.js';
 import type { FunctionRedisOptions } from './redis-module.js';
 
 /** `createService({ functions })`: host-defined cloud functions and their runtime rules. */
@@ -33,6 +34,7 @@ export interface FunctionsApi {
 // The keys of the features this one uses (the same ids as service.ts's RECORDS and SESSIONS).
 const RECORDS = featureKey<RecordsFeature>('records');
 const SESSIONS = featureKey<SessionResolver>('sessions');
+const FILES = featureKey<FilesApi>('files');
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 const PATH = /^(\/[A-Za-z0-9_-]+)*$/;
@@ -42,7 +44,7 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
   return {
     id: 'functions',
     requires: ['records'],
-    after: ['users'],
+    after: ['users', 'files'],
     init(ctx) {
       for (const name of Object.keys(options.definitions)) {
         if (!NAME.test(name) || typeof options.definitions[name] !== 'function') throw configError('functions', `invalid cloud function '${name}'`);
@@ -61,7 +63,7 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
         clock: ctx.clock,
         timer: options.timer ?? realTimer,
         logger: ctx.logger,
-        modules: (call) => hostModules({ records: records.service, storage: ctx.storage, http: options.http ?? {}, redis: options.redis, sessions, runner: () => runner }, call),
+        modules: (call) => hostModules({ records: records.service, storage: ctx.storage, http: options.http ?? {}, redis: options.redis, files: () => ctx.find(FILES), sessions, runner: () => runner }, call),
       });
       return { api: { runner }, routes: functionRoutes({ runner, applications: ctx.applications, sessions, path }) };
     },

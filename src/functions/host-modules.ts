@@ -3,6 +3,7 @@ import { type Caller, type SessionResolver, internalCaller, sessionCaller } from
 import { isSvcError, svcError } from '../core/errors.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
 import type { RecordsService } from '../records/records-service.js';
+import type { FilesApi } from '../files/files-api.js';
 import { parseBatch, runBatch } from '../records/batch.js';
 import { bqlValues, executeBql } from '../records/bql.js';
 import type { StorageAdapter } from '../storage/port.js';
@@ -19,6 +20,8 @@ export interface HostModuleDeps {
   readonly http: HttpModuleOptions;
   /** The Redis behind `oRedis`, when the host gives one. */
   readonly redis: FunctionRedisOptions | undefined;
+  /** The files feature's API, when files are on (`oFile`). */
+  readonly files: () => FilesApi | undefined;
   readonly sessions: () => SessionResolver | undefined;
   readonly runner: () => FunctionRunner;
 }
@@ -127,6 +130,15 @@ export function hostModules(deps: HostModuleDeps, call: FunctionCall): FunctionM
   return {
     oHttp: httpModule(deps.http, call.signal ?? new AbortController().signal),
     oRedis: redisModule(deps.redis, call.caller.app.applicationId),
+    oFile: {
+      del: method(async (params) => {
+        const files = deps.files();
+        if (!files) throw svcError('featureDisabled', 'files');
+        const reference = text(params.url, 'url');
+        if (!(await files.delete(acting.caller, reference))) throw svcError('fileNotFound', reference.slice(0, 128));
+        return { msg: 'ok' };
+      }),
+    },
     oData: dataModule(deps, acting),
     oBql: { exec: method(async (params) => executeBql(deps.records, acting.caller, text(params.bql, 'bql'), bqlValues(params.values))) },
     oRelation: {

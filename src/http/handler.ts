@@ -159,6 +159,7 @@ export function callerOf(app: Application, auth: AuthContext, address: string | 
 function toResponse(result: RouteResult, cors: Record<string, string>): SvcResponse {
   const headers: Record<string, string> = { ...cors, ...result.headers };
   const status = result.status ?? 200;
+  if (result.stream) return { status, headers, body: '', stream: result.stream };
   if (result.raw || result.body instanceof Uint8Array) {
     return { status, headers, body: result.body as Uint8Array | string };
   }

@@ -44,6 +44,11 @@ export interface SvcResponse {
   status: number;
   headers: Record<string, string>;
   body: Uint8Array | string;
+  /**
+   * A body too large to hold in memory (a served file past 1 MiB), written chunk by chunk; `body` is
+   * then empty. Every host of svcbase (node, fetch, fastify) writes it; a custom host must too.
+   */
+  stream?: AsyncIterable<Uint8Array>;
 }
 
 /** How a request authenticated. */
@@ -90,6 +95,8 @@ export interface RouteResult {
   headers?: Record<string, string>;
   /** Set for raw bodies: skip JSON serialisation. */
   raw?: boolean;
+  /** A raw body written as it is read (set `content-length` in headers when known); `body` is ignored. */
+  stream?: AsyncIterable<Uint8Array>;
 }
 
 /**

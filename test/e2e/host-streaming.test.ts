@@ -9,6 +9,16 @@ import { TEST_APP, appHeaders } from '../helpers/server.js';
 const SERVICE_LIMIT = 64 * 1024;
 const UPLOAD_LIMIT = 1024 * 1024;
 const SMALL_LIMIT = 16 * 1024;
+const DOWNLOAD_CHUNKS = 48;
+
+/** 3 MiB in 64 KiB chunks made as they are read: byte i of chunk c is (c + i) % 251. */
+async function* download(): AsyncGenerator<Uint8Array> {
+  for (let c = 0; c < DOWNLOAD_CHUNKS; c++) {
+    const chunk = new Uint8Array(64 * 1024);
+    for (let i = 0; i < chunk.length; i++) chunk[i] = (c + i) % 251;
+    yield chunk;
+  }
+}
 
 /** Test-only upload routes: count the streamed bytes, one within a larger limit than the service's, one within a smaller. */
 const countingFeature: FeatureFactory = () => {
@@ -26,6 +36,13 @@ const countingFeature: FeatureFactory = () => {
     routes: [
       { method: 'POST', path: '/1/test/upload', auth: 'app', body: 'stream', bodyLimit: UPLOAD_LIMIT, handler: (ctx) => count(ctx.bodyStream) },
       { method: 'POST', path: '/1/test/small-upload', auth: 'app', body: 'stream', bodyLimit: SMALL_LIMIT, handler: (ctx) => count(ctx.bodyStream) },
+      {
+        method: 'GET',
+        path: '/1/test/download',
+        auth: 'app',
+        body: 'none',
+        handler: () => ({ headers: { 'content-type': 'application/octet-stream', 'content-length': String(DOWNLOAD_CHUNKS * 64 * 1024) }, body: '', raw: true, stream: download() }),
+      },
     ],
   };
 };
@@ -92,6 +109,19 @@ describe.each(Object.keys(HOSTS) as HostName[])('streaming bodies and per-route 
     const res = await fetch(`${host.url}/api/1/test/upload`, { method: 'POST', headers: { ...appHeaders(), 'content-type': 'application/octet-stream' }, body: new Uint8Array(size) });
     expect(res.status).toBe(201);
     expect(((await res.json()) as { bytes: number }).bytes).toBe(size);
+  });
+
+  it('a streamed response arrives whole, with its length', async () => {
+    const res = await fetch(`${host.url}/api/1/test/download`, { headers: appHeaders() });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBe(String(DOWNLOAD_CHUNKS * 64 * 1024));
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    expect(bytes.length).toBe(DOWNLOAD_CHUNKS * 64 * 1024);
+    let expected = 0;
+    for await (const chunk of download()) {
+      expect(Buffer.compare(Buffer.from(bytes.subarray(expected, expected + chunk.length)), Buffer.from(chunk))).toBe(0);
+      expected += chunk.length;
+    }
   });
 
   it('chunked uploads are counted as they flow', async () => {

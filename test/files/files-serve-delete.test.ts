@@ -14,6 +14,17 @@ describe('serving and deleting files', () => {
   });
   afterAll(() => server.close());
 
+  it('streams a file past 1 MiB whole and in ranges, with its length', async () => {
+    const big = new Uint8Array(3 * 1024 * 1024 + 17).map((_, i) => (i * 7) % 256);
+    const { url } = await upload('big.bin', big);
+    const whole = await fetch(url);
+    expect([whole.status, whole.headers.get('content-length')]).toEqual([200, String(big.length)]);
+    expect(Buffer.compare(Buffer.from(await whole.arrayBuffer()), Buffer.from(big))).toBe(0);
+    const part = await fetch(url, { headers: { range: 'bytes=1000-2100000' } });
+    expect([part.status, part.headers.get('content-range'), part.headers.get('content-length')]).toEqual([206, `bytes 1000-2100000/${big.length}`, '2099001']);
+    expect(Buffer.compare(Buffer.from(await part.arrayBuffer()), Buffer.from(big.subarray(1000, 2100001)))).toBe(0);
+  });
+
   it('answers Range, HEAD, ETag and Last-Modified', async () => {
     const { url } = await upload('digits.txt', '0123456789');
     const part = await fetch(url, { headers: { range: 'bytes=2-5' } });

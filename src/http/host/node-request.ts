@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ProxyTrust, clientAddress } from '../client-address.js';
 import type { SvcResponse } from '../types.js';
@@ -54,7 +56,12 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
 export function sendNodeResponse(req: IncomingMessage, res: ServerResponse, response: SvcResponse): void {
   discardUnreadBody(req, response.headers);
   res.writeHead(response.status, response.headers);
-  res.end(response.body);
+  if (!response.stream) {
+    res.end(response.body);
+    return;
+  }
+  // A failed read mid-body can only cut the connection: the status line is already sent.
+  pipeline(Readable.from(response.stream), res).catch(() => res.destroy());
 }
 
 /** See {@link sendNodeResponse}; for hosts that write the response themselves (Fastify). */
