@@ -20,7 +20,7 @@ import { type ChildMessage, childMain } from './child.js';
 import type { BenchConfig } from './harness.js';
 import { type Group, type ResultRow, formatTable, machineInfo, skippedRow } from './report.js';
 
-const GROUPS: readonly Group[] = ['storage', 'evaluator', 'rest', 'limiter', 'captcha', 'growth', 'redis', 'startup', 'files', 'realtime', 'postgres', 'access'];
+const GROUPS: readonly Group[] = ['storage', 'evaluator', 'rest', 'limiter', 'captcha', 'growth', 'redis', 'startup', 'files', 'realtime', 'postgres', 'access', 'functions'];
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 interface GroupModule {

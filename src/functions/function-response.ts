@@ -13,20 +13,18 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]{0,8192}$/;
 
 /**
- * The response object handed to a function, and the promise of what it sent: the first `send`/`end`
- * wins, later ones are ignored (the hosted service sends once). Bad headers or statuses throw at the
- * call, inside the function.
+ * The response object handed to a function; `onSend` gets what it sent: the first `send`/`end` wins,
+ * later ones are ignored (the hosted service sends once). Bad headers or statuses throw at the call,
+ * inside the function.
  */
-export function functionResponse(): { readonly response: FunctionResponse; readonly sent: Promise<SentReply> } {
-  let resolve!: (reply: SentReply) => void;
-  const sent = new Promise<SentReply>((r) => (resolve = r));
+export function functionResponse(onSend: (reply: SentReply) => void): FunctionResponse {
   let done = false;
   let status = 200;
   const headers: Record<string, string> = {};
   const finish = (value?: Json) => {
     if (done) return;
     done = true;
-    resolve({ value, status, headers: { ...headers } });
+    onSend({ value, status, headers: { ...headers } });
   };
   const response: FunctionResponse = {
     send: finish,
@@ -43,5 +41,5 @@ export function functionResponse(): { readonly response: FunctionResponse; reado
       return response;
     },
   };
-  return { response, sent };
+  return response;
 }

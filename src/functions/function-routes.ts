@@ -34,6 +34,22 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** A function's request over a route: `query` and `headers` are copied only when the function reads them. */
+function requestOf(rc: RouteContext, method: string, body: FunctionRequest['body']): FunctionRequest {
+  let query: FunctionRequest['query'] | undefined;
+  let headers: FunctionRequest['headers'] | undefined;
+  return {
+    method,
+    body,
+    get query() {
+      return (query ??= queryOf(rc));
+    },
+    get headers() {
+      return (headers ??= headersOf(rc));
+    },
+  };
+}
+
 /** The value a function sent, as a plain-HTTP reply: text as is, anything else as JSON. */
 function plainReply(reply: SentReply): RouteResult {
   const headers = { ...reply.headers };
@@ -61,7 +77,7 @@ export function functionRoutes(deps: FunctionRouteDeps): RouteDef[] {
     const app = appBySecret(rc.params['secretKey'] ?? '');
     if (!app) throw svcError('routeNotFound', rc.method, `${deps.path}/…`);
     const caller = sessionCaller(app, { credential: 'secret-path', isMaster: false, sessionToken: null, address: rc.remoteAddress }, deps.sessions);
-    const request: FunctionRequest = { method: rc.method, body, query: queryOf(rc), headers: headersOf(rc) };
+    const request = requestOf(rc, rc.method, body);
     return plainReply(await deps.runner.invoke({ caller, name, request, depth: 0, fallback: 'notfound' }));
   };
   const base = deps.path.replace(/\/+$/, '');
@@ -72,7 +88,7 @@ export function functionRoutes(deps: FunctionRouteDeps): RouteDef[] {
       auth: 'app',
       body: 'optional-json',
       handler: async (rc) => {
-        const request: FunctionRequest = { method: 'POST', body: rc.body ?? {}, query: queryOf(rc), headers: headersOf(rc) };
+        const request = requestOf(rc, 'POST', rc.body ?? {});
         const reply = await deps.runner.invoke({ caller: rc.caller, name: rc.params['name'] ?? '', request, depth: 0 });
         return { body: { result: (reply.value ?? null) as Json } };
       },

@@ -10,13 +10,40 @@ export interface FunctionTimer {
   setTimeout(callback: () => void, ms: number): () => void;
 }
 
-export const realTimer: FunctionTimer = {
-  setTimeout(callback, ms) {
-    const handle = setTimeout(callback, ms);
-    handle.unref?.();
-    return () => clearTimeout(handle);
-  },
-};
+/**
+ * The default timer: one unref'd interval (every 100 ms while anything waits) checks the deadlines
+ * of all running invocations, instead of a Node timer armed and cleared per call. A timeout fires
+ * within 100 ms of its deadline, which is ample for limits counted in seconds.
+ */
+export function coarseTimer(tickMs = 100): FunctionTimer {
+  const waiting = new Set<{ readonly deadline: number; readonly callback: () => void }>();
+  let interval: ReturnType<typeof setInterval> | undefined;
+  const tick = () => {
+    const now = Date.now();
+    for (const entry of waiting) {
+      if (entry.deadline > now) continue;
+      waiting.delete(entry);
+      entry.callback();
+    }
+    if (waiting.size === 0 && interval) {
+      clearInterval(interval);
+      interval = undefined;
+    }
+  };
+  return {
+    setTimeout(callback, ms) {
+      const entry = { deadline: Date.now() + ms, callback };
+      waiting.add(entry);
+      if (!interval) {
+        interval = setInterval(tick, tickMs);
+        interval.unref?.();
+      }
+      return () => void waiting.delete(entry);
+    },
+  };
+}
+
+export const realTimer: FunctionTimer = coarseTimer();
 
 /** The runtime rules of cloud functions (the seed's "Errors" and "Limits"). */
 export interface FunctionLimits {
@@ -85,47 +112,64 @@ export class FunctionRunner {
 
   constructor(private readonly deps: FunctionRunnerDeps) {}
 
-  async invoke(call: FunctionCall): Promise<SentReply> {
+  /**
+   * Runs one invocation. Kept to one promise per call (plus the function's own): promises are not
+   * free under the request's AsyncLocalStorage scope, and an invocation is on every function call.
+   */
+  invoke(call: FunctionCall): Promise<SentReply> {
     const { limits } = this.deps;
-    if (!FUNCTION_NAME.test(call.name)) throw svcError('functionNameInvalid', call.name.slice(0, 64));
-    if (call.depth > limits.maxCallDepth) throw svcError('functionCallDepth', limits.maxCallDepth);
-    let name = call.name;
-    let fn = Object.hasOwn(this.deps.functions, name) ? this.deps.functions[name] : undefined;
-    if (!fn && call.fallback && Object.hasOwn(this.deps.functions, call.fallback)) {
-      name = call.fallback;
-      fn = this.deps.functions[name];
-    }
-    if (!fn) throw svcError('functionNotFound', call.name);
-    const app = call.caller.app.applicationId;
-    const key = `${app}\u0000${name}`;
-    const health = this.health.get(key);
-    if (health && health.suspendedUntil > this.deps.clock.now()) throw svcError('functionSuspended', name);
-    // Nested calls (oFunctions.run) belong to an invocation already counted: counting them again
-    // would let a chain deeper than the cap block itself.
-    if (call.depth > 0) return this.runOne(fn, name, key, { ...call, name });
-    const running = this.running.get(app) ?? 0;
-    if (running >= limits.maxConcurrent) throw svcError('functionConcurrency', limits.maxConcurrent, running, name);
-    this.running.set(app, running + 1);
     try {
-      return await this.runOne(fn, name, key, { ...call, name });
-    } finally {
-      const left = (this.running.get(app) ?? 1) - 1;
-      if (left <= 0) this.running.delete(app);
-      else this.running.set(app, left);
+      if (!FUNCTION_NAME.test(call.name)) throw svcError('functionNameInvalid', call.name.slice(0, 64));
+      if (call.depth > limits.maxCallDepth) throw svcError('functionCallDepth', limits.maxCallDepth);
+      let name = call.name;
+      let fn = Object.hasOwn(this.deps.functions, name) ? this.deps.functions[name] : undefined;
+      if (!fn && call.fallback && Object.hasOwn(this.deps.functions, call.fallback)) {
+        name = call.fallback;
+        fn = this.deps.functions[name];
+      }
+      if (!fn) throw svcError('functionNotFound', call.name);
+      const app = call.caller.app.applicationId;
+      const key = `${app}\u0000${name}`;
+      const health = this.health.get(key);
+      if (health && health.suspendedUntil > this.deps.clock.now()) throw svcError('functionSuspended', name);
+      // Nested calls (oFunctions.run) belong to an invocation already counted: counting them again
+      // would let a chain deeper than the cap block itself.
+      if (call.depth > 0) return this.runOne(fn, name, key, call, () => {});
+      const running = this.running.get(app) ?? 0;
+      if (running >= limits.maxConcurrent) throw svcError('functionConcurrency', limits.maxConcurrent, running, name);
+      this.running.set(app, running + 1);
+      return this.runOne(fn, name, key, call, () => {
+        const left = (this.running.get(app) ?? 1) - 1;
+        if (left <= 0) this.running.delete(app);
+        else this.running.set(app, left);
+      });
+    } catch (error) {
+      return Promise.reject(error);
     }
   }
 
-  private runOne(fn: CloudFunction, name: string, key: string, outer: FunctionCall): Promise<SentReply> {
-    const { response, sent } = functionResponse();
-    const ended = new AbortController();
-    const call: FunctionCall = { ...outer, signal: outer.signal ? AbortSignal.any([outer.signal, ended.signal]) : ended.signal };
+  private runOne(fn: CloudFunction, name: string, key: string, outer: FunctionCall, done: () => void): Promise<SentReply> {
+    // The invocation's abort signal is made only if a module asks for it (oHttp, a nested call).
+    let ended: AbortController | undefined;
+    let signal: AbortSignal | undefined;
+    const call: FunctionCall = {
+      caller: outer.caller,
+      name,
+      request: outer.request,
+      depth: outer.depth,
+      get signal() {
+        ended ??= new AbortController();
+        return (signal ??= outer.signal ? AbortSignal.any([outer.signal, ended.signal]) : ended.signal);
+      },
+    };
     return new Promise<SentReply>((resolve, reject) => {
       let settled = false;
       const settle = (outcome: () => void) => {
         if (settled) return;
         settled = true;
         cancel();
-        ended.abort();
+        ended?.abort();
+        done();
         outcome();
       };
       const cancel = this.deps.timer.setTimeout(() => {
@@ -140,7 +184,7 @@ export class FunctionRunner {
           this.deps.logger.warn('cloud function threw', { function: name, error: String(error) });
           reject(svcError('functionFailed', name, error instanceof Error ? error.message : String(error)));
         });
-      void sent.then((reply) => settle(() => resolve(reply)));
+      const response = functionResponse((reply) => settle(() => resolve(reply)));
       try {
         const returned = fn(call.request, response, this.deps.modules(call));
         if (returned && typeof (returned as Promise<void>).then === 'function') (returned as Promise<void>).then(undefined, failed);

@@ -124,31 +124,77 @@ const HASHES = new Set(['md5', 'sha1', 'sha256']);
 
 /** The modules of one invocation, bound to its caller (switchable with `oData.setHeader`) and call depth. */
 export function hostModules(deps: HostModuleDeps, call: FunctionCall): FunctionModules {
-  const acting: Acting = { caller: call.caller };
-  const create = (tableOf: (table: string) => string = (t) => t) =>
-    method(async (params: { table: string; data: JsonObject }) => (await deps.records.create(acting.caller, tableOf(text(params.table, 'table')), object(params.data, 'data'))).reply);
-  return {
-    oHttp: httpModule(deps.http, call.signal ?? new AbortController().signal),
-    oRedis: redisModule(deps.redis, call.caller.app.applicationId),
-    oFile: {
-      del: method(async (params) => {
+  return new InvocationModules(deps, call);
+}
+
+/**
+ * The modules of one invocation, each built on first use (a prototype getter, cached in a field):
+ * most functions touch one or two modules, so an invocation pays only for those.
+ */
+class InvocationModules implements FunctionModules {
+  private readonly acting: Acting;
+  private built: Partial<Record<keyof FunctionModules, unknown>> = {};
+
+  constructor(
+    private readonly deps: HostModuleDeps,
+    private readonly call: FunctionCall,
+  ) {
+    this.acting = { caller: call.caller };
+  }
+
+  private once<K extends keyof FunctionModules>(key: K, build: () => FunctionModules[K]): FunctionModules[K] {
+    return (this.built[key] ??= build()) as FunctionModules[K];
+  }
+
+  get oHttp() {
+    return this.once('oHttp', () => httpModule(this.deps.http, this.call.signal ?? new AbortController().signal));
+  }
+
+  get oRedis() {
+    return this.once('oRedis', () => redisModule(this.deps.redis, this.call.caller.app.applicationId));
+  }
+
+  get oFile() {
+    const { deps, acting } = this;
+    return this.once('oFile', () => ({
+      del: method(async (params: { url: string }) => {
         const files = deps.files();
         if (!files) throw svcError('featureDisabled', 'files');
         const reference = text(params.url, 'url');
         if (!(await files.delete(acting.caller, reference))) throw svcError('fileNotFound', reference.slice(0, 128));
         return { msg: 'ok' };
       }),
-    },
-    oData: dataModule(deps, acting),
-    oBql: { exec: method(async (params) => executeBql(deps.records, acting.caller, text(params.bql, 'bql'), bqlValues(params.values))) },
-    oRelation: {
-      add: create(relationTable),
+    }));
+  }
+
+  get oData() {
+    return this.once('oData', () => dataModule(this.deps, this.acting));
+  }
+
+  get oBql() {
+    const { deps, acting } = this;
+    return this.once('oBql', () => ({
+      exec: method(async (params: { bql: string; values?: Json[] | string }) => executeBql(deps.records, acting.caller, text(params.bql, 'bql'), bqlValues(params.values))),
+    }));
+  }
+
+  get oRelation() {
+    const { deps, acting } = this;
+    return this.once('oRelation', () => ({
+      add: creator(deps, acting, relationTable),
       update: rowWriter(deps, acting, relationTable),
       delete: rowWriter(deps, acting, relationTable),
       query: method(lister(deps, acting, relationTable)),
-    },
-    oAtom: { exec: rowWriter(deps, acting) },
-    oArray: {
+    }));
+  }
+
+  get oAtom() {
+    return this.once('oAtom', () => ({ exec: rowWriter(this.deps, this.acting) }));
+  }
+
+  get oArray() {
+    const { deps, acting } = this;
+    return this.once('oArray', () => ({
       add: method(async (params: { table: string; objectId?: string; data: JsonObject }) =>
         params.objectId === undefined
           ? (await deps.records.create(acting.caller, text(params.table, 'table'), object(params.data, 'data'))).reply
@@ -157,25 +203,39 @@ export function hostModules(deps: HostModuleDeps, call: FunctionCall): FunctionM
       addUnique: rowWriter(deps, acting),
       remove: rowWriter(deps, acting),
       query: method(lister(deps, acting)),
-    },
-    oLocation: { create: rowWriter(deps, acting), query: method(lister(deps, acting)) },
-    oBatch: {
-      exec: method(async (params) => {
+    }));
+  }
+
+  get oLocation() {
+    return this.once('oLocation', () => ({ create: rowWriter(this.deps, this.acting), query: method(lister(this.deps, this.acting)) }));
+  }
+
+  get oBatch() {
+    const { deps, acting } = this;
+    return this.once('oBatch', () => ({
+      exec: method(async (params: { data: { requests: Json; transaction?: boolean } }) => {
         const body = object(params.data, 'data');
         const batch = parseBatch(body, acting.caller.app.settings.query.batchMax);
         return (await runBatch({ records: deps.records, storage: deps.storage, sessions: deps.sessions }, acting.caller, batch)) as Json;
       }),
-    },
-    oCrypto: {
-      createHash(algorithm) {
+    }));
+  }
+
+  get oCrypto() {
+    return this.once('oCrypto', () => ({
+      createHash(algorithm: string) {
         if (!HASHES.has(algorithm)) throw svcError('invalidParameter', `oCrypto.createHash: ${String(algorithm).slice(0, 32)} is not one of md5, sha1, sha256`);
         return {
-          update: (input) => ({ digest: (encoding) => createHash(algorithm).update(String(input)).digest(encoding === 'base64' ? 'base64' : 'hex') }),
+          update: (input: string) => ({ digest: (encoding: 'hex' | 'base64') => createHash(algorithm).update(String(input)).digest(encoding === 'base64' ? 'base64' : 'hex') }),
         };
       },
-    },
-    oFunctions: {
-      run: method(async (params) => {
+    }));
+  }
+
+  get oFunctions() {
+    const { deps, call } = this;
+    return this.once('oFunctions', () => ({
+      run: method(async (params: { name: string; data?: { [key: string]: Json } }) => {
         const data = params.data === undefined ? {} : object(params.data, 'data');
         const reply = await deps.runner().invoke({
           caller: call.caller,
@@ -186,6 +246,11 @@ export function hostModules(deps: HostModuleDeps, call: FunctionCall): FunctionM
         });
         return reply.value ?? null;
       }),
-    },
-  };
+    }));
+  }
+}
+
+/** A create through the records service (`oRelation.add`). */
+function creator(deps: HostModuleDeps, acting: Acting, tableOf: (table: string) => string) {
+  return method(async (params: { table: string; data: JsonObject }) => (await deps.records.create(acting.caller, tableOf(text(params.table, 'table')), object(params.data, 'data'))).reply);
 }
