@@ -1,10 +1,5 @@
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryStorage } from '../../src/memory.js';
-import type { StorageAdapter } from '../../src/storage/port.js';
-import { postgresStorage } from '../../src/storage/postgres/index.js';
-import { sqliteStorage } from '../../src/storage/sqlite/index.js';
-import { createTestSchema, postgresAvailable } from '../postgres/pg-test-db.js';
+import { storageBackends } from '../helpers/backends.js';
 import { type UsersServer, startUsersServer } from '../users/users-server.js';
 
 /**
@@ -13,26 +8,7 @@ import { type UsersServer, startUsersServer } from '../users/users-server.js';
  * Each row states what the caller must see; every refused write is checked to have written nothing,
  * and every read path is checked not to leak through counts, statistics, include or inner queries.
  */
-interface Backend {
-  readonly storage: StorageAdapter;
-  drop?(): Promise<void>;
-}
-const pgAvailable = await postgresAvailable('acl-matrix');
-const ADAPTERS: ReadonlyArray<[string, () => Promise<Backend>]> = [
-  ['memory', async () => ({ storage: memoryStorage() })],
-  ['sqlite', async () => ({ storage: sqliteStorage({ database: new Database(':memory:') }) })],
-  ...(pgAvailable
-    ? [
-        [
-          'postgres',
-          async (): Promise<Backend> => {
-            const schema = await createTestSchema('svc_acl');
-            return { storage: postgresStorage({ sql: schema.client({ max: 8 }) }), drop: () => schema.drop() };
-          },
-        ] as [string, () => Promise<Backend>],
-      ]
-    : []),
-];
+const ADAPTERS = await storageBackends('acl-matrix', 'svc_acl');
 
 type Who = 'owner' | 'other' | 'anonymous' | 'member' | 'nested' | 'master';
 const EVERYONE: readonly Who[] = ['owner', 'other', 'anonymous', 'member', 'nested', 'master'];

@@ -1,33 +1,9 @@
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryStorage } from '../../src/memory.js';
-import type { StorageAdapter } from '../../src/storage/port.js';
-import { postgresStorage } from '../../src/storage/postgres/index.js';
-import { sqliteStorage } from '../../src/storage/sqlite/index.js';
-import { createTestSchema, postgresAvailable } from '../postgres/pg-test-db.js';
+import { storageBackends } from '../helpers/backends.js';
 import { type UsersServer, startUsersServer } from '../users/users-server.js';
 
 /** The schema API over real HTTP on every backend: tables, typed fields, indexes, class-level permissions. */
-interface Backend {
-  readonly storage: StorageAdapter;
-  drop?(): Promise<void>;
-}
-const pgAvailable = await postgresAvailable('schema-api');
-const BACKENDS: ReadonlyArray<[string, () => Promise<Backend>]> = [
-  ['memory', async () => ({ storage: memoryStorage() })],
-  ['sqlite', async () => ({ storage: sqliteStorage({ database: new Database(':memory:') }) })],
-  ...(pgAvailable
-    ? [
-        [
-          'postgres',
-          async (): Promise<Backend> => {
-            const schema = await createTestSchema('svc_schemaapi');
-            return { storage: postgresStorage({ sql: schema.client({ max: 4 }) }), drop: () => schema.drop() };
-          },
-        ] as [string, () => Promise<Backend>],
-      ]
-    : []),
-];
+const BACKENDS = await storageBackends('schema-api', 'svc_schemaapi');
 
 describe.each(BACKENDS)('schema API over HTTP (%s)', (_name, backend) => {
   let server: UsersServer;
