@@ -1,6 +1,9 @@
 import type { Json } from '../core/wire-values.js';
 import type { HttpModule } from './http-module.js';
 import type { RedisModule } from './redis-module.js';
+import type { EncodingModule, EventModule, GzipModule, LogModule } from './util-modules.js';
+
+export type { EncodingModule, EventModule, GzipModule, LogModule } from './util-modules.js';
 
 export type { FunctionRedisClient, FunctionRedisOptions, RedisModule } from './redis-module.js';
 
@@ -111,6 +114,10 @@ export interface FileModule {
 
 /** The modules a host-defined function receives (more arrive with deployed functions). */
 export interface FunctionModules {
+  readonly oEvent: EventModule;
+  readonly oGzip: GzipModule;
+  readonly oEncodeing: EncodingModule;
+  readonly oLog: LogModule;
   readonly oFile: FileModule;
   /** The host's Redis, namespaced per application (docs/functions.md); 11039 when not configured. */
   readonly oRedis: RedisModule;

@@ -63,7 +63,7 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
         clock: ctx.clock,
         timer: options.timer ?? realTimer,
         logger: ctx.logger,
-        modules: (call) => hostModules({ records: records.service, storage: ctx.storage, http: options.http ?? {}, redis: options.redis, files: () => ctx.find(FILES), sessions, runner: () => runner }, call),
+        modules: (call) => hostModules({ records: records.service, storage: ctx.storage, http: options.http ?? {}, redis: options.redis, files: () => ctx.find(FILES), logger: ctx.logger, sessions, runner: () => runner }, call),
       });
       return { api: { runner }, routes: functionRoutes({ runner, applications: ctx.applications, sessions, path }) };
     },

@@ -9,6 +9,8 @@ import { bqlValues, executeBql } from '../records/bql.js';
 import type { StorageAdapter } from '../storage/port.js';
 import { type HttpModuleOptions, httpModule } from './http-module.js';
 import { type FunctionRedisOptions, redisModule } from './redis-module.js';
+import { encodingModule, eventModule, gzipModule, logModule } from './util-modules.js';
+import type { Logger } from '../core/logger.js';
 import type { DataModule, FunctionModules, ModuleCallback, ModuleMethod } from './contract.js';
 import type { FunctionCall, FunctionRunner } from './function-runner.js';
 
@@ -22,6 +24,8 @@ export interface HostModuleDeps {
   readonly redis: FunctionRedisOptions | undefined;
   /** The files feature's API, when files are on (`oFile`). */
   readonly files: () => FilesApi | undefined;
+  /** Where `oLog` writes. */
+  readonly logger: Logger;
   readonly sessions: () => SessionResolver | undefined;
   readonly runner: () => FunctionRunner;
 }
@@ -144,6 +148,22 @@ class InvocationModules implements FunctionModules {
 
   private once<K extends keyof FunctionModules>(key: K, build: () => FunctionModules[K]): FunctionModules[K] {
     return (this.built[key] ??= build()) as FunctionModules[K];
+  }
+
+  get oEvent() {
+    return this.once('oEvent', eventModule);
+  }
+
+  get oGzip() {
+    return gzipModule;
+  }
+
+  get oEncodeing() {
+    return encodingModule;
+  }
+
+  get oLog() {
+    return this.once('oLog', () => logModule(this.deps.logger, this.call.caller.app.applicationId, this.call.name));
   }
 
   get oHttp() {
