@@ -106,6 +106,7 @@ export const ERROR_CODES = {
   schemaTargetClassRequired: { code: 10065, status: 400, message: 'TargetClass %s need className' },
   schemaTypeUnknown: { code: 10069, status: 400, message: 'schemas type %s not exist' },
   schemaOpUnsupported: { code: 10070, status: 400, message: 'op %s not suppport' },
+  schemaFieldMissing: { code: 10071, status: 400, message: 'field: %s is not exist' },
   schemaSystemTable: { code: 10073, status: 400, message: 'user schema is not permit: %s' },
   schemaDeleteRefused: { code: 10074, status: 400, message: 'delete schema err: %s' },
   schemaUniqueFailed: { code: 10075, status: 400, message: 'unique may already existed' },

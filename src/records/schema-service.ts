@@ -10,8 +10,9 @@ import { CLASS_PERMISSIONS_TABLE, type ClassPermissionStore } from './class-perm
 /**
  * The schema API (`/1/schemas`, master key only) as a service: tables with their typed fields,
  * indexes and class-level permissions, in Parse Server's wire shapes. Adds tables, fields and indexes
- * through the storage port (so SQLite and PostgreSQL apply the DDL); removing a field, an index or a
- * table is not offered by the port yet and answers 10070 / 10074.
+ * through the storage port (so SQLite and PostgreSQL apply the DDL); removes them with the port's
+ * optional drops (`{"__op":"Delete"}` on a field or an index; DELETE of an empty table), answering
+ * 10070 / 10074 on an adapter without them.
  */
 export interface SchemaService {
   list(caller: Caller): Promise<JsonObject>;
@@ -61,15 +62,30 @@ function parseField(name: string, value: Json | undefined): ColumnSchema {
   return { type: type as ColumnType, targetClass: target };
 }
 
-/** `{ "byScore": { "score": 1 } }` (`"$unique": true` makes it unique) → index specs, validated against `columns`. */
-function parseIndexes(indexes: Json | undefined, columns: Readonly<Record<string, ColumnSchema>>, existing: readonly IndexSpec[]): IndexSpec[] {
+/** What a schema body changes: columns and indexes to add, and (a PUT's `{"__op":"Delete"}`) to remove. */
+interface SchemaChanges {
+  readonly addColumns: Record<string, ColumnSchema>;
+  readonly dropColumns: string[];
+  readonly addIndexes: IndexSpec[];
+  readonly dropIndexes: string[];
+}
+
+/**
+ * `{ "byScore": { "score": 1 } }` (`"$unique": true` makes it unique) → index specs, validated against
+ * `columns`; `{ "byScore": { "__op": "Delete" } }` names an existing index to drop (into `drops`).
+ */
+function parseIndexes(indexes: Json | undefined, columns: Readonly<Record<string, ColumnSchema>>, existing: readonly IndexSpec[], drops: string[]): IndexSpec[] {
   if (indexes === undefined) return [];
   if (!isObject(indexes)) throw svcError('schemaIndexInvalid', 'indexes', 'expected an object of named indexes');
   const out: IndexSpec[] = [];
   for (const [name, spec] of Object.entries(indexes)) {
-    if (isDeleteOp(spec)) throw svcError('schemaOpUnsupported', 'Delete');
+    if (isDeleteOp(spec)) {
+      if (!existing.some((index) => index.name === name)) throw svcError('schemaIndexInvalid', name.slice(0, 64), 'there is no index of this name');
+      drops.push(name);
+      continue;
+    }
     if (!INDEX_NAME.test(name)) throw svcError('schemaIndexInvalid', name.slice(0, 64), 'names are a letter then letters, digits or _');
-    if (existing.some((index) => index.name.toLowerCase() === name.toLowerCase())) throw svcError('schemaIndexInvalid', name, 'an index of this name exists');
+    if (existing.some((index) => index.name.toLowerCase() === name.toLowerCase() && !drops.includes(index.name))) throw svcError('schemaIndexInvalid', name, 'an index of this name exists');
     if (!isObject(spec)) throw svcError('schemaIndexInvalid', name, 'expected { column: 1, ... }');
     let unique = false;
     const cols: string[] = [];
@@ -137,16 +153,30 @@ export function createSchemaService(deps: SchemaServiceDeps): SchemaService {
       }
     }
   };
-  const parseFields = (fields: Json | undefined, current: TableSchema | null): Record<string, ColumnSchema> => {
-    if (fields === undefined) return {};
-    if (!isObject(fields)) throw svcError('schemaTypeUnknown', 'fields');
-    const out: Record<string, ColumnSchema> = {};
-    for (const [name, value] of Object.entries(fields)) {
-      if (isDeleteOp(value)) throw svcError('schemaOpUnsupported', 'Delete');
-      if (current && Object.hasOwn(current.columns, name)) throw svcError('schemaFieldExists', name);
-      out[name] = parseField(name, value);
+  /** Every change a body asks for, validated against the current schema (null: a new table) before anything is written. */
+  const parseChanges = (body: JsonObject, current: TableSchema | null): SchemaChanges => {
+    const fields = body['fields'];
+    const addColumns: Record<string, ColumnSchema> = {};
+    const dropColumns: string[] = [];
+    if (fields !== undefined) {
+      if (!isObject(fields)) throw svcError('schemaTypeUnknown', 'fields');
+      for (const [name, value] of Object.entries(fields)) {
+        if (isDeleteOp(value)) {
+          if (RESERVED_FIELDS.has(name)) throw svcError('schemaFieldReserved', name);
+          if (!current || !Object.hasOwn(current.columns, name)) throw svcError('schemaFieldMissing', name.slice(0, 64));
+          dropColumns.push(name);
+        } else {
+          if (current && Object.hasOwn(current.columns, name)) throw svcError('schemaFieldExists', name);
+          addColumns[name] = parseField(name, value);
+        }
+      }
     }
-    return out;
+    const kept: Record<string, ColumnSchema> = { ...current?.columns, ...addColumns };
+    for (const name of dropColumns) delete kept[name];
+    const dropIndexes: string[] = [];
+    const addIndexes = parseIndexes(body['indexes'], kept, current?.indexes ?? [], dropIndexes);
+    if ((dropColumns.length > 0 && !storage.dropColumn) || (dropIndexes.length > 0 && !storage.dropIndex)) throw svcError('schemaOpUnsupported', 'Delete');
+    return { addColumns, dropColumns, addIndexes, dropIndexes };
   };
   const assertKeys = (body: JsonObject) => {
     for (const key of Object.keys(body)) {
@@ -178,13 +208,12 @@ export function createSchemaService(deps: SchemaServiceDeps): SchemaService {
       if (SYSTEM_TABLES.has(className)) throw svcError('schemaSystemTable', className);
       const ref = refOf(caller, className);
       if (await storage.getSchema(ref)) throw svcError('schemaClassExists', className);
-      const columns = parseFields(body['fields'], null);
-      const indexes = parseIndexes(body['indexes'], columns, []);
+      const changes = parseChanges(body, null);
       const clp = body['classLevelPermissions'];
       // Everything is validated before the first write: a refused body creates nothing.
       if (clp !== undefined) permissions.validate(clp);
-      await storage.ensureColumns(ref, columns, caller.app.settings.schema);
-      await addIndexes(ref, indexes);
+      await storage.ensureColumns(ref, changes.addColumns, caller.app.settings.schema);
+      await addIndexes(ref, changes.addIndexes);
       if (clp !== undefined) await permissions.write(ref, clp);
       return read(caller, className);
     },
@@ -196,12 +225,14 @@ export function createSchemaService(deps: SchemaServiceDeps): SchemaService {
       const ref = refOf(caller, className);
       const system = SYSTEM_TABLES.has(className);
       if (system && (body['fields'] !== undefined || body['indexes'] !== undefined)) throw svcError('schemaSystemTable', className);
-      const columns = parseFields(body['fields'], current);
-      const indexes = parseIndexes(body['indexes'], { ...current.columns, ...columns }, current.indexes);
+      const changes = parseChanges(body, current);
       const clp = body['classLevelPermissions'];
       if (clp !== undefined && clp !== null) permissions.validate(clp);
-      if (Object.keys(columns).length > 0) await storage.ensureColumns(ref, columns, caller.app.settings.schema);
-      await addIndexes(ref, indexes);
+      // Drops first, so a PUT may replace a field or an index of the same name.
+      for (const name of changes.dropIndexes) await storage.dropIndex!(ref, name);
+      for (const name of changes.dropColumns) await storage.dropColumn!(ref, name);
+      if (Object.keys(changes.addColumns).length > 0) await storage.ensureColumns(ref, changes.addColumns, caller.app.settings.schema);
+      await addIndexes(ref, changes.addIndexes);
       if (clp !== undefined) await permissions.write(ref, clp);
       return read(caller, className);
     },
@@ -209,7 +240,16 @@ export function createSchemaService(deps: SchemaServiceDeps): SchemaService {
       requireMaster(caller);
       await existing(caller, className);
       if (SYSTEM_TABLES.has(className)) throw svcError('schemaSystemTable', className);
-      throw svcError('schemaDeleteRefused', 'deleting a table is not supported by this server yet');
+      if (!storage.dropTable) throw svcError('schemaDeleteRefused', 'this storage adapter cannot drop tables (dropTable)');
+      const ref = refOf(caller, className);
+      // As Parse Server: only an empty table is dropped (its records are deleted through the API first,
+      // where ACLs, hooks and realtime see each one). The count and the drop share one transaction.
+      await storage.transaction(async (tx) => {
+        const records = await tx.count(ref, { kind: 'all_records' });
+        if (records > 0) throw svcError('schemaDeleteRefused', `class ${className} is not empty, contains ${records} objects`);
+        await tx.dropTable!(ref);
+      });
+      await permissions.write(ref, null);
     },
   };
 }

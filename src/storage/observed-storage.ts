@@ -66,6 +66,9 @@ function observe(target: StorageAdapter, scope: Scope): StorageAdapter {
     aggregate: (table, plan, options) => target.aggregate(table, plan, options),
     dropNamespace: (namespace) => target.dropNamespace(namespace),
     ...(target.listTables ? { listTables: (namespace: string) => target.listTables!(namespace) } : {}),
+    ...(target.dropColumn ? { dropColumn: (table: TableRef, column: string) => target.dropColumn!(table, column) } : {}),
+    ...(target.dropIndex ? { dropIndex: (table: TableRef, name: string) => target.dropIndex!(table, name) } : {}),
+    ...(target.dropTable ? { dropTable: (table: TableRef) => target.dropTable!(table) } : {}),
     close: () => target.close(),
 
     insert(table, record) {

@@ -99,5 +99,16 @@ export interface StorageAdapter {
    * them). Optional: without it `GET /1/schemas` answers 11181.
    */
   listTables?(namespace: string): Awaitable<string[]>;
+  /**
+   * Removing schema (the schema API's field, index and table deletes). Optional: without them those
+   * requests answer 10070/10074. Each is atomic and leaves no trace in `getSchema`.
+   * - `dropColumn` removes a column with its data (a Relation's links too) and every declared index
+   *   naming it; false when the table has no such column.
+   * - `dropIndex` removes a declared index; false when there is none of that name.
+   * - `dropTable` removes a table with its records, relations and indexes; false when it does not exist.
+   */
+  dropColumn?(table: TableRef, column: string): Awaitable<boolean>;
+  dropIndex?(table: TableRef, name: string): Awaitable<boolean>;
+  dropTable?(table: TableRef): Awaitable<boolean>;
   close(): Awaitable<void>;
 }

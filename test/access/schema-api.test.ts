@@ -61,8 +61,12 @@ describe.each(BACKENDS)('schema API over HTTP (%s)', (_name, backend) => {
     expect((await server.request('GET', '/1/classes/Game')).body.code).toBe(11171);
     const cases: Array<[string, string, unknown, number]> = [
       ['PUT', '/1/schemas/Game', { fields: { level: { type: 'Number' } } }, 10064],
-      ['PUT', '/1/schemas/Game', { fields: { level: { __op: 'Delete' } } }, 10070],
-      ['PUT', '/1/schemas/Game', { indexes: { byLevel: { __op: 'Delete' } } }, 10070],
+      ['PUT', '/1/schemas/Game', { fields: { nothing: { __op: 'Delete' } } }, 10071],
+      ['PUT', '/1/schemas/Game', { fields: { ACL: { __op: 'Delete' } } }, 10063],
+      ['PUT', '/1/schemas/Game', { fields: { level: { __op: 'Delete' }, odd: { type: 'Banana' } } }, 10069],
+      ['PUT', '/1/schemas/Game', { indexes: { noSuch: { __op: 'Delete' } } }, 11182],
+      ['PUT', '/1/schemas/Game', { fields: { level: { __op: 'Delete' } }, indexes: { byLevelAgain: { level: 1 } } }, 11182],
+      ['PUT', '/1/schemas/Game', { fields: { level: { __op: 'Delete' } }, classLevelPermissions: { find: 1 } }, 11170],
       ['PUT', '/1/schemas/Game', { className: 'Other' }, 10062],
       ['PUT', '/1/schemas/Game', { fields: { createdAt: { type: 'Date' } } }, 10063],
       ['PUT', '/1/schemas/Game', { fields: { ptr: { type: 'Pointer' } } }, 10065],
@@ -79,6 +83,8 @@ describe.each(BACKENDS)('schema API over HTTP (%s)', (_name, backend) => {
       ['GET', '/1/schemas/Nope', undefined, 103],
       ['PUT', "/1/schemas/a'b", {}, 103],
       ['DELETE', '/1/schemas/Game', undefined, 10074],
+      ['DELETE', '/1/schemas/_User', undefined, 10073],
+      ['DELETE', '/1/schemas/Nope', undefined, 103],
     ];
     for (const [method, path, body, code] of cases) {
       const res = await master(method, path, body);
@@ -111,6 +117,49 @@ describe.each(BACKENDS)('schema API over HTTP (%s)', (_name, backend) => {
     const res = await master('PUT', '/1/schemas/Dup', { indexes: { uniqueName: { name: 1, $unique: true } } });
     expect(res.body.code).toBe(10075);
     expect((await master('GET', '/1/schemas/Dup')).body.indexes).toEqual({});
+  });
+
+  it('removes fields (with their data and indexes), indexes and empty tables; the names can be used again', async () => {
+    const created = await master('POST', '/1/schemas/Note', {
+      fields: { title: { type: 'String' }, rank: { type: 'Number' }, at: { type: 'GeoPoint' }, fans: { type: 'Relation', targetClass: '_User' } },
+      indexes: { byTitle: { title: 1, $unique: true }, byRank: { rank: 1 }, both: { rank: 1, title: 1 } },
+      classLevelPermissions: { create: {} },
+    });
+    expect(created.status).toBe(201);
+    const note = await master('POST', '/1/classes/Note', { title: 'first', rank: 1, at: { __type: 'GeoPoint', latitude: 1, longitude: 2 } });
+    const put = await master('PUT', '/1/schemas/Note', { fields: { title: { __op: 'Delete' }, at: { __op: 'Delete' }, fans: { __op: 'Delete' } } });
+    expect(put.status).toBe(200);
+    expect(Object.keys(put.body.fields).sort()).toEqual(['ACL', 'createdAt', 'objectId', 'rank', 'updatedAt']);
+    expect(put.body.indexes).toEqual({ byRank: { rank: 1 } });
+    const read = await master('GET', `/1/classes/Note/${note.body.objectId}`);
+    expect(read.body.title).toBeUndefined();
+    expect(read.body.at).toBeUndefined();
+    expect(read.body.rank).toBe(1);
+    // Back with another type, and the unique index it had is gone.
+    expect((await master('PUT', '/1/schemas/Note', { fields: { title: { type: 'Number' } } })).body.fields.title).toEqual({ type: 'Number' });
+    expect((await master('POST', '/1/classes/Note', { title: 7 })).status).toBe(201);
+    expect((await master('POST', '/1/classes/Note', { title: 7 })).status).toBe(201);
+    expect((await master('GET', `/1/classes/Note?where=${encodeURIComponent('{"title":7}')}&count=1&limit=0`)).body.count).toBe(2);
+    // An index dropped and made again under the same name in one request.
+    const swapped = await master('PUT', '/1/schemas/Note', { indexes: { byRank: { __op: 'Delete' } } });
+    expect(swapped.body.indexes).toEqual({});
+    expect((await master('PUT', '/1/schemas/Note', { indexes: { byRank: { rank: -1, $unique: true } } })).body.indexes).toEqual({ byRank: { rank: 1, $unique: true } });
+    // A table with records is not dropped (nothing changes); once emptied it is, with its permissions.
+    const refused = await master('DELETE', '/1/schemas/Note');
+    expect(refused.body).toMatchObject({ code: 10074 });
+    expect(refused.body.error).toContain('contains 3 objects');
+    expect((await master('GET', '/1/schemas/Note')).status).toBe(200);
+    const ids = (await master('GET', '/1/classes/Note')).body.results.map((r: { objectId: string }) => r.objectId);
+    for (const id of ids) expect((await master('DELETE', `/1/classes/Note/${id}`)).status).toBe(200);
+    expect(await master('DELETE', '/1/schemas/Note')).toMatchObject({ status: 200 });
+    expect((await master('GET', '/1/schemas/Note')).body.code).toBe(103);
+    expect((await master('GET', '/1/schemas')).body.results.map((r: { className: string }) => r.className)).not.toContain('Note');
+    // The name starts afresh: no old columns, open permissions again.
+    expect((await server.request('POST', '/1/classes/Note', { body: { title: 'text' } })).status).toBe(201);
+    const fresh = (await master('GET', '/1/schemas/Note')).body;
+    expect(fresh.fields.title).toEqual({ type: 'String' });
+    expect(fresh.fields.rank).toBeUndefined();
+    expect(fresh.classLevelPermissions.create).toEqual({ '*': true });
   });
 
   it('class-level permissions on _User are settable; its fields are not', async () => {

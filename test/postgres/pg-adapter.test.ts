@@ -164,6 +164,54 @@ describe.skipIf(!available)('PostgreSQL adapter: instances racing, regex, names'
     expect((await cached.get(ref, r.objectId))?.y).toBe('new');
   });
 
+  it('a column or table dropped by one instance: another whose cache still names it reads, writes and re-adds without an error', async () => {
+    // A cache that never expires by itself: only the failed statement can tell this instance.
+    const clock = new FakeClock(Date.UTC(2026, 0, 1));
+    const instance = () => postgresStorage({ sql: schema.client({ max: 1 }), clock, schemaCacheMs: 3_600_000 });
+    const stale = instance();
+    const staleWriter = instance();
+    const ref = { namespace: 'drops', className: 'Note' };
+    await a.ensureColumns(ref, { title: { type: 'String' }, n: { type: 'Number' } });
+    const first = record({ title: 'a', n: 1 });
+    await a.insert(ref, first);
+    // The stale instance prepares its statements while `title` is a String ...
+    expect(await staleWriter.get(ref, first.objectId)).toEqual(first);
+    for (let i = 0; i < 3; i++) {
+      expect(await stale.get(ref, first.objectId)).toEqual(first);
+      expect(await stale.count(ref, { kind: 'compare', field: { column: 'title', path: [] }, op: 'eq', value: 'a' })).toBe(1);
+    }
+    // ... another drops it: reads answer without it, and counts over it match nothing.
+    expect(await b.dropColumn!(ref, 'title')).toBe(true);
+    const { title: _gone, ...rest } = first;
+    expect(await stale.get(ref, first.objectId)).toEqual(rest);
+    expect(await stale.find(ref, { where: { kind: 'all_records' }, order: [], skip: 0, limit: 10, projection: { kind: 'all' } })).toEqual([rest]);
+    // A write of an instance whose cache still names it (so its ensureColumns added nothing) adds it back, as a new column would be.
+    const second = record({ title: 'b', n: 2 });
+    await staleWriter.ensureColumns(ref, { title: { type: 'String' }, n: { type: 'Number' } });
+    await staleWriter.insert(ref, second);
+    expect(await a.get(ref, second.objectId)).toEqual(second);
+    // Dropped again, and added back as a Number by another instance: the stale instance's prepared
+    // statements over `title` must not keep their text parameter type.
+    await b.dropColumn!(ref, 'title');
+    await b.ensureColumns(ref, { title: { type: 'Number' } });
+    const third = record({ title: 3, n: 3 });
+    await b.insert(ref, third);
+    clock.advance(3_600_001); // the stale instance now reads the new schema; its connection still holds the old statements
+    expect(await stale.count(ref, { kind: 'compare', field: { column: 'title', path: [] }, op: 'eq', value: 3 })).toBe(1);
+    await stale.update(ref, third.objectId, [{ kind: 'set', column: 'title', path: [], value: 4 }], third.updatedAt);
+    expect((await b.get(ref, third.objectId))?.title).toBe(4);
+    // The whole table dropped: a stale instance reads nothing, and a write of one whose cache still
+    // has the table makes it again.
+    expect(await staleWriter.get(ref, third.objectId)).toEqual({ ...third, title: 4, updatedAt: third.updatedAt });
+    expect(await b.dropTable!(ref)).toBe(true);
+    expect(await stale.get(ref, third.objectId)).toBeNull();
+    expect(await stale.count(ref, { kind: 'all_records' })).toBe(0);
+    const fourth = record({ n: 4 });
+    await staleWriter.ensureColumns(ref, { n: { type: 'Number' } });
+    await staleWriter.insert(ref, fourth);
+    expect(await b.get(ref, fourth.objectId)).toEqual(fourth);
+  });
+
   it('class and column names past 63 bytes work (hashed physical names) and never meet', async () => {
     // The longest valid names (64 characters): the physical table `names__<class>` and the join and
     // GeoPoint columns go past PostgreSQL's 63 bytes.

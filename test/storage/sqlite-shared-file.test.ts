@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appHeaders } from '../helpers/server.js';
+import { TEST_APP, appHeaders } from '../helpers/server.js';
 import { lineReader } from '../helpers/line-reader.js';
 
 /** Two processes serving one application from one SQLite file (docs/adapters.md: sharing a file). */
@@ -33,10 +33,10 @@ describe('sqlite: two processes sharing one file', () => {
     return [urls[0]!, urls[1]!];
   };
 
-  const call = async (base: string, method: string, path: string, body?: unknown) => {
+  const call = async (base: string, method: string, path: string, body?: unknown, master = false) => {
     const res = await fetch(base + path, {
       method,
-      headers: { ...appHeaders(), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: { ...appHeaders(), ...(master ? { 'X-Svc-Master-Key': TEST_APP.masterKey } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, body: (await res.json()) as Record<string, any> };
@@ -70,5 +70,22 @@ describe('sqlite: two processes sharing one file', () => {
     expect((await call(b, 'GET', '/1/classes/Later')).body.results).toHaveLength(1);
     expect((await call(b, 'POST', '/1/classes/Later', { n: 2, m: 'x' })).status).toBe(201);
     expect((await call(a, 'GET', `/1/classes/Later?where=${encodeURIComponent('{"m":"x"}')}`)).body.results).toHaveLength(1);
+  }, 60_000);
+
+  it('a column and a table dropped through one process are gone for the other at once, and come back when written', async () => {
+    const [a, b] = await openFresh();
+    const created = await call(a, 'POST', '/1/classes/Dropped', { keep: 1, gone: 'x' });
+    expect((await call(b, 'GET', `/1/classes/Dropped/${created.body.objectId}`)).body).toMatchObject({ keep: 1, gone: 'x' });
+    expect((await call(a, 'PUT', '/1/schemas/Dropped', { fields: { gone: { __op: 'Delete' } } }, true)).status).toBe(200);
+    const read = (await call(b, 'GET', `/1/classes/Dropped/${created.body.objectId}`)).body;
+    expect(read.keep).toBe(1);
+    expect(read.gone).toBeUndefined();
+    // b writes the name again with another type: the column comes back as a Number.
+    expect((await call(b, 'POST', '/1/classes/Dropped', { gone: 5 })).status).toBe(201);
+    expect((await call(a, 'GET', '/1/schemas/Dropped', undefined, true)).body.fields.gone).toEqual({ type: 'Number' });
+    for (const row of (await call(a, 'GET', '/1/classes/Dropped')).body.results) await call(a, 'DELETE', `/1/classes/Dropped/${row.objectId}`);
+    expect((await call(b, 'DELETE', '/1/schemas/Dropped', undefined, true)).status).toBe(200);
+    expect((await call(a, 'GET', '/1/classes/Dropped')).body.results).toEqual([]);
+    expect((await call(a, 'POST', '/1/classes/Dropped', { gone: 'text' })).status).toBe(201);
   }, 60_000);
 });

@@ -94,3 +94,27 @@ export function compileDeleteNamespaceRows(dialect: SqlDialect, namespace: strin
     parameters: [namespace],
   }));
 }
+
+/** Forgets one column of a table. */
+export function compileDeleteSchemaRow(dialect: SqlDialect, namespace: string, className: string, column: string): CompiledQuery {
+  return {
+    sql: `DELETE FROM ${physicalIdent(dialect, SCHEMA_TABLE)} WHERE "namespace" = ${dialect.placeholder(1)} AND "className" = ${dialect.placeholder(2)} AND "column" = ${dialect.placeholder(3)}`,
+    parameters: [namespace, className, column],
+  };
+}
+
+/** Forgets one declared index of a table. */
+export function compileDeleteIndexRow(dialect: SqlDialect, namespace: string, className: string, name: string): CompiledQuery {
+  return {
+    sql: `DELETE FROM ${physicalIdent(dialect, INDEX_TABLE)} WHERE "namespace" = ${dialect.placeholder(1)} AND "className" = ${dialect.placeholder(2)} AND "name" = ${dialect.placeholder(3)}`,
+    parameters: [namespace, className, name],
+  };
+}
+
+/** Forgets a table: its marker, columns and indexes (after it was dropped). */
+export function compileDeleteTableRows(dialect: SqlDialect, namespace: string, className: string): CompiledQuery[] {
+  return [SCHEMA_TABLE, INDEX_TABLE].map((table) => ({
+    sql: `DELETE FROM ${physicalIdent(dialect, table)} WHERE "namespace" = ${dialect.placeholder(1)} AND "className" = ${dialect.placeholder(2)}`,
+    parameters: [namespace, className],
+  }));
+}

@@ -71,3 +71,14 @@ export function compileCreateIndex(dialect: SqlDialect, table: string, index: In
 export function compileDropTable(dialect: SqlDialect, table: string): CompiledQuery {
   return ddl(`DROP TABLE IF EXISTS ${physicalIdent(dialect, table)}`);
 }
+
+/** `ALTER TABLE ... DROP COLUMN` per physical column (none for a Relation: its join table goes instead). */
+export function compileDropColumn(dialect: SqlDialect, table: string, name: string, column: ColumnSchema): CompiledQuery[] {
+  if (column.type === 'Relation') return [];
+  return physicalColumns(name, column).map((physical) => ddl(`ALTER TABLE ${physicalIdent(dialect, table)} ${dialect.dropColumn} ${physicalIdent(dialect, physical)}`));
+}
+
+/** Drops a declared index (`<table>$ix$<name>`). */
+export function compileDropIndex(dialect: SqlDialect, table: string, index: IndexSpec): CompiledQuery {
+  return ddl(`DROP INDEX IF EXISTS ${physicalIdent(dialect, indexName(table, index))}`);
+}

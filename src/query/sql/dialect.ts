@@ -72,6 +72,8 @@ export interface SqlDialect {
   columnType(kind: StorageKind): string;
   /** `ALTER TABLE t <addColumn> "c" TYPE`: PostgreSQL adds `IF NOT EXISTS` (SQLite has none; its DDL runs under the write lock). */
   readonly addColumn: string;
+  /** `ALTER TABLE t <dropColumn> "c"`: PostgreSQL adds `IF EXISTS`. */
+  readonly dropColumn: string;
   /** Appended to the CREATE TABLE of a table only ever read by its primary key (SQLite `WITHOUT ROWID`). */
   readonly keyOnlyTable: string;
   /** An INSERT that skips a row whose key exists: `<prefix> "t" (...) VALUES (...)<suffix>`. */

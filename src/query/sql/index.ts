@@ -13,7 +13,8 @@ export { compileFind, compileCount, physicalColumnNames } from './find-compiler.
 export { compileAggregate } from './aggregate-compiler.js';
 export { registerSqliteFunctions, type SqliteFunctionHost } from './sqlite-functions.js';
 export { compileInsert, compileUpdate, compileSelectById, compileDeleteById, compileAddRelation, compileRemoveRelation, compileClearRelation, type Assignment } from './write-compiler.js';
-export { compileCreateTable, compileAddColumn, compileCreateJoinTable, compileCreateIndex, compileDropTable, indexName } from './ddl-compiler.js';
+export { compileCreateTable, compileAddColumn, compileCreateJoinTable, compileCreateIndex, compileDropTable, compileDropColumn, compileDropIndex, indexName } from './ddl-compiler.js';
+export { planDropColumn, planDropIndex, planDropTable, type SchemaDrop } from './schema-drops.js';
 export * as bookkeepingSql from './bookkeeping-sql.js';
 export { physicalIdent } from './identifier.js';
 export type { StorageKind } from './layout.js';

@@ -95,6 +95,7 @@ export const postgresDialect: SqlDialect = {
   maxIdentifierLength: 1024,
   columnType: (kind) => COLUMN_TYPES[kind],
   addColumn: 'ADD COLUMN IF NOT EXISTS',
+  dropColumn: 'DROP COLUMN IF EXISTS',
   keyOnlyTable: '',
   insertIgnore: { prefix: 'INSERT INTO', suffix: ' ON CONFLICT DO NOTHING' },
   lockRow: ' FOR UPDATE',

@@ -88,6 +88,7 @@ export const sqliteDialect: SqlDialect = {
   maxIdentifierLength: 200,
   columnType: (kind) => COLUMN_TYPES[kind],
   addColumn: 'ADD COLUMN',
+  dropColumn: 'DROP COLUMN',
   keyOnlyTable: ' WITHOUT ROWID',
   insertIgnore: { prefix: 'INSERT OR IGNORE INTO', suffix: '' },
   // Writers hold the database lock for the whole IMMEDIATE transaction.

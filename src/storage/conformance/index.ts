@@ -7,6 +7,7 @@ import { indexCases } from './cases/indexes.js';
 import { queryCases } from './cases/query.js';
 import { relationCases } from './cases/relations.js';
 import { schemaCases } from './cases/schema.js';
+import { schemaDropCases } from './cases/schema-drops.js';
 import { schemaRuleCases } from './cases/schema-rules.js';
 import { sharedQueryCases } from './cases/shared-query.js';
 import { transactionCases } from './cases/transactions.js';
@@ -19,7 +20,7 @@ export { runQueryConformance, queryConformanceCases, caseSearchParams, type Quer
 /**
  * Registers the storage conformance suite (vitest `describe`/`it` blocks) for an adapter factory:
  * CRUD, every field operation, typed values, schema and type errors (111), name-case and size rules
- * (11080-11083), relations, unique indexes
+ * (11080-11083), the optional drops, relations, unique indexes
  * (401), transactions, the update before-image (when declared), concurrency, and the query suite. Call it at the top level of a test file.
  * A fresh adapter is created before every test and closed (then `destroy`ed) after it; every test
  * works in its own namespace.
@@ -36,6 +37,7 @@ export function runStorageConformance(options: StorageConformanceOptions): void 
     valueCases(h);
     schemaCases(h);
     schemaRuleCases(h);
+    schemaDropCases(h);
     relationCases(h);
     indexCases(h);
     transactionCases(h);

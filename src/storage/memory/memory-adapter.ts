@@ -49,6 +49,9 @@ export function memoryStorage(options: MemoryStorageOptions = {}): StorageAdapte
       transaction: (work) => savepoint(state, () => work(tx)),
       dropNamespace: (namespace) => store.dropNamespace(namespace),
       listTables: (namespace) => store.listTables(namespace),
+      dropColumn: (ref, column) => store.dropColumn(ref, column),
+      dropIndex: (ref, name) => store.dropIndex(ref, name),
+      dropTable: (ref) => store.dropTable(ref),
       close: () => {},
     };
     return tx;
@@ -72,6 +75,9 @@ export function memoryStorage(options: MemoryStorageOptions = {}): StorageAdapte
     transaction: (work) => gate.exclusive(() => savepoint(state, () => work(tx))),
     dropNamespace: (namespace) => gate.run(() => store.dropNamespace(namespace)),
     listTables: (namespace) => gate.run(() => store.listTables(namespace)),
+    dropColumn: (ref, column) => gate.run(() => store.dropColumn(ref, column)),
+    dropIndex: (ref, name) => gate.run(() => store.dropIndex(ref, name)),
+    dropTable: (ref) => gate.run(() => store.dropTable(ref)),
     close: () => gate.run(() => state.clear()),
   };
 }

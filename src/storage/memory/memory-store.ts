@@ -139,6 +139,35 @@ export class MemoryStore {
     return [...(this.tables(namespace, false)?.keys() ?? [])];
   }
 
+  dropColumn(ref: TableRef, column: string): boolean {
+    const table = this.table(ref);
+    if (!table || !Object.hasOwn(table.schema.columns, column)) return false;
+    const columns = { ...table.schema.columns };
+    delete columns[column];
+    table.schema = freezeSchema({ ...table.schema, columns, indexes: table.schema.indexes.filter((index) => !index.columns.includes(column)) });
+    table.relations.delete(column);
+    // Stored records are shared with snapshots and never changed in place: replace the ones holding the field.
+    for (const [objectId, record] of table.records) {
+      if (!Object.hasOwn(record, column)) continue;
+      const copy: Record<string, unknown> = { ...record };
+      delete copy[column];
+      table.records.set(objectId, copy as StoredRecord);
+    }
+    if (table.lastInserted && Object.hasOwn(table.lastInserted, column)) table.lastInserted = table.records.get(table.lastInserted.objectId);
+    return true;
+  }
+
+  dropIndex(ref: TableRef, name: string): boolean {
+    const table = this.table(ref);
+    if (!table || !table.schema.indexes.some((index) => index.name === name)) return false;
+    table.schema = freezeSchema({ ...table.schema, indexes: table.schema.indexes.filter((index) => index.name !== name) });
+    return true;
+  }
+
+  dropTable(ref: TableRef): boolean {
+    return this.tables(ref.namespace, false)?.delete(ref.className) ?? false;
+  }
+
   private budget(options: ReadOptions | undefined): ReadBudget {
     return readBudget(options?.budgetMs ?? this.defaultBudgetMs);
   }

@@ -5,6 +5,7 @@ import { mergeColumns } from '../../operators/column-types.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
 import { type SqlSchemaView, compileAggregate, compileCount, compileFind, postgresDialect } from '../../query/sql/index.js';
 import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
+import { type SchemaDrop, planDropColumn, planDropIndex, planDropTable } from '../../query/sql/schema-drops.js';
 import { compileClearRelation, compileDeleteById, compileInsert, compileSelectById } from '../../query/sql/write-compiler.js';
 import { checkIndexSpec } from '../kit/index-spec.js';
 import { projectRecord } from '../kit/projection.js';
@@ -14,6 +15,7 @@ import type { PgQueryable } from './pg-client.js';
 import { sqlState, withPgErrors } from './pg-errors.js';
 import { decodePgRow, decodePgValues, encodePgRecord, pgArrayLayout } from './pg-row-codec.js';
 import { PgSchemaStore, runQuery } from './pg-schema-store.js';
+import { keyedToSchemas } from './statement-key.js';
 import { planUpdate } from './pg-update.js';
 import { referencedTables } from './plan-tables.js';
 
@@ -81,6 +83,12 @@ export class PgSchemaCache {
 
   forget(ref: TableRef): void {
     this.entries.delete(`${ref.namespace}\u0000${ref.className}`);
+  }
+
+  /** Forgets a table entirely, including which of its columns were seen materialized (after a drop). */
+  forgetTable(ref: TableRef): void {
+    this.forget(ref);
+    this.materialized.delete(`${ref.namespace}\u0000${ref.className}`);
   }
 
   clear(): void {
@@ -205,90 +213,142 @@ export class PgCore {
   async insert(ref: TableRef, record: StoredRecord): Promise<void> {
     const schema = await this.freshFor(ref, Object.keys(record));
     if (!schema) throw configError('postgres', `table ${ref.className} does not exist: call ensureColumns first`);
-    const columns = encodePgRecord(schema, record);
-    const query = compileInsert(D, physicalTableName(ref.namespace, ref.className), columns.map((c) => c[0]), columns.map((c) => c[1]));
-    await this.repairing(ref, () => withPgErrors(() => runQuery(this.client, query)));
+    const table = physicalTableName(ref.namespace, ref.className);
+    await this.repairingWrite(ref, schema, Object.keys(record), async (current) => {
+      const columns = encodePgRecord(current, record);
+      const query = keyedToSchemas(compileInsert(D, table, columns.map((c) => c[0]), columns.map((c) => c[1])), [current]);
+      await withPgErrors(() => runQuery(this.client, query));
+    });
   }
 
   async get(ref: TableRef, objectId: string, projection?: Projection): Promise<StoredRecord | null> {
     const schema = await this.getSchema(ref);
     if (!schema) return null;
-    const layout = pgArrayLayout(schema);
-    const query = compileSelectById(D, physicalTableName(ref.namespace, ref.className), objectId, layout.names);
-    const rows = await this.repairing(ref, () => withPgErrors(() => this.client.unsafe(query.sql, query.parameters as never[], { prepare: true }).values()));
-    const row = rows[0];
-    return row ? projectRecord(decodePgValues(schema, row, layout), projection) : null;
+    return this.repairing(ref, schema, null, async (current) => {
+      const layout = pgArrayLayout(current);
+      const query = compileSelectById(D, physicalTableName(ref.namespace, ref.className), objectId, layout.names);
+      const row = (await withPgErrors(() => this.client.unsafe(query.sql, query.parameters as never[], { prepare: true }).values()))[0];
+      return row ? projectRecord(decodePgValues(current, row, layout), projection) : null;
+    });
   }
 
   async update(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<StoredRecord | null> {
     const schema = await this.freshFor(ref, opColumns(ops));
     if (!schema) return null;
-    const plan = planUpdate(ref, schema, objectId, ops, updatedAt);
-    return this.repairing(ref, () => withPgErrors(() => (plan.single ? plan.run(this.client) : this.atomically((client) => plan.run(client)))));
+    return this.repairingWrite(ref, schema, opColumns(ops), (current) => {
+      const plan = planUpdate(ref, current, objectId, ops, updatedAt);
+      return withPgErrors(() => (plan.single ? plan.run(this.client) : this.atomically((client) => plan.run(client))));
+    });
   }
 
   /** The row locked (`FOR UPDATE`) and read, then updated, in one transaction (a savepoint when nested). */
   async updateReturningBefore(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<UpdateImages | null> {
     const schema = await this.freshFor(ref, opColumns(ops));
     if (!schema) return null;
-    const plan = planUpdate(ref, schema, objectId, ops, updatedAt);
-    const read = compileSelectById(D, physicalTableName(ref.namespace, ref.className), objectId, pgArrayLayout(schema).names, true);
-    return this.repairing(ref, () =>
-      withPgErrors(() =>
+    return this.repairingWrite(ref, schema, opColumns(ops), (current) => {
+      const plan = planUpdate(ref, current, objectId, ops, updatedAt);
+      const read = compileSelectById(D, physicalTableName(ref.namespace, ref.className), objectId, pgArrayLayout(current).names, true);
+      return withPgErrors(() =>
         this.atomically(async (client) => {
           const row = (await runQuery(client, read))[0];
           if (!row) return null;
-          const before = decodePgRow(schema, row);
+          const before = decodePgRow(current, row);
           const after = await plan.run(client);
           return after ? { before, after } : null;
         }),
-      ),
-    );
+      );
+    });
   }
 
   async delete(ref: TableRef, objectId: string): Promise<boolean> {
     const schema = await this.getSchema(ref);
     if (!schema) return false;
-    const relations = Object.entries(schema.columns).filter(([, c]) => c.type === 'Relation').map(([name]) => name);
-    const remove = async (client: PgQueryable): Promise<boolean> => {
-      const rows = await runQuery(client, compileDeleteById(D, physicalTableName(ref.namespace, ref.className), objectId));
-      if (!rows.count) return false;
-      for (const column of relations) await runQuery(client, compileClearRelation(D, relationTableName(ref.namespace, ref.className, column), objectId));
-      return true;
-    };
-    return this.repairing(ref, () => (relations.length === 0 ? remove(this.client) : this.atomically(remove)));
+    return this.repairing(ref, schema, false, (current) => {
+      const relations = Object.entries(current.columns).filter(([, c]) => c.type === 'Relation').map(([name]) => name);
+      const remove = async (client: PgQueryable): Promise<boolean> => {
+        const rows = await runQuery(client, compileDeleteById(D, physicalTableName(ref.namespace, ref.className), objectId));
+        if (!rows.count) return false;
+        for (const column of relations) await runQuery(client, compileClearRelation(D, relationTableName(ref.namespace, ref.className, column), objectId));
+        return true;
+      };
+      return relations.length === 0 ? remove(this.client) : this.atomically(remove);
+    });
   }
 
   async find(ref: TableRef, plan: FindPlan): Promise<StoredRecord[]> {
     const schema = await this.getSchema(ref);
     if (!schema) return [];
-    const query = compileFind(ref.className, plan, await this.view(ref, schema, plan.where), D);
-    const rows = await this.repairing(ref, () => withPgErrors(() => this.client.unsafe(query.sql, query.parameters as never[], { prepare: true }).values()));
-    const layout = pgArrayLayout(schema);
-    const out: StoredRecord[] = new Array(rows.length);
-    for (let i = 0; i < rows.length; i++) out[i] = projectRecord(decodePgValues(schema, rows[i]!, layout), plan.projection);
-    return out;
+    return this.repairing(ref, schema, [], async (current) => {
+      const view = await this.view(ref, current, plan.where);
+      const query = keyedToSchemas(compileFind(ref.className, plan, view, D), view.schemas);
+      const rows = await withPgErrors(() => this.client.unsafe(query.sql, query.parameters as never[], { prepare: true }).values());
+      const layout = pgArrayLayout(current);
+      const out: StoredRecord[] = new Array(rows.length);
+      for (let i = 0; i < rows.length; i++) out[i] = projectRecord(decodePgValues(current, rows[i]!, layout), plan.projection);
+      return out;
+    });
   }
 
   async count(ref: TableRef, where: WhereNode): Promise<number> {
     const schema = await this.getSchema(ref);
     if (!schema) return 0;
-    const query = compileCount(ref.className, where, await this.view(ref, schema, where), D);
-    const rows = await this.repairing(ref, () => withPgErrors(() => runQuery(this.client, query)));
-    return Number(rows[0]?.n ?? 0);
+    return this.repairing(ref, schema, 0, async (current) => {
+      const view = await this.view(ref, current, where);
+      const query = keyedToSchemas(compileCount(ref.className, where, view, D), view.schemas);
+      const rows = await withPgErrors(() => runQuery(this.client, query));
+      return Number(rows[0]?.n ?? 0);
+    });
   }
 
   async aggregate(ref: TableRef, plan: AggregatePlan): Promise<Array<Record<string, Value>>> {
     const schema = await this.getSchema(ref);
     if (!schema) return [];
-    const { query, decode } = compileAggregate(ref.className, plan, await this.view(ref, schema, plan.where), D);
-    const rows = await this.repairing(ref, () => withPgErrors(() => runQuery(this.client, query)));
-    return rows.map((row) => decode(row));
+    return this.repairing(ref, schema, [], async (current) => {
+      const view = await this.view(ref, current, plan.where);
+      const { query, decode } = compileAggregate(ref.className, plan, view, D);
+      const rows = await withPgErrors(() => runQuery(this.client, keyedToSchemas(query, view.schemas)));
+      return rows.map((row) => decode(row));
+    });
   }
 
   async listTables(namespace: string): Promise<string[]> {
     await this.ready();
     return this.store.tableNames(namespace);
+  }
+
+  dropColumn(ref: TableRef, column: string): Promise<boolean> {
+    return this.drop(ref, (schema) => planDropColumn(D, ref.namespace, schema, column));
+  }
+
+  dropIndex(ref: TableRef, name: string): Promise<boolean> {
+    return this.drop(ref, (schema) => planDropIndex(D, ref.namespace, schema, name));
+  }
+
+  dropTable(ref: TableRef): Promise<boolean> {
+    return this.drop(ref, (schema) => planDropTable(D, ref.namespace, schema));
+  }
+
+  /**
+   * Plans a drop against the schema recorded now and runs its DDL and bookkeeping in one SERIALIZABLE
+   * transaction (PostgreSQL's DDL is transactional). Other instances keep a cached schema for at most
+   * the cache TTL; a statement of theirs that meets the missing column or table is rebuilt from the
+   * recorded schema (`repairing`).
+   */
+  private async drop(ref: TableRef, plan: (schema: TableSchema) => SchemaDrop | null): Promise<boolean> {
+    await this.ready();
+    try {
+      return await withPgErrors(() =>
+        this.serializable(async (client) => {
+          const store = new PgSchemaStore(client);
+          const schema = await store.load(ref);
+          const statements = schema ? plan(schema) : null;
+          if (statements) await store.drop(statements);
+          return statements !== null;
+        }),
+      );
+    } finally {
+      this.cache.forgetTable(ref);
+    }
   }
 
   async dropNamespace(namespace: string): Promise<void> {
@@ -298,34 +358,61 @@ export class PgCore {
   }
 
   /**
-   * Runs a statement over a table; when PostgreSQL answers that the table or a column does not
-   * exist (42P01/42703) although the schema records it (an instance stopped between recording a
-   * column and its DDL, or another instance is mid-way), the idempotent DDL of the recorded schema
-   * runs and the statement is tried once more. Schemas of other tables an inner query reads are
+   * Runs statements built from `schema`; when PostgreSQL answers that the table or a column does not
+   * exist (42P01/42703), the statements are rebuilt from the schema recorded now and run once more.
+   * Two causes: an instance stopped between recording a column and its DDL, or is mid-way (the
+   * idempotent DDL of the recorded schema runs first); or another instance dropped the column or
+   * the table while this one's cached schema still named it. A table that is gone answers `gone`
+   * (what the operation answers for a missing table). Other tables an inner query reads are
    * repaired by their own statements.
    */
-  private async repairing<T>(ref: TableRef, work: () => PromiseLike<T>): Promise<T> {
+  private async repairing<T>(ref: TableRef, schema: TableSchema, gone: T, work: (schema: TableSchema) => PromiseLike<T>): Promise<T> {
     try {
-      return await work();
+      return await work(schema);
     } catch (error) {
-      const state = sqlState(error);
-      if (state !== '42P01' && state !== '42703') throw error;
-      const recorded = await this.store.load(ref);
-      if (!recorded) throw error;
-      await this.store.materialize(ref, recorded, Object.entries(recorded.columns));
-      this.cache.markMaterialized(ref, recorded);
-      this.cache.set(ref, recorded);
-      return await work();
+      const recorded = await this.afterMissing(ref, error);
+      return recorded ? await work(recorded) : gone;
     }
   }
 
+  /**
+   * `repairing` for a write naming `columns`: when the table or one of those columns was dropped by
+   * another instance since this one checked, they are added back with the types the write was
+   * validated against (as a write naming a new column adds it) and the write runs on the result.
+   */
+  private async repairingWrite<T>(ref: TableRef, schema: TableSchema, columns: readonly string[], work: (schema: TableSchema) => PromiseLike<T>): Promise<T> {
+    try {
+      return await work(schema);
+    } catch (error) {
+      const recorded = await this.afterMissing(ref, error);
+      const wanted: Record<string, ColumnSchema> = {};
+      for (const name of columns) {
+        if (Object.hasOwn(schema.columns, name) && !(recorded && Object.hasOwn(recorded.columns, name))) wanted[name] = schema.columns[name]!;
+      }
+      if (!recorded || Object.keys(wanted).length > 0) return await work(await this.ensureColumns(ref, wanted));
+      return await work(recorded);
+    }
+  }
+
+  /** After a 42P01/42703: the recorded schema made to exist physically and cached, or null when the table is gone; other errors rethrown. */
+  private async afterMissing(ref: TableRef, error: unknown): Promise<TableSchema | null> {
+    const state = sqlState(error);
+    if (state !== '42P01' && state !== '42703') throw error;
+    this.cache.forgetTable(ref);
+    const recorded = await this.store.load(ref);
+    if (!recorded) return null;
+    await this.store.materialize(ref, recorded, Object.entries(recorded.columns));
+    this.cache.markMaterialized(ref, recorded);
+    return this.cache.set(ref, recorded);
+  }
+
   /** The schemas a compilation reads: the table's own and those of every table its where reads (loaded first). */
-  private async view(ref: TableRef, schema: TableSchema, where: WhereNode): Promise<SqlSchemaView> {
+  private async view(ref: TableRef, schema: TableSchema, where: WhereNode): Promise<SqlSchemaView & { readonly schemas: Iterable<TableSchema | null> }> {
     const schemas = new Map<string, TableSchema | null>([[ref.className, schema]]);
     for (const className of referencedTables(where)) {
       if (!schemas.has(className)) schemas.set(className, await this.getSchema({ namespace: ref.namespace, className }));
     }
-    return { namespace: ref.namespace, schema: (className) => schemas.get(className) ?? null };
+    return { namespace: ref.namespace, schema: (className) => schemas.get(className) ?? null, schemas: [...schemas.values()] };
   }
 }
 

@@ -13,6 +13,7 @@ import {
 } from '../../query/sql/bookkeeping-sql.js';
 import { compileAddColumn, compileCreateIndex, compileCreateJoinTable, compileCreateTable, compileDropTable } from '../../query/sql/ddl-compiler.js';
 import type { CompiledQuery } from '../../query/sql/fragment.js';
+import type { SchemaDrop } from '../../query/sql/schema-drops.js';
 import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
 import { postgresDialect } from '../../query/sql/postgres-dialect.js';
 import type { TableRef } from '../port.js';
@@ -102,6 +103,12 @@ export class PgSchemaStore {
         if ((error as { code?: unknown }).code !== '23505') throw error;
       }
     });
+  }
+
+  /** Runs a planned drop (src/query/sql/schema-drops.ts): its DDL, then the bookkeeping rows. Call inside a transaction. */
+  async drop(plan: SchemaDrop): Promise<void> {
+    for (const statement of plan.ddl) await this.client.unsafe(statement.sql);
+    for (const statement of plan.rows) await runQuery(this.client, statement);
   }
 
   /** Drops every table of a namespace (data, join tables, bookkeeping rows). */

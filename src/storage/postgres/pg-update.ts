@@ -9,9 +9,9 @@ import { type RelationOp, type ValueOp, appliedAssignments, directAssignments, u
 import type { PgQueryable } from './pg-client.js';
 import { decodePgRow, encodePgColumn, pgArrayLayout } from './pg-row-codec.js';
 import { runQuery } from './pg-schema-store.js';
+import { keyedToSchemas } from './statement-key.js';
 
 const D = postgresDialect;
-
 
 /** How an update runs: as one statement, or as several that need a transaction. */
 export interface PgUpdatePlan {
@@ -36,7 +36,7 @@ export function planUpdate(ref: TableRef, schema: TableSchema, objectId: string,
     async run(client) {
       const assignments = direct ? directAssignments(schema, valueOps, encodePgColumn) : await readModifyWrite(client, table, schema, valueOps, objectId);
       if (!assignments) return null;
-      const rows = await runQuery(client, compileUpdate(D, table, assignments, objectId, ms, pgArrayLayout(schema).names));
+      const rows = await runQuery(client, keyedToSchemas(compileUpdate(D, table, assignments, objectId, ms, pgArrayLayout(schema).names), [schema]));
       const row = rows[0];
       if (!row) return null;
       for (const op of relationOps) {

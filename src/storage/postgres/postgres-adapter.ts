@@ -98,6 +98,9 @@ export function postgresStorage(options: PostgresStorageOptions): StorageAdapter
       transaction,
       dropNamespace: (namespace) => core.dropNamespace(namespace),
       listTables: (namespace) => core.listTables(namespace),
+      dropColumn: (ref, column) => core.dropColumn(ref, column),
+      dropIndex: (ref, name) => core.dropIndex(ref, name),
+      dropTable: (ref) => core.dropTable(ref),
       close,
     };
   };

@@ -14,6 +14,7 @@ import {
 import { compileAddColumn, compileCreateIndex, compileCreateJoinTable, compileCreateTable, compileDropTable } from '../../query/sql/ddl-compiler.js';
 import type { SqlDialect } from '../../query/sql/dialect.js';
 import type { CompiledQuery } from '../../query/sql/fragment.js';
+import type { SchemaDrop } from '../../query/sql/schema-drops.js';
 import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
 import { sqliteDialect } from '../../query/sql/sqlite-dialect.js';
 import type { TableRef } from '../port.js';
@@ -98,6 +99,12 @@ export class SchemaStore {
   addIndex(ref: TableRef, index: IndexSpec, schema: TableSchema): void {
     execAll(this.db, [compileCreateIndex(this.dialect, physicalTableName(ref.namespace, ref.className), index, schema)]);
     this.run(compileInsertIndexRow(this.dialect, ref.namespace, ref.className, index.name, index.columns, index.unique));
+  }
+
+  /** Runs a planned drop (src/query/sql/schema-drops.ts): its DDL, then the bookkeeping rows. */
+  drop(plan: SchemaDrop): void {
+    execAll(this.db, plan.ddl);
+    for (const statement of plan.rows) this.run(statement);
   }
 
   /** Drops every table of a namespace (data, join tables, bookkeeping rows). */

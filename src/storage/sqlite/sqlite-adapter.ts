@@ -166,6 +166,9 @@ export function sqliteStorage(options: SqliteStorageOptions): StorageAdapter {
     transaction: (work) => savepoint(() => work(tx)),
     dropNamespace: (namespace) => core.dropNamespace(namespace),
     listTables: (namespace) => core.listTables(namespace),
+    dropColumn: (ref, column) => core.dropColumn(ref, column),
+    dropIndex: (ref, name) => core.dropIndex(ref, name),
+    dropTable: (ref) => core.dropTable(ref),
     close: () => {},
   };
 
@@ -186,6 +189,9 @@ export function sqliteStorage(options: SqliteStorageOptions): StorageAdapter {
     transaction: (work) => gate.exclusive(() => savepoint(() => work(tx))),
     dropNamespace: (namespace) => gate.run(() => core.dropNamespace(namespace)),
     listTables: (namespace) => gate.run(() => core.listTables(namespace)),
+    dropColumn: (ref, column) => gate.run(() => core.dropColumn(ref, column)),
+    dropIndex: (ref, name) => gate.run(() => core.dropIndex(ref, name)),
+    dropTable: (ref) => gate.run(() => core.dropTable(ref)),
     close: async () => {
       await pool?.close();
       await gate.run(() => {

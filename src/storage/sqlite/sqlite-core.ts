@@ -4,6 +4,7 @@ import { mergeColumns } from '../../operators/column-types.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
 import { type SqlSchemaView, compileAggregate, compileCount, compileFind, sqliteDialect } from '../../query/sql/index.js';
 import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
+import { type SchemaDrop, planDropColumn, planDropIndex, planDropTable } from '../../query/sql/schema-drops.js';
 import { compileClearRelation, compileDeleteById, compileInsert, compileSelectById } from '../../query/sql/write-compiler.js';
 import { checkIndexSpec } from '../kit/index-spec.js';
 import { projectRecord } from '../kit/projection.js';
@@ -224,6 +225,33 @@ export class SqliteCore {
 
   listTables(namespace: string): string[] {
     return this.store.tableNames(namespace);
+  }
+
+  dropColumn(ref: TableRef, column: string): boolean {
+    return this.drop(ref, (schema) => planDropColumn(sqliteDialect, ref.namespace, schema, column));
+  }
+
+  dropIndex(ref: TableRef, name: string): boolean {
+    return this.drop(ref, (schema) => planDropIndex(sqliteDialect, ref.namespace, schema, name));
+  }
+
+  dropTable(ref: TableRef): boolean {
+    return this.drop(ref, (schema) => planDropTable(sqliteDialect, ref.namespace, schema));
+  }
+
+  /** Plans a drop against the schema read inside the write transaction, runs it, and forgets every cached statement. */
+  private drop(ref: TableRef, plan: (schema: TableSchema) => SchemaDrop | null): boolean {
+    const dropped = withSqliteErrors(() =>
+      this.schemaWrite(() => {
+        const schema = this.store.load(ref);
+        const statements = schema ? plan(schema) : null;
+        if (statements) this.store.drop(statements);
+        return statements !== null;
+      }),
+    );
+    // Cached SQL may name what is gone; SchemaVersion tells other connections (DDL bumps schema_version).
+    if (dropped) this.invalidate();
+    return dropped;
   }
 
   dropNamespace(namespace: string): void {
