@@ -11,6 +11,7 @@ import type { Feature, RouteDef, ServiceContext, SessionResolver, SvcRequest, Sv
 import { type UpgradeHandler, createUpgradeHandler } from './http/upgrade.js';
 import { memoryKvStore } from './kv/memory-kv.js';
 import type { KvStore } from './kv/port.js';
+import type { EventBus } from './events/port.js';
 import { observedStorage } from './storage/observed-storage.js';
 import type { StorageAdapter } from './storage/port.js';
 import { type WriteObserver, WriteObservers } from './storage/write-events.js';
@@ -105,6 +106,13 @@ export interface ServiceOptions {
   brands?: string[];
   /** Short-lived secrets (codes, tokens, nonces). Default: in memory; use a shared store across instances. */
   kv?: KvStore;
+  /**
+   * The event bus the service's instances share (`redisEventBus` from `svcbase/redis`,
+   * `postgresEventBus` from `svcbase/postgres`). Role and class-permission changes made on one
+   * instance clear the others' caches at once through it (otherwise within 5 s), and realtime fans
+   * out through it unless `realtime.bus` names another. Default: none (one instance).
+   */
+  bus?: EventBus;
   clock?: Clock;
   random?: Random;
   logger?: Logger;
@@ -235,6 +243,7 @@ export function createService(options: ServiceOptions): Service {
     logger,
     applications: apps.byId,
     onWrite: (observer) => observers.add(observer),
+    ...(options.bus ? { bus: options.bus } : {}),
   };
   const apis = new Map<string, unknown>();
   const registry = registryView(apis);

@@ -38,8 +38,10 @@ export interface AccessControl {
   assertClassAllows(access: Access, table: TableRef, operation: ClassOperation, via?: StorageAdapter): Promise<void>;
   /** The table's protected fields hidden from this caller (none for the master key). */
   hiddenColumns(access: Access, table: TableRef, via?: StorageAdapter): Promise<ReadonlySet<string>>;
-  /** Forgets cached roles of a namespace: call after a `_Role` write. */
+  /** Forgets cached roles of a namespace and tells other instances (`onRolesChanged`): call after a `_Role` write. */
   rolesChanged(namespace: string): void;
+  /** Forgets cached roles of a namespace without telling anyone (another instance changed them). */
+  forgetRoles(namespace: string): void;
 }
 
 export interface AccessControlOptions {
@@ -50,6 +52,8 @@ export interface AccessControlOptions {
   readonly classPermissions?: ClassPermissionSource;
   /** How long a user's resolved roles are reused across requests, in ms (default 5000). */
   readonly roleTtlMs?: number;
+  /** Called by `rolesChanged` after the local cache was cleared (the records feature tells other instances). */
+  readonly onRolesChanged?: (namespace: string) => void;
 }
 
 export function createAccessControl(options: AccessControlOptions): AccessControl {
@@ -100,6 +104,10 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       return rules.protectedFields.size === 0 ? NOTHING_HIDDEN : protectedFieldsFor(rules, access.principals);
     },
     rolesChanged(namespace) {
+      roles.invalidate(namespace);
+      options.onRolesChanged?.(namespace);
+    },
+    forgetRoles(namespace) {
       roles.invalidate(namespace);
     },
   };

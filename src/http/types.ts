@@ -7,6 +7,7 @@ import type { Logger } from '../core/logger.js';
 import type { Random } from '../core/random.js';
 import type { Json } from '../core/wire-values.js';
 import type { CounterStore } from '../counters/port.js';
+import type { EventBus } from '../events/port.js';
 import type { KvStore } from '../kv/port.js';
 import type { StorageAdapter } from '../storage/port.js';
 import type { WriteObserver } from '../storage/write-events.js';
@@ -176,6 +177,11 @@ export interface ServiceContext {
    * Returns the unsubscribe function. Set by `createService`; contexts built by hand may omit it.
    */
   readonly onWrite?: (observer: WriteObserver) => () => void;
+  /**
+   * The event bus shared by the service's instances (`ServiceOptions.bus`), when the host gave one:
+   * features announce cache invalidations on it, and realtime fans out through it unless given its own.
+   */
+  readonly bus?: EventBus;
 }
 
 /** A feature plugs routes (and optionally cleanup) into the service. */

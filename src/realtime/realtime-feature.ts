@@ -23,8 +23,9 @@ const UNBOUND = '';
 export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOptions = {}): Feature {
   const limits = resolveRealtimeLimits(options);
   if (!ctx.onWrite) throw new Error('[svcbase] [realtime] the service context has no onWrite (build it with createService)');
-  const ownBus = options.bus === undefined;
-  const bus = options.bus ?? memoryEventBus();
+  const given = options.bus ?? ctx.bus;
+  const ownBus = given === undefined;
+  const bus = given ?? memoryEventBus();
   const engine = new SubscriptionEngine({ bus, storage: ctx.storage, logger: ctx.logger });
   const slots = new ConnectionSlots(limits.maxConnectionsPerApp);
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false, clientTracking: false });

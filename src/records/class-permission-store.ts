@@ -20,6 +20,8 @@ export interface ClassPermissionStore extends ClassPermissionSource {
   validate(wire: Json): void;
   /** Validates (11170) and stores the wire form; null removes it (every operation open again). */
   write(table: TableRef, wire: Json | null): Promise<void>;
+  /** Drops the cached entry of a table (another instance wrote it). */
+  forget(table: TableRef): void;
 }
 
 export interface ClassPermissionStoreOptions {
@@ -31,6 +33,8 @@ export interface ClassPermissionStoreOptions {
    * instance replaces its cached entry at once; the bound covers writes through other instances.
    */
   readonly ttlMs?: number;
+  /** Called after each `write` (the records feature tells other instances). */
+  readonly onWrite?: (table: TableRef) => void;
 }
 
 interface Cached {
@@ -129,6 +133,10 @@ export function storageClassPermissionStore(options: ClassPermissionStoreOptions
         }
       }
       cache.set(keyOf(table), { permissions: Promise.resolve(parsed), expiresAt: clock.now() + ttlMs });
+      options.onWrite?.(table);
+    },
+    forget(table) {
+      cache.delete(keyOf(table));
     },
   };
 }

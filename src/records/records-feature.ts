@@ -2,6 +2,9 @@ import type { SessionResolver } from '../app/caller.js';
 import type { Clock } from '../core/clock.js';
 import type { Random } from '../core/random.js';
 import type { StorageAdapter } from '../storage/port.js';
+import { type AccessChangeChannel, accessChangeChannel } from '../access/access-changes.js';
+import { type Logger, silentLogger } from '../core/logger.js';
+import type { EventBus } from '../events/port.js';
 import { type AccessControl, createAccessControl } from '../access/access-control.js';
 import type { ClassPermissionSource } from '../access/class-permission-source.js';
 import { type ClassPolicy, ClassPolicyRegistry } from './class-policy.js';
@@ -33,6 +36,9 @@ export interface RecordsFeatureContext {
   readonly storage: StorageAdapter;
   readonly clock: Clock;
   readonly random: Random;
+  readonly logger?: Logger;
+  /** The bus shared by instances: role and class-permission changes are announced on it. */
+  readonly bus?: EventBus;
 }
 
 /** The records feature: its routes, its service and its class-policy hook. */
@@ -48,6 +54,8 @@ export interface RecordsFeature {
   readonly classPermissions: ClassPermissionStore;
   /** Sets the rules of one table (e.g. the users feature protects `_User`). */
   registerClassPolicy(className: string, policy: ClassPolicy): void;
+  /** Stops listening for other instances' access changes. */
+  close(): Promise<void>;
 }
 
 /**
@@ -62,14 +70,29 @@ export interface RecordsFeature {
  */
 export function createRecordsFeature(ctx: RecordsFeatureContext, options: RecordsOptions = {}): RecordsFeature {
   const policies = options.policies ?? new ClassPolicyRegistry();
-  const permissionStore = storageClassPermissionStore({ storage: ctx.storage, clock: ctx.clock, random: ctx.random });
+  // With a bus shared by instances, role and permission writes reach the other instances' caches at once.
+  let changes: AccessChangeChannel | undefined;
+  const permissionStore = storageClassPermissionStore({
+    storage: ctx.storage,
+    clock: ctx.clock,
+    random: ctx.random,
+    onWrite: (table) => changes?.announce({ kind: 'classPermissions', namespace: table.namespace, className: table.className }),
+  });
   policies.register(CLASS_PERMISSIONS_TABLE, MASTER_ONLY_POLICY);
   const access = createAccessControl({
     storage: ctx.storage,
     clock: ctx.clock,
     classPermissions: options.classPermissions ?? permissionStore,
     ...(options.roleTtlMs === undefined ? {} : { roleTtlMs: options.roleTtlMs }),
+    onRolesChanged: (namespace) => changes?.announce({ kind: 'roles', namespace }),
   });
+  if (ctx.bus) {
+    changes = accessChangeChannel({
+      bus: ctx.bus,
+      logger: ctx.logger ?? silentLogger,
+      onRemote: (change) => (change.kind === 'roles' ? access.forgetRoles(change.namespace) : permissionStore.forget(change)),
+    });
+  }
   const service = createRecordsService({ storage: ctx.storage, clock: ctx.clock, random: ctx.random, policies, access });
   policies.register(ROLE_CLASS, rolePolicy());
   const routes = recordsRoutes({ records: service, policies, storage: ctx.storage, sessions: options.sessions ?? (() => undefined) });
@@ -81,5 +104,6 @@ export function createRecordsFeature(ctx: RecordsFeatureContext, options: Record
     access,
     classPermissions: permissionStore,
     registerClassPolicy: (className, policy) => policies.register(className, policy),
+    close: async () => changes?.close(),
   };
 }

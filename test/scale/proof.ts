@@ -166,6 +166,31 @@ describe.skipIf(!redis || unavailable !== null)(`multi-instance proof: two proce
     }
   });
 
+  it('class-level permissions and roles changed through one instance apply on the other at once, not after its 5 s cache', async () => {
+    const master = { ...HEADERS, 'X-Svc-Master-Key': SCALE_APP.masterKey };
+    /** Polls (real time) until `check` holds; 3 s, well under the caches' 5 s bound. */
+    const soon = async (check: () => Promise<boolean>) => {
+      const deadline = Date.now() + 3000;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new Error('the other instance still serves its cached entry');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    await call(on(0), 'POST', '/1/classes/Guarded', { n: 1 });
+    expect((await call(on(1), 'GET', '/1/classes/Guarded')).status).toBe(200); // instance 1 caches "open"
+    expect((await call(on(0), 'PUT', '/1/schemas/Guarded', { classLevelPermissions: { find: { 'role:readers': true } } }, master)).status).toBe(200);
+    await soon(async () => (await call(on(1), 'GET', '/1/classes/Guarded')).body?.code === 11171);
+    // A role granted through instance 0 lets its member read through instance 1.
+    const user = await call(on(0), 'POST', '/1/users', { username: 'reader', password: 'pw' });
+    const asUser = { ...HEADERS, 'X-Svc-Session-Token': user.body.sessionToken as string };
+    expect((await call(on(1), 'GET', '/1/classes/Guarded', undefined, asUser)).body.code).toBe(11171); // cached: no roles
+    const role = await call(on(0), 'POST', '/1/roles', { name: 'readers', ACL: { '*': { read: true } } }, master);
+    expect(role.status).toBe(201);
+    const grant = { users: { __op: 'AddRelation', objects: [{ __type: 'Pointer', className: '_User', objectId: user.body.objectId }] } };
+    expect((await call(on(0), 'PUT', `/1/roles/${role.body.objectId}`, grant, master)).status).toBe(200);
+    await soon(async () => (await call(on(1), 'GET', '/1/classes/Guarded', undefined, asUser)).status === 200);
+  }, 60_000);
+
   it('a signed request replayed against the other instance is refused', async () => {
     const signed = (nonce: string) => {
       const timestamp = String(Math.floor(Date.now() / 1000));
