@@ -131,6 +131,8 @@ export type {
   ModuleCallback,
   ModuleMethod,
 } from './functions/index.js';
+export { AI, DEFAULT_AI_SETTINGS, aiFeature, openAiCompatibleProvider } from './ai/index.js';
+export type { AiApi, AiOptions, AiSettings, ChatChunk, ChatCompletionRequest, ChatMessage, ChatProvider, ChatRole, ChatUsage, OpenAiCompatibleOptions } from './ai/index.js';
 export { internalCaller, sessionCaller } from './app/caller.js';
 export type { Caller, CredentialKind } from './app/caller.js';
 export type { JsonObject } from './core/wire-values.js';

@@ -11,6 +11,7 @@ import type { Feature, RouteDef, ServiceContext, SessionResolver, SvcRequest, Sv
 import { type UpgradeHandler, createUpgradeHandler } from './http/upgrade.js';
 import { memoryKvStore } from './kv/memory-kv.js';
 import type { KvStore } from './kv/port.js';
+import { type AiOptions, aiFeature } from './ai/ai-feature.js';
 import type { EventBus } from './events/port.js';
 import { observedStorage } from './storage/observed-storage.js';
 import type { StorageAdapter } from './storage/port.js';
@@ -161,6 +162,12 @@ export interface ServiceOptions {
    * given; `{}` stores under ./data/files on local disk. See docs/files.md.
    */
   files?: false | FilesOptions;
+  /**
+   * AI chat over WebSocket at `/1/ai/<secretKey>` (the SDK's `Bmob.ChatAI()`): a model provider and
+   * default model; per-application settings in `featureSettings.ai`. Without a provider the route
+   * answers 11190. `false` leaves it out. See docs/ai-chat.md.
+   */
+  ai?: false | AiOptions;
   /**
    * Extra features: definitions (`{ id, requires, settings, init }`, see docs/features.md), started in
    * `requires` order after the built-in ones they need. The older factory form
@@ -367,6 +374,7 @@ function builtInFeatures(options: ServiceOptions, registry: ServiceRegistry): Fe
   if (options.functions) {
     definitions.push(functionsFeature(options.functions));
   }
+  if (options.ai !== false) definitions.push(aiFeature(options.ai ?? {}));
   if (options.realtime !== false) {
     const realtimeOptions = options.realtime ?? {};
     definitions.push({

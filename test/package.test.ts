@@ -30,7 +30,7 @@ describe('the package', () => {
     expect(read('assets/fonts/LICENSE-DejaVu.txt')).toMatch(/Bitstream Vera/);
     expect(pkg.files).toEqual(expect.arrayContaining(['dist', 'assets', 'LICENSE', 'README.md']));
     expect(pkg.keywords?.length).toBeGreaterThan(3);
-    expect(Object.keys(pkg.dependencies)).toEqual(['ajv', 'ws']); // ws: the realtime feature (D77)
+    expect(Object.keys(pkg.dependencies)).toEqual(['ajv', 'eventsource-parser', 'ws']); // ws: the realtime feature (D77); eventsource-parser: AI chat (D109)
   });
 
   it('fix 11.10: typesVersions maps every subpath for moduleResolution "node"', () => {

@@ -9,8 +9,10 @@
  *   SVC_DATABASE_URL (postgres://...: tables in PostgreSQL instead of SQLite)
  *   SVC_REDIS_URL (redis://...: KvStore and CounterStore in Redis; without it they live in SQLite,
  *   or in PostgreSQL's process when SVC_DATABASE_URL is set: run one instance then, docs/scaling.md;
- *   with it, realtime events also fan out between instances over Redis pub/sub)
+ *   with it, realtime events and access-cache invalidations also fan out between instances over Redis pub/sub)
  *   SVC_FILES (uploads' folder on PostgreSQL; on SQLite they live beside the database file)
+ *   SVC_AI_BASE_URL, SVC_AI_API_KEY, SVC_AI_MODEL (an OpenAI-compatible API for AI chat at
+ *   ws://HOST:PORT/1/ai/<secretKey>; without a base URL that route answers 11190)
  *
  * Realtime subscriptions are on: ws://HOST:PORT/1/realtime (docs/realtime.md) and the SDK's /socket.io/.
  *
@@ -25,7 +27,7 @@ import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { exampleFunctions } from './functions.js';
-import { type ApplicationConfig, type ServiceOptions, consoleMailTransport, consoleSmsTransport, createService, lineLogger, localFileStore } from 'svcbase';
+import { type AiOptions, type ApplicationConfig, type ServiceOptions, consoleMailTransport, openAiCompatibleProvider, consoleSmsTransport, createService, lineLogger, localFileStore } from 'svcbase';
 import { toNodeListener } from 'svcbase/node';
 import { postgresStorage } from 'svcbase/postgres';
 import { redisCounterStore, redisEventBus, redisKvStore } from 'svcbase/redis';
@@ -71,6 +73,8 @@ export interface StartOptions {
   /** Key prefix in Redis (default `svc:`). */
   redisPrefix?: string;
   quiet?: boolean;
+  /** AI chat's provider and model (default: from SVC_AI_BASE_URL, SVC_AI_API_KEY and SVC_AI_MODEL). */
+  ai?: AiOptions;
   /** Where log lines go (default: stdout, or nowhere when `quiet`). */
   write?: (line: string) => void;
 }
@@ -111,6 +115,7 @@ export async function start(options: StartOptions = {}) {
     files: { store: localFileStore({ root: stores.filesDir }) },
     // Cloud functions: POST /1/functions/<name>, and GET|POST /<secretKey>/<name> at the root.
     functions: { definitions: exampleFunctions },
+    ai: options.ai ?? aiFromEnv(),
     logger,
   });
   server.on('request', withRequestLog(toNodeListener(service), logger));
@@ -128,6 +133,16 @@ export async function start(options: StartOptions = {}) {
   };
 }
 
+/** AI chat's provider from SVC_AI_BASE_URL / SVC_AI_API_KEY / SVC_AI_MODEL; none without a base URL. */
+function aiFromEnv(): AiOptions {
+  const baseUrl = env.SVC_AI_BASE_URL ?? '';
+  if (!baseUrl) return {};
+  return {
+    provider: openAiCompatibleProvider({ baseUrl, ...(env.SVC_AI_API_KEY ? { apiKey: env.SVC_AI_API_KEY } : {}) }),
+    ...(env.SVC_AI_MODEL ? { model: env.SVC_AI_MODEL } : {}),
+  };
+}
+
 /**
  * The stores: PostgreSQL tables when a database URL is given (else SQLite in `dbFile`), Redis
  * KvStore/CounterStore when a Redis URL is given (else SQLite beside the tables, or, on PostgreSQL
@@ -135,7 +150,7 @@ export async function start(options: StartOptions = {}) {
  */
 function openStores(options: StartOptions, databaseUrl: string, redisUrl: string) {
   const closers: Array<() => Promise<void> | void> = [];
-  const picked: Pick<ServiceOptions, 'storage' | 'kv' | 'counters' | 'realtime'> = {} as Pick<ServiceOptions, 'storage' | 'kv' | 'counters' | 'realtime'>;
+  const picked: Pick<ServiceOptions, 'storage' | 'kv' | 'counters' | 'bus'> = {} as Pick<ServiceOptions, 'storage' | 'kv' | 'counters' | 'bus'>;
   let where: string;
   let filesDir: string;
   let db: Database.Database | null = null;
@@ -165,7 +180,8 @@ function openStores(options: StartOptions, databaseUrl: string, redisUrl: string
     // Pub/sub needs a connection of its own.
     const subscriber = new Redis(redisUrl);
     closers.push(async () => void (await subscriber.quit()));
-    picked.realtime = { bus: redisEventBus({ publisher: redis, subscriber, prefix: `${prefix}bus:` }) };
+    // Realtime fan-out and the access caches' invalidations between instances.
+    picked.bus = redisEventBus({ publisher: redis, subscriber, prefix: `${prefix}bus:` });
     where += `, Redis ${redisUrl.replace(/\/\/[^@/]*@/, '//')}`;
   } else if (db) {
     picked.kv = sqliteKvStore({ database: db });
@@ -201,6 +217,7 @@ function banner(url: string, dbFile: string): string {
     `curl -s -X POST ${url}/1/functions/hello ${keys} -H 'Content-Type: application/json' -d '{"name":"svcbase"}'`,
     '',
     `A cloud function over plain HTTP (secret key in the path): ${url}/${app.secretKey}/hello?name=svcbase`,
+    `AI chat (Bmob.ChatAI()): ${url.replace('http', 'ws')}/1/ai/${app.secretKey}${env.SVC_AI_BASE_URL ? '' : ' (set SVC_AI_BASE_URL, SVC_AI_API_KEY and SVC_AI_MODEL to enable it)'}`,
     '',
   ].join('\n');
 }

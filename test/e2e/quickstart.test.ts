@@ -10,6 +10,9 @@ import { banner, devApplication, start } from '../../examples/node-http/server.j
 import { PG_URL, type TestSchema, createTestSchema, postgresAvailable } from '../postgres/pg-test-db.js';
 import { REDIS_URL, connectTestRedis, deleteKeys, runPrefix } from '../redis/redis-env.js';
 import { connect, opened } from '../realtime/harness.js';
+import { WebSocket } from 'ws';
+import { openAiCompatibleProvider } from '../../src/ai/index.js';
+import { FAKE_API_KEY, startFakeOpenAi } from '../ai/fake-openai.js';
 
 const exec = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'svcbase-quickstart-'));
@@ -41,6 +44,35 @@ describe('quick start (examples/node-http)', () => {
       client.ws.terminate();
     } finally {
       await server.close();
+    }
+  });
+
+  it('serves AI chat at the printed URL once a provider is given (SVC_AI_*), and answers 11190 without one', async () => {
+    const fake = await startFakeOpenAi();
+    const configured = await start({ port: 0, dbFile: join(dir, 'ai.db'), quiet: true, ai: { provider: openAiCompatibleProvider({ baseUrl: `${fake.url}/v1`, apiKey: FAKE_API_KEY }), model: 'dev-model' } });
+    const bare = await start({ port: 0, dbFile: join(dir, 'ai-bare.db'), quiet: true });
+    try {
+      const line = banner(configured.url, configured.dbFile).split('\n').find((l) => l.startsWith('AI chat'))!;
+      const ws = new WebSocket(line.slice(line.indexOf('ws://')).split(' ')[0]!);
+      await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+      const pieces: string[] = [];
+      const ended = new Promise<void>((resolve) => ws.on('message', (data) => {
+        const content = JSON.parse(String(data)).choices[0].delta.content as string;
+        if (content === '') resolve();
+        else pieces.push(content);
+      }));
+      ws.send(JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], session: 'quick' }));
+      await ended;
+      expect(pieces.join('')).toBe('echo: hi');
+      expect(fake.completions[0]!.body.model).toBe('dev-model');
+      ws.terminate();
+      const refused = new WebSocket(`${bare.url.replace('http', 'ws')}/1/ai/${devApplication().secretKey}`);
+      const status = await new Promise<number>((resolve) => refused.once('unexpected-response', (_req, res) => resolve(res.statusCode!)).once('error', () => {}));
+      expect(status).toBe(403);
+    } finally {
+      await configured.close();
+      await bare.close();
+      await fake.close();
     }
   });
 
