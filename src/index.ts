@@ -133,6 +133,8 @@ export type {
 } from './functions/index.js';
 export { AI, DEFAULT_AI_SETTINGS, aiFeature, openAiCompatibleProvider } from './ai/index.js';
 export type { AiApi, AiOptions, AiSettings, ChatChunk, ChatCompletionRequest, ChatMessage, ChatProvider, ChatRole, ChatUsage, OpenAiCompatibleOptions } from './ai/index.js';
+export { PUSH, fcmTransport, pushFeature, webPushTransport } from './push/index.js';
+export type { FcmOptions, FcmServiceAccount, PushOptions, PushOutcome, PushService, PushSettings, PushTarget, PushTransport, WebPushOptions, WebPushSubscription } from './push/index.js';
 export { internalCaller, sessionCaller } from './app/caller.js';
 export type { Caller, CredentialKind } from './app/caller.js';
 export type { JsonObject } from './core/wire-values.js';

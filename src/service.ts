@@ -12,6 +12,8 @@ import { type UpgradeHandler, createUpgradeHandler } from './http/upgrade.js';
 import { memoryKvStore } from './kv/memory-kv.js';
 import type { KvStore } from './kv/port.js';
 import { type AiOptions, aiFeature } from './ai/ai-feature.js';
+import { type PushOptions, pushFeature } from './push/push-feature.js';
+import type { PushService } from './push/push-service.js';
 import type { EventBus } from './events/port.js';
 import { observedStorage } from './storage/observed-storage.js';
 import type { StorageAdapter } from './storage/port.js';
@@ -67,6 +69,8 @@ export interface ServiceRegistry {
   users?: UsersFeature;
   /** Files by caller (the files feature, when on). */
   files?: FilesApi;
+  /** Push notifications: `send(caller, body)` and `idle()` (the push feature). */
+  push?: PushService;
 }
 
 
@@ -80,6 +84,7 @@ export function registryView(apis: PublishedApis): ServiceRegistry {
     ['records', RECORDS.id],
     ['users', USERS.id],
     ['files', FILES.id],
+    ['push', 'push'],
   ];
   for (const [field, id] of fields) {
     Object.defineProperty(view, field, {
@@ -168,6 +173,12 @@ export interface ServiceOptions {
    * answers 11190. `false` leaves it out. See docs/ai-chat.md.
    */
   ai?: false | AiOptions;
+  /**
+   * Push notifications: `/1/installations`, `POST /1/push` and their transports (Web Push, FCM);
+   * per-application `featureSettings.push.clientPush`. Without a transport `/1/push` answers 11199.
+   * `false` leaves it out. See docs/push.md.
+   */
+  push?: false | PushOptions;
   /**
    * Extra features: definitions (`{ id, requires, settings, init }`, see docs/features.md), started in
    * `requires` order after the built-in ones they need. The older factory form
@@ -375,6 +386,7 @@ function builtInFeatures(options: ServiceOptions, registry: ServiceRegistry): Fe
     definitions.push(functionsFeature(options.functions));
   }
   if (options.ai !== false) definitions.push(aiFeature(options.ai ?? {}));
+  if (options.push !== false) definitions.push(pushFeature(options.push ?? {}));
   if (options.realtime !== false) {
     const realtimeOptions = options.realtime ?? {};
     definitions.push({

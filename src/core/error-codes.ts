@@ -92,6 +92,11 @@ export const ERROR_CODES = {
   loginThrottled: { code: 11050, status: 429, message: 'too many login attempts, retry after %s seconds.' },
   resetLinkInvalid: { code: 11051, status: 400, message: 'the link is unknown, used or expired.' },
   notSortable: { code: 11060, status: 400, message: "cannot order by '%s': only number, date and string columns are sortable." },
+  // --- push (issue 21) ---
+  pushInstallationInvalid: { code: 131, status: 400, message: '%s' },
+  pushDataMissing: { code: 141, status: 400, message: 'Missing the push data.' },
+  pushTargetInvalid: { code: 11198, status: 400, message: 'invalid push target: %s.' },
+  pushNotConfigured: { code: 11199, status: 403, message: 'push is not configured on this server (%s).' },
   // --- AI chat (issue 21) ---
   aiNotConfigured: { code: 11190, status: 403, message: 'AI chat is not configured on this server (%s).' },
   aiProviderFailed: { code: 11191, status: 424, message: 'the AI provider failed: %s' },

@@ -365,4 +365,59 @@ describe('AI chat through the SDK\'s own webSocketAiClient (hydrogen-js-sdk 2.7.
     chat.close();
     await gone;
   });
+
+  /** An SDK client, open, with its pieces and its close recorded. */
+  async function sdkChat() {
+    const chat = Bmob.ChatAI();
+    const state = { pieces: [] as string[], closed: false, errored: false };
+    const events: Array<() => void> = [];
+    const wake = () => events.splice(0).forEach((resolve) => resolve());
+    const until = async (check: () => boolean) => {
+      while (!check()) await new Promise<void>((resolve) => events.push(resolve));
+    };
+    chat.onOpen(() => {
+      chat.connected = true;
+      wake();
+    });
+    chat.onMessage((piece: string) => {
+      state.pieces.push(piece);
+      wake();
+    });
+    chat.onClose(() => {
+      state.closed = true;
+      wake();
+    });
+    chat.onError(() => {
+      state.errored = true;
+      wake();
+    });
+    await until(() => chat.connected === true);
+    const send = (content: string) => chat.send(JSON.stringify({ messages: [{ content, role: 'user' }], session: `sdk-${content.length}-${content.charCodeAt(0)}` }));
+    return { chat, state, until, send };
+  }
+
+  it('a slow stream reaches onMessage piece by piece, before the provider has finished', async () => {
+    const { state, until, send, chat } = await sdkChat();
+    const before = fake.completions.length;
+    send('slow: piece by piece');
+    await until(() => state.pieces.length > 0 || state.closed);
+    expect(fake.completions[before]!.finished).toBe(false);
+    await until(() => state.pieces.includes(''));
+    expect(state.pieces.slice(0, -2).join('')).toBe('reply to piece by piece');
+    chat.close();
+  });
+
+  it('a failure mid-stream reaches onClose without "done"; closing the client aborts the provider\'s stream', async () => {
+    const failing = await sdkChat();
+    failing.send('fail: halfway');
+    await failing.until(() => failing.state.closed);
+    expect(failing.state.pieces).not.toContain('done');
+    const leaving = await sdkChat();
+    const n = fake.completions.length + 1;
+    leaving.send('hang');
+    await fake.received(n);
+    const aborted = fake.abortedRequest(n);
+    leaving.chat.close();
+    await aborted;
+  });
 });
