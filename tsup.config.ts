@@ -17,10 +17,12 @@ export const entries = {
 
 /**
  * Files the package loads by path rather than by import: the SQLite reader worker
- * (src/storage/sqlite/reader-entry.ts starts `sqlite-reader-worker.js`/`.cjs` next to its chunks).
+ * (src/storage/sqlite/reader-entry.ts starts `sqlite-reader-worker.js`/`.cjs` next to its chunks)
+ * and the deployed functions' sandbox worker (src/functions/sandbox/sandbox-pool.ts).
  */
 export const workerEntries = {
   'sqlite-reader-worker': 'src/storage/sqlite/sqlite-reader-worker.ts',
+  'functions-sandbox-worker': 'src/functions/sandbox/functions-sandbox-worker.ts',
 };
 
 export default defineConfig({
@@ -33,5 +35,5 @@ export default defineConfig({
   shims: true,
   target: 'node20',
   splitting: true,
-  external: ['better-sqlite3', '@napi-rs/canvas', 'vitest', 'nodemailer', 'ajv'],
+  external: ['better-sqlite3', '@napi-rs/canvas', 'vitest', 'nodemailer', 'ajv', 'quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync', 'web-push'],
 });

@@ -18,10 +18,10 @@ const pkg = JSON.parse(read('package.json')) as Pkg;
 
 describe('the package', () => {
   it('fix 11.9: README and package.json claim no feature that does not exist yet', () => {
-    // Host-defined cloud functions exist; deployed ones (and their sandbox) do not, and the README says so.
+    // Host-defined and deployed cloud functions exist; the README says how each runs.
     const intro = read('README.md').split('\n## ')[0] as string;
     expect(intro).toMatch(/Cloud\s+functions\s+run when the host defines them in code/);
-    expect(intro).toMatch(/deployed as source, and their sandbox, are not implemented yet/);
+    expect(intro).toMatch(/deployed as source through `\/1\/cloudCode`\s+into a QuickJS sandbox/);
     expect(pkg.description).not.toMatch(/cloud function/i);
   });
 

@@ -92,6 +92,12 @@ export const ERROR_CODES = {
   loginThrottled: { code: 11050, status: 429, message: 'too many login attempts, retry after %s seconds.' },
   resetLinkInvalid: { code: 11051, status: 400, message: 'the link is unknown, used or expired.' },
   notSortable: { code: 11060, status: 400, message: "cannot order by '%s': only number, date and string columns are sortable." },
+  // --- deployed cloud functions (issue 16) ---
+  functionRuntimeMissing: { code: 11200, status: 424, message: 'deployed cloud functions need the QuickJS runtime: %s.' },
+  functionSyntax: { code: 11201, status: 400, message: 'cloud function %s has a syntax error at %s' },
+  functionSourceInvalid: { code: 11202, status: 400, message: 'invalid cloud function deployment: %s.' },
+  functionCpuExceeded: { code: 11204, status: 424, message: 'cloud function %s used up its CPU budget (%s checks) and was stopped.' },
+  functionHostDefined: { code: 11203, status: 400, message: 'cloud function %s is defined by the host and cannot be deployed over.' },
   // --- push (issue 21) ---
   pushInstallationInvalid: { code: 131, status: 400, message: '%s' },
   pushDataMissing: { code: 141, status: 400, message: 'Missing the push data.' },

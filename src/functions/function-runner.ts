@@ -87,6 +87,8 @@ export interface FunctionCall {
 
 export interface FunctionRunnerDeps {
   readonly functions: Readonly<Record<string, CloudFunction>>;
+  /** Functions deployed as source for the caller's application, looked up after the host's (none by default). */
+  readonly deployed?: (caller: Caller, name: string) => Promise<CloudFunction | undefined>;
   readonly limits: FunctionLimits;
   readonly clock: Clock;
   readonly timer: FunctionTimer;
@@ -121,31 +123,60 @@ export class FunctionRunner {
     try {
       if (!FUNCTION_NAME.test(call.name)) throw svcError('functionNameInvalid', call.name.slice(0, 64));
       if (call.depth > limits.maxCallDepth) throw svcError('functionCallDepth', limits.maxCallDepth);
-      let name = call.name;
-      let fn = Object.hasOwn(this.deps.functions, name) ? this.deps.functions[name] : undefined;
-      if (!fn && call.fallback && Object.hasOwn(this.deps.functions, call.fallback)) {
-        name = call.fallback;
-        fn = this.deps.functions[name];
-      }
-      if (!fn) throw svcError('functionNotFound', call.name);
-      const app = call.caller.app.applicationId;
-      const key = `${app}\u0000${name}`;
-      const health = this.health.get(key);
-      if (health && health.suspendedUntil > this.deps.clock.now()) throw svcError('functionSuspended', name);
-      // Nested calls (oFunctions.run) belong to an invocation already counted: counting them again
-      // would let a chain deeper than the cap block itself.
-      if (call.depth > 0) return this.runOne(fn, name, key, call, () => {});
-      const running = this.running.get(app) ?? 0;
-      if (running >= limits.maxConcurrent) throw svcError('functionConcurrency', limits.maxConcurrent, running, name);
-      this.running.set(app, running + 1);
-      return this.runOne(fn, name, key, call, () => {
-        const left = (this.running.get(app) ?? 1) - 1;
-        if (left <= 0) this.running.delete(app);
-        else this.running.set(app, left);
-      });
+      const host = this.hostFunction(call.name) ?? (call.fallback && !this.deps.deployed ? this.hostFunction(call.fallback) : undefined);
+      if (host) return this.start(host.fn, host.name, call);
+      if (!this.deps.deployed) throw svcError('functionNotFound', call.name);
+      return this.resolveDeployed(call).then(([fn, name]) => this.start(fn, name, call));
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  private hostFunction(name: string): { fn: CloudFunction; name: string } | undefined {
+    return Object.hasOwn(this.deps.functions, name) ? { fn: this.deps.functions[name]!, name } : undefined;
+  }
+
+  /** A deployed function of the name, else the fallback (`notfound`), host-defined or deployed. */
+  private async resolveDeployed(call: FunctionCall): Promise<[CloudFunction, string]> {
+    const deployed = this.deps.deployed!;
+    const fn = await deployed(call.caller, call.name);
+    if (fn) return [fn, call.name];
+    if (call.fallback) {
+      const fallback = this.hostFunction(call.fallback)?.fn ?? (await deployed(call.caller, call.fallback));
+      if (fallback) return [fallback, call.fallback];
+    }
+    throw svcError('functionNotFound', call.name);
+  }
+
+  /** Forgets the timeouts and the suspension of a function (an operator resumed it). */
+  resume(appId: string, name: string): void {
+    this.health.delete(`${appId}\u0000${name}`);
+  }
+
+  /** Whether a function is suspended now, and its recent timeouts. */
+  healthOf(appId: string, name: string): { readonly suspended: boolean; readonly recentTimeouts: number } {
+    const health = this.health.get(`${appId}\u0000${name}`);
+    const now = this.deps.clock.now();
+    return { suspended: (health?.suspendedUntil ?? 0) > now, recentTimeouts: health?.timeouts.filter((at) => at > now - this.deps.limits.suspendWindowMs).length ?? 0 };
+  }
+
+  private start(fn: CloudFunction, name: string, call: FunctionCall): Promise<SentReply> {
+    const { limits } = this.deps;
+    const app = call.caller.app.applicationId;
+    const key = `${app}\u0000${name}`;
+    const health = this.health.get(key);
+    if (health && health.suspendedUntil > this.deps.clock.now()) return Promise.reject(svcError('functionSuspended', name));
+    // Nested calls (oFunctions.run) belong to an invocation already counted: counting them again
+    // would let a chain deeper than the cap block itself.
+    if (call.depth > 0) return this.runOne(fn, name, key, call, () => {});
+    const running = this.running.get(app) ?? 0;
+    if (running >= limits.maxConcurrent) return Promise.reject(svcError('functionConcurrency', limits.maxConcurrent, running, name));
+    this.running.set(app, running + 1);
+    return this.runOne(fn, name, key, call, () => {
+      const left = (this.running.get(app) ?? 1) - 1;
+      if (left <= 0) this.running.delete(app);
+      else this.running.set(app, left);
+    });
   }
 
   private runOne(fn: CloudFunction, name: string, key: string, outer: FunctionCall, done: () => void): Promise<SentReply> {
@@ -180,6 +211,8 @@ export class FunctionRunner {
       }, this.deps.limits.timeoutMs);
       const failed = (error: unknown) =>
         settle(() => {
+          // A function stopped for its CPU budget counts towards suspension as a timeout does.
+          if (isSvcError(error) && error.errorName === 'functionCpuExceeded') this.timedOut(key, name);
           if (isSvcError(error)) return reject(error);
           this.deps.logger.warn('cloud function threw', { function: name, error: String(error) });
           reject(svcError('functionFailed', name, error instanceof Error ? error.message : String(error)));

@@ -9,11 +9,24 @@ import { hostModules } from './host-modules.js';
 import type { HttpModuleOptions } from './http-module.js';
 import type { FilesApi } from '../files/files-api.js';
 import type { FunctionRedisOptions } from './redis-module.js';
+import type { Caller } from '../app/caller.js';
+import { MASTER_ONLY_POLICY } from '../records/class-policy.js';
+import { CLOUD_CODE_TABLE, CloudCodeStore } from './cloud-code-store.js';
+import { cloudCodeRoutes } from './cloud-code-routes.js';
+import { DeployedFunctions } from './deployed-functions.js';
+import { FunctionLogs } from './function-logs.js';
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './sandbox/quickjs-sandbox.js';
 
 /** `createService({ functions })`: host-defined cloud functions and their runtime rules. */
 export interface FunctionsOptions {
   /** The functions by name: trusted code of the host, run in-process (docs/functions.md). */
-  readonly definitions: Readonly<Record<string, CloudFunction>>;
+  readonly definitions?: Readonly<Record<string, CloudFunction>>;
+  /**
+   * Functions deployed as source through `/1/cloudCode`, run in QuickJS on worker threads (needs the
+   * optional peers quickjs-emscripten-core and @jitl/quickjs-wasmfile-release-sync). Default on;
+   * `false` turns the routes off.
+   */
+  readonly deployed?: false | DeployedOptions;
   /** Timeout, concurrency cap, suspension and call depth (defaults in docs/functions.md). */
   readonly limits?: Partial<FunctionLimits>;
   /** Prefix of the plain-HTTP form `<path>/<secretKey>/<name>` (default '': the root, as the hosted service's function host). */
@@ -24,6 +37,15 @@ export interface FunctionsOptions {
   readonly http?: HttpModuleOptions;
   /** `modules.oRedis`: an ioredis client and a key prefix (without it oRedis answers 11039). */
   readonly redis?: FunctionRedisOptions;
+}
+
+/** Deployed functions' sandbox: per-invocation limits and worker threads. */
+export interface DeployedOptions {
+  readonly sandbox?: Partial<SandboxLimits>;
+  /** Worker threads (default 2), started on the first deployed invocation. */
+  readonly workers?: number;
+  /** Log lines kept per application, in bytes (default 10 MiB). */
+  readonly logBytes?: number;
 }
 
 /** The published API: run a function as a caller, outside HTTP. */
@@ -46,8 +68,9 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
     requires: ['records'],
     after: ['users', 'files'],
     init(ctx) {
-      for (const name of Object.keys(options.definitions)) {
-        if (!NAME.test(name) || typeof options.definitions[name] !== 'function') throw configError('functions', `invalid cloud function '${name}'`);
+      const definitions = options.definitions ?? {};
+      for (const name of Object.keys(definitions)) {
+        if (!NAME.test(name) || typeof definitions[name] !== 'function') throw configError('functions', `invalid cloud function '${name}'`);
       }
       const path = options.path ?? '';
       if (!PATH.test(path)) throw configError('functions', `invalid functions path '${path}'`);
@@ -57,15 +80,35 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
       }
       const records = ctx.use(RECORDS);
       const sessions = () => ctx.find(SESSIONS);
+      const timer = options.timer ?? realTimer;
+      const deployedOptions = options.deployed === false ? null : (options.deployed ?? {});
+      const logs = new FunctionLogs(ctx.clock, deployedOptions?.logBytes);
+      const store = new CloudCodeStore(ctx.storage, ctx.clock, ctx.random);
+      const deployed = deployedOptions
+        ? new DeployedFunctions({
+            store,
+            logs,
+            limits: { ...DEFAULT_SANDBOX_LIMITS, ...deployedOptions.sandbox },
+            workers: deployedOptions.workers ?? 2,
+            hardDeadlineMs: limits.timeoutMs + 5000,
+            timer,
+            logger: ctx.logger,
+            hostNames: new Set(Object.keys(definitions)),
+          })
+        : null;
       const runner: FunctionRunner = new FunctionRunner({
-        functions: options.definitions,
+        functions: definitions,
+        ...(deployed ? { deployed: (caller: Caller, name: string) => deployed.lookup(caller, name) } : {}),
         limits,
         clock: ctx.clock,
-        timer: options.timer ?? realTimer,
+        timer,
         logger: ctx.logger,
         modules: (call) => hostModules({ records: records.service, storage: ctx.storage, http: options.http ?? {}, redis: options.redis, files: () => ctx.find(FILES), logger: ctx.logger, sessions, runner: () => runner }, call),
       });
-      return { api: { runner }, routes: functionRoutes({ runner, applications: ctx.applications, sessions, path }) };
+      records.registerClassPolicy(CLOUD_CODE_TABLE, MASTER_ONLY_POLICY);
+      const routes = functionRoutes({ runner, applications: ctx.applications, sessions, path });
+      if (deployed) routes.unshift(...cloudCodeRoutes({ deployed, store, logs, runner }));
+      return { api: { runner }, routes, close: () => deployed?.close() };
     },
   };
 }

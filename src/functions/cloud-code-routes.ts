@@ -1,0 +1,92 @@
+import { svcError } from '../core/errors.js';
+import type { Json, JsonObject } from '../core/wire-values.js';
+import type { RouteContext, RouteDef } from '../http/types.js';
+import type { CloudCodeStore, DeployedSource } from './cloud-code-store.js';
+import type { DeployedFunctions } from './deployed-functions.js';
+import type { FunctionLogs } from './function-logs.js';
+import type { FunctionRunner } from './function-runner.js';
+
+export interface CloudCodeRouteDeps {
+  readonly deployed: DeployedFunctions;
+  readonly store: CloudCodeStore;
+  readonly logs: FunctionLogs;
+  readonly runner: FunctionRunner;
+}
+
+const nameOf = (rc: RouteContext): string => rc.params['name'] ?? '';
+
+/**
+ * `/1/cloudCode` (master key): deploy (`PUT /:name` `{"language":"node","source"}`), resume a
+ * suspended function (`PUT /:name` `{"suspended":false}`), list, read with source, delete, and the
+ * newest log lines (`GET /:name/logs?limit=n`).
+ */
+export function cloudCodeRoutes(deps: CloudCodeRouteDeps): RouteDef[] {
+  const { deployed, store, logs, runner } = deps;
+  const summary = (appId: string, source: DeployedSource): JsonObject => ({
+    name: source.name,
+    language: source.language,
+    updatedAt: new Date(source.updatedAt).toISOString(),
+    ...runner.healthOf(appId, source.name),
+  });
+  return [
+    {
+      method: 'GET',
+      path: '/1/cloudCode',
+      auth: 'master',
+      body: 'none',
+      handler: async (rc) => ({ body: { results: (await store.list(rc.caller.app.namespace)).map((s) => summary(rc.caller.app.applicationId, s)) } }),
+    },
+    {
+      method: 'GET',
+      path: '/1/cloudCode/:name',
+      auth: 'master',
+      body: 'none',
+      handler: async (rc) => {
+        const source = await store.get(rc.caller.app.namespace, nameOf(rc));
+        if (!source) throw svcError('functionNotFound', nameOf(rc).slice(0, 64));
+        return { body: { ...summary(rc.caller.app.applicationId, source), source: source.source } };
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/1/cloudCode/:name',
+      auth: 'master',
+      body: 'json',
+      handler: async (rc): Promise<{ body: JsonObject }> => {
+        const body = rc.body ?? {};
+        const name = nameOf(rc);
+        if (Object.keys(body).length === 1 && body['suspended'] === false) {
+          if (!(await store.get(rc.caller.app.namespace, name))) throw svcError('functionNotFound', name.slice(0, 64));
+          runner.resume(rc.caller.app.applicationId, name);
+          return { body: { name, suspended: false } };
+        }
+        for (const key of Object.keys(body)) if (key !== 'language' && key !== 'source') throw svcError('functionSourceInvalid', `unknown key '${key.slice(0, 32)}'`);
+        const saved = await deployed.deploy(rc.caller, name, body['language'], body['source']);
+        runner.resume(rc.caller.app.applicationId, name);
+        return { body: { name: saved.name, language: saved.language, updatedAt: new Date(saved.updatedAt).toISOString() } };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/1/cloudCode/:name',
+      auth: 'master',
+      body: 'none',
+      handler: async (rc) => {
+        if (!(await store.delete(rc.caller.app.namespace, nameOf(rc)))) throw svcError('functionNotFound', nameOf(rc).slice(0, 64));
+        return { body: { msg: 'ok' } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/1/cloudCode/:name/logs',
+      auth: 'master',
+      body: 'none',
+      handler: (rc) => {
+        const limit = Number(rc.query.get('limit') ?? 100);
+        if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw svcError('invalidParameter', 'limit must be 1 to 1000');
+        const results: Json[] = logs.recent(rc.caller.app.applicationId, nameOf(rc), limit).map((e) => ({ at: new Date(e.at).toISOString(), level: e.level, message: e.message }));
+        return { body: { results } };
+      },
+    },
+  ];
+}

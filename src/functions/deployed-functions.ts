@@ -1,0 +1,97 @@
+import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
+import type { Caller } from '../app/caller.js';
+import { isSvcError, svcError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { Json } from '../core/wire-values.js';
+import type { CloudCodeStore, DeployedSource } from './cloud-code-store.js';
+import type { CloudFunction, FunctionModules } from './contract.js';
+import type { FunctionLogs } from './function-logs.js';
+import type { FunctionTimer } from './function-runner.js';
+import { type SandboxLimits, loadQuickJs, syntaxErrorOf } from './sandbox/quickjs-sandbox.js';
+import { SandboxPool } from './sandbox/sandbox-pool.js';
+
+export interface DeployedFunctionsDeps {
+  readonly store: CloudCodeStore;
+  readonly logs: FunctionLogs;
+  readonly limits: SandboxLimits;
+  /** Worker threads running deployed functions (default 2), started on first use. */
+  readonly workers: number;
+  /** A worker busy past this long with one invocation is replaced (the runner's timeout plus a grace). */
+  readonly hardDeadlineMs: number;
+  readonly timer: FunctionTimer;
+  readonly logger: Logger;
+  /** Names the host defines: they cannot be deployed over. */
+  readonly hostNames: ReadonlySet<string>;
+}
+
+const MAX_SOURCE_BYTES = 256 * 1024;
+const NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+
+/** The promise form of a module method (callback-style methods answer one without their callback). */
+async function callModule(modules: FunctionModules, module: string, method: string, args: unknown[]): Promise<Json> {
+  const target = (modules as unknown as Record<string, Record<string, (...a: unknown[]) => unknown> | undefined>)[module];
+  const fn = target?.[method];
+  if (typeof fn !== 'function') throw svcError('invalidParameter', `modules.${module.slice(0, 32)}.${method.slice(0, 32)} does not exist`);
+  return (await fn.apply(target, args)) as Json;
+}
+
+/**
+ * Functions deployed as source (`/1/cloudCode`): checked for syntax when saved, kept in storage,
+ * run in QuickJS on worker threads (sandbox-pool.ts) with the same runner rules as host functions.
+ */
+export class DeployedFunctions {
+  private pool: SandboxPool | null = null;
+  private quickjs: Promise<QuickJSWASMModule> | null = null;
+
+  constructor(private readonly deps: DeployedFunctionsDeps) {}
+
+  /** The runner's lookup: the deployed function of the caller's application, if any. */
+  async lookup(caller: Caller, name: string): Promise<CloudFunction | undefined> {
+    const deployed = await this.deps.store.get(caller.app.namespace, name);
+    return deployed ? this.functionOf(caller.app.applicationId, deployed) : undefined;
+  }
+
+  /** Validates (name, language, size, syntax with its line) and stores a source. */
+  async deploy(caller: Caller, name: string, language: unknown, source: unknown): Promise<DeployedSource> {
+    if (!NAME.test(name)) throw svcError('functionNameInvalid', name.slice(0, 64));
+    if (this.deps.hostNames.has(name)) throw svcError('functionHostDefined', name);
+    if (language !== 'node') throw svcError('functionSourceInvalid', language === 'java' ? 'Java functions are not supported by this server' : 'language must be "node"');
+    if (typeof source !== 'string' || source.trim() === '') throw svcError('functionSourceInvalid', 'source must be the function\'s text');
+    if (Buffer.byteLength(source) > MAX_SOURCE_BYTES) throw svcError('functionSourceInvalid', `source is larger than ${MAX_SOURCE_BYTES} bytes`);
+    const syntax = syntaxErrorOf(await this.runtime(), source);
+    if (syntax) throw svcError('functionSyntax', name, syntax);
+    return this.deps.store.put(caller.app.namespace, name, source);
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.close();
+  }
+
+  private runtime(): Promise<QuickJSWASMModule> {
+    this.quickjs ??= loadQuickJs().catch((error: unknown) => {
+      this.quickjs = null;
+      throw error;
+    });
+    return this.quickjs;
+  }
+
+  private functionOf(appId: string, deployed: DeployedSource): CloudFunction {
+    const { logs, limits } = this.deps;
+    return (request, response, modules) =>
+      new Promise<void>((resolve, reject) => {
+        this.pool ??= new SandboxPool({ size: this.deps.workers, limits, hardDeadlineMs: this.deps.hardDeadlineMs, timer: this.deps.timer, logger: this.deps.logger });
+        this.pool.run(deployed.source, request as unknown as Json, {
+          call: (module, method, args) => callModule(modules, module, method, args),
+          setHeader: (headers) => modules.oData.setHeader(headers),
+          log: (level, message) => logs.append(appId, deployed.name, level, message),
+          send: (reply) => {
+            for (const [header, value] of Object.entries(reply.headers)) response.setHeader(header, value);
+            if (reply.status !== 200) response.status(reply.status);
+            response.send(reply.value);
+            resolve();
+          },
+          fail: (error) => reject(isSvcError(error) && error.errorName === 'functionCpuExceeded' ? svcError('functionCpuExceeded', deployed.name, limits.cpuTicks) : error),
+        });
+      });
+  }
+}

@@ -1,0 +1,161 @@
+import { isAbsolute } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { svcError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import { workerFile } from '../../core/worker-file.js';
+import type { Json } from '../../core/wire-values.js';
+import type { FunctionTimer } from '../function-runner.js';
+import type { SandboxLimits } from './quickjs-sandbox.js';
+import type { SentReply, ToPool, ToWorker } from './sandbox-protocol.js';
+
+/** What the pool does for one invocation's messages (on the main thread). */
+export interface SandboxRun {
+  call(module: string, method: string, args: unknown[]): Promise<Json>;
+  setHeader(headers: Record<string, string>): void;
+  log(level: string, message: string): void;
+  send(reply: SentReply): void;
+  fail(error: Error): void;
+}
+
+export interface SandboxPoolOptions {
+  /** Worker threads (default 2). */
+  readonly size?: number;
+  readonly limits: SandboxLimits;
+  /** A worker still busy with one invocation after this long is terminated and replaced. */
+  readonly hardDeadlineMs: number;
+  readonly timer: FunctionTimer;
+  readonly logger: Logger;
+  /** Starts a worker (default: the package's functions-sandbox-worker file). */
+  readonly spawn?: () => Worker;
+}
+
+interface Job {
+  readonly id: number;
+  readonly source: string;
+  readonly request: Json;
+  readonly run: SandboxRun;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  job: Job | null;
+  cancelDeadline: () => void;
+}
+
+function defaultSpawn(): () => Worker {
+  const here = typeof __filename === 'string' && isAbsolute(__filename) ? __filename : fileURLToPath(import.meta.url);
+  const file = workerFile(here, 'functions-sandbox-worker');
+  if (!file) throw svcError('functionRuntimeMissing', 'the sandbox worker file is missing from this build');
+  return () => new Worker(file, { workerData: { resolveFrom: here } });
+}
+
+/**
+ * Worker threads running deployed functions, one invocation per worker at a time, queued in arrival
+ * order. A worker whose invocation outlives `hardDeadlineMs` (a loop QuickJS's CPU budget did not
+ * stop, a module call that never returns) is terminated and replaced; one that dies is replaced too.
+ */
+export class SandboxPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private readonly spawn: () => Worker;
+  private broken: string | null = null;
+  private closed = false;
+  private nextId = 1;
+
+  constructor(private readonly options: SandboxPoolOptions) {
+    this.spawn = options.spawn ?? defaultSpawn();
+    for (let i = 0; i < (options.size ?? 2); i++) this.slots.push(this.start());
+  }
+
+  run(source: string, request: Json, run: SandboxRun): void {
+    if (this.closed) return run.fail(svcError('functionRuntimeMissing', 'the service is closing'));
+    if (this.broken) return run.fail(svcError('functionRuntimeMissing', this.broken));
+    this.queue.push({ id: this.nextId++, source, request, run });
+    this.dispatch();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.run.fail(svcError('functionRuntimeMissing', 'the service is closing'));
+    await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
+  }
+
+  private start(): Slot {
+    const worker = this.spawn();
+    const slot: Slot = { worker, ready: false, job: null, cancelDeadline: () => {} };
+    worker.unref();
+    worker.on('message', (message: ToPool) => this.receive(slot, message));
+    worker.on('error', (error) => this.options.logger.warn('functions: a sandbox worker failed', { error: String(error) }));
+    worker.on('exit', () => {
+      if (this.closed) return;
+      slot.cancelDeadline();
+      slot.job?.run.fail(svcError('functionFailed', 'function', 'its sandbox was stopped'));
+      const index = this.slots.indexOf(slot);
+      if (index >= 0) this.slots[index] = this.start();
+      this.dispatch();
+    });
+    return slot;
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (!slot.ready || slot.job || this.queue.length === 0) continue;
+      const job = this.queue.shift()!;
+      slot.job = job;
+      slot.cancelDeadline = this.options.timer.setTimeout(() => {
+        if (slot.job !== job) return;
+        this.options.logger.warn('functions: terminating a sandbox past its deadline', { deadlineMs: this.options.hardDeadlineMs });
+        void slot.worker.terminate();
+      }, this.options.hardDeadlineMs);
+      const message: ToWorker = { type: 'run', id: job.id, source: job.source, request: job.request, limits: this.options.limits };
+      slot.worker.postMessage(message);
+    }
+  }
+
+  private receive(slot: Slot, message: ToPool): void {
+    if (message.type === 'ready') {
+      slot.ready = true;
+      return this.dispatch();
+    }
+    if (message.type === 'broken') {
+      this.broken = message.message;
+      for (const job of this.queue.splice(0)) job.run.fail(svcError('functionRuntimeMissing', message.message));
+      return;
+    }
+    const job = slot.job;
+    if (!job || job.id !== message.id) return;
+    switch (message.type) {
+      case 'call':
+        job.run.call(message.module, message.method, message.args).then(
+          (value) => ({ ok: value }),
+          (error: unknown) => ({ err: coded(error) }),
+        ).then((answer) => {
+          const reply: ToWorker = { type: 'answer', callId: message.callId, answer };
+          if (slot.job === job) slot.worker.postMessage(reply);
+        });
+        return;
+      case 'setHeader':
+        return job.run.setHeader(message.headers);
+      case 'log':
+        return job.run.log(message.level, message.message);
+      case 'send':
+        return job.run.send(message.reply);
+      case 'fail':
+        return job.run.fail(message.cpu ? svcError('functionCpuExceeded', 'function', this.options.limits.cpuTicks) : new Error(message.message));
+      case 'idle':
+        slot.cancelDeadline();
+        slot.job = null;
+        return this.dispatch();
+    }
+  }
+}
+
+function coded(error: unknown): { code: number; error: string } {
+  if (typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'number') {
+    const e = error as { code: number; message?: unknown; error?: unknown };
+    return { code: e.code, error: String(e.error ?? e.message ?? 'error') };
+  }
+  return { code: 11033, error: error instanceof Error ? error.message : String(error) };
+}

@@ -1,0 +1,32 @@
+import type { Json } from '../../core/wire-values.js';
+import type { SandboxLimits } from './quickjs-sandbox.js';
+
+/** What a sandbox worker starts with. */
+export interface SandboxWorkerData {
+  /** Where the worker resolves QuickJS from (the package's own location). */
+  readonly resolveFrom: string;
+}
+
+export type HostAnswer = { readonly ok: Json } | { readonly err: { readonly code: number; readonly error: string } };
+
+export interface SentReply {
+  readonly value: Json;
+  readonly status: number;
+  readonly headers: Record<string, string>;
+}
+
+/** Main thread → worker. */
+export type ToWorker =
+  | { readonly type: 'run'; readonly id: number; readonly source: string; readonly request: Json; readonly limits: SandboxLimits }
+  | { readonly type: 'answer'; readonly callId: number; readonly answer: HostAnswer };
+
+/** Worker → main thread. */
+export type ToPool =
+  | { readonly type: 'ready' }
+  | { readonly type: 'broken'; readonly message: string }
+  | { readonly type: 'call'; readonly id: number; readonly callId: number; readonly module: string; readonly method: string; readonly args: unknown[] }
+  | { readonly type: 'setHeader'; readonly id: number; readonly headers: Record<string, string> }
+  | { readonly type: 'log'; readonly id: number; readonly level: string; readonly message: string }
+  | { readonly type: 'send'; readonly id: number; readonly reply: SentReply }
+  | { readonly type: 'fail'; readonly id: number; readonly message: string; readonly cpu: boolean }
+  | { readonly type: 'idle'; readonly id: number };

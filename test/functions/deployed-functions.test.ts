@@ -1,0 +1,191 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FunctionTimer } from '../../src/functions/function-runner.js';
+import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
+
+/** A timer the test fires by hand: timeouts without sleeping. */
+function manualTimer(): FunctionTimer & { fireAll(): void; pending(): number } {
+  const waiting = new Set<() => void>();
+  return {
+    setTimeout(callback) {
+      waiting.add(callback);
+      return () => waiting.delete(callback);
+    },
+    fireAll() {
+      const due = [...waiting];
+      waiting.clear();
+      for (const callback of due) callback();
+    },
+    pending: () => waiting.size,
+  };
+}
+
+const SECRET = TEST_APP.secretKey!;
+
+/** Functions deployed as source through `/1/cloudCode`, run in QuickJS on worker threads, over real HTTP. */
+describe('deployed cloud functions', () => {
+  let server: TestServer;
+  let upstream: ReturnType<typeof createServer>;
+  let upstreamUrl = '';
+  const timer = manualTimer();
+  const master = (method: string, path: string, body?: unknown) => server.request(method, path, { body, auth: 'master' });
+  const deploy = (name: string, source: string) => master('PUT', `/1/cloudCode/${name}`, { language: 'node', source });
+  const call = (name: string, body: unknown = {}) => server.request('POST', `/1/functions/${name}`, { body });
+
+  beforeAll(async () => {
+    upstream = createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.url })));
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    server = await startTestServer({
+      captcha: false,
+      brands: ['Svc', 'Bmob'],
+      functions: {
+        definitions: { hostDouble: (request, response) => response.send(Number(request.body['n']) * 2) },
+        timer,
+        limits: { suspendAfter: 2 },
+        http: { allowHosts: ['127.0.0.1'] },
+        deployed: { sandbox: { memoryBytes: 8 * 1024 * 1024, cpuTicks: 2000 } },
+      },
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    await new Promise((resolve) => upstream.close(resolve));
+  });
+
+  it('deploys a source and runs it over REST and plain HTTP, in both function forms', async () => {
+    const saved = await deploy('hello', 'function onRequest(request, response, modules) {\n  response.send("hello " + (request.body.name || request.query.name));\n}');
+    expect(saved.status).toBe(200);
+    expect(saved.body).toEqual({ name: 'hello', language: 'node', updatedAt: expect.any(String) });
+    expect((await call('hello', { name: 'rest' })).body).toEqual({ result: 'hello rest' });
+    expect(await (await fetch(`${server.url}/${SECRET}/hello?name=plain`)).text()).toBe('hello plain');
+    await deploy('created', 'exports.onRequest = function (request, response) { response.setHeader("X-Made", "yes"); response.status(201).send({ ok: true }); };');
+    const plain = await fetch(`${server.url}/${SECRET}/created`);
+    expect([plain.status, plain.headers.get('x-made'), await plain.json()]).toEqual([201, 'yes', { ok: true }]);
+    const list = await master('GET', '/1/cloudCode');
+    expect(list.body.results.map((r: { name: string }) => r.name)).toEqual(['created', 'hello']);
+    expect((await master('GET', '/1/cloudCode/hello')).body).toMatchObject({ name: 'hello', suspended: false, recentTimeouts: 0, source: expect.stringContaining('hello ') });
+  });
+
+  it('answers the SDK (hydrogen-js-sdk 2.7.3, signed) with what a deployed function sent', async () => {
+    const require = createRequire(import.meta.url);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const Bmob: any = require('hydrogen-js-sdk');
+    Bmob.initialize(TEST_APP.secretKey, TEST_APP.securityCode);
+    Bmob.domain(server.url);
+    await deploy('sdkText', 'function onRequest(request, response) { response.send("hi " + request.body.name) }');
+    await deploy('sdkJson', 'function onRequest(request, response) { response.send(JSON.stringify({ got: request.body.name })) }');
+    expect(await Bmob.functions('sdkText', { name: 'x' })).toBe('hi x');
+    const parsed: unknown = await Bmob.functions('sdkJson', { name: 'y' });
+    expect(typeof parsed === 'string' ? JSON.parse(parsed) : parsed).toEqual({ got: 'y' });
+  });
+
+  it('refuses bad deployments with coded errors and keeps nothing of them', async () => {
+    const cases: Array<[string, unknown, number]> = [
+      ['broken', { language: 'node', source: 'function onRequest(a) {\n  let x = ;\n}' }, 11201],
+      ['javaOne', { language: 'java', source: 'public static void onRequest() {}' }, 11202],
+      ['empty', { language: 'node', source: '   ' }, 11202],
+      ['huge', { language: 'node', source: `// ${'x'.repeat(300 * 1024)}` }, 11202],
+      ['hostDouble', { language: 'node', source: 'function onRequest(q, r) { r.send(1) }' }, 11203],
+      ['odd', { language: 'node', source: 'function onRequest(q, r) { r.send(1) }', extra: 1 }, 11202],
+      ['bad name!', { language: 'node', source: 'function onRequest(q, r) { r.send(1) }' }, 11035],
+    ];
+    for (const [name, body, code] of cases) {
+      const res = await master('PUT', `/1/cloudCode/${encodeURIComponent(name)}`, body);
+      expect([name, res.body.code]).toEqual([name, code]);
+    }
+    expect((await master('PUT', '/1/cloudCode/broken', cases[0]![1])).body.error).toContain('line 2');
+    expect((await server.request('PUT', '/1/cloudCode/x', { body: { language: 'node', source: 'x' } })).status).toBe(401);
+    expect((await call('broken')).body.code).toBe(11032);
+    expect((await server.request('GET', '/1/classes/_CloudCode')).body.code).toBe(11006);
+  });
+
+  it('reaches the modules through the bridge, as the caller: data, crypto, functions, http, logs', async () => {
+    await deploy(
+      'useModules',
+      `async function onRequest(request, response, modules) {
+        console.log('start', { n: request.body.n });
+        modules.oData.insert({ table: 'Note', data: { text: 'from the sandbox' } }, async function (err, data) {
+          if (err) return response.send({ err });
+          const created = JSON.parse(data);
+          const found = await modules.oData.find({ table: 'Note', where: { objectId: created.objectId } });
+          const doubled = await modules.oFunctions.run({ name: 'hostDouble', data: { n: request.body.n } });
+          const http = await modules.oHttp.get('${'${UPSTREAM}'}/ping');
+          const md5 = modules.oCrypto.createHash('md5').update('abc').digest('hex');
+          modules.oLog.log('done');
+          response.send({ id: created.objectId, texts: found.results.map((r) => r.text), doubled, status: http.statusCode, body: JSON.parse(http.body), md5 });
+        });
+      }`.replace('${UPSTREAM}', upstreamUrl),
+    );
+    const res = await call('useModules', { n: 21 });
+    expect(res.body.result).toMatchObject({ texts: ['from the sandbox'], doubled: 42, status: 200, body: { path: '/ping' }, md5: '900150983cd24fb0d6963f7d28e17f72' });
+    expect((await server.request('GET', `/1/classes/Note/${res.body.result.id}`)).body.text).toBe('from the sandbox');
+    const logs = await master('GET', '/1/cloudCode/useModules/logs?limit=5');
+    expect(logs.body.results.map((l: { message: string }) => l.message)).toEqual(['done', 'start {"n":21}']);
+    // A coded module error reaches the function's callback.
+    await deploy('moduleError', "function onRequest(q, response, modules) { modules.oData.findOne({ table: 'Note', objectId: 'nope' }, function (err) { response.send(err) }) }");
+    expect((await call('moduleError')).body.result).toMatchObject({ code: 101 });
+  });
+
+  it('keeps functions inside the sandbox: no process, require or host globals; no shared prototypes', async () => {
+    await deploy(
+      'probe',
+      `function onRequest(request, response) {
+        const global = (function () {}).constructor('return this')();
+        let required = 'no';
+        try { require('fs'); required = 'yes'; } catch (e) { required = 'threw'; }
+        const seen = ({}).polluted === undefined ? 'clean' : 'polluted';
+        Object.prototype.polluted = 'yes';
+        Array.prototype.map = function () { return 'hijacked'; };
+        response.send({ process: typeof process, global: typeof global.process, required, fetch: typeof fetch, seen });
+      }`,
+    );
+    const first = (await call('probe')).body.result;
+    expect(first).toEqual({ process: 'undefined', global: 'undefined', required: 'threw', fetch: 'undefined', seen: 'clean' });
+    // The next invocation starts from a fresh runtime, and the host was never touched.
+    expect((await call('probe')).body.result.seen).toBe('clean');
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+    expect([1].map((x) => x + 1)).toEqual([2]);
+  });
+
+  it('stops loops (sync and promise chains) by their CPU budget and memory bombs by their cap, while other requests are served', async () => {
+    await deploy('spin', 'function onRequest() { while (true) {} }');
+    await deploy('chain', 'function onRequest() { let p = Promise.resolve(); const again = () => { p = p.then(again) }; again(); }');
+    await deploy('bomb', 'function onRequest() { const a = []; while (true) a.push("x".repeat(1000)); }');
+    const order: string[] = [];
+    const bomb = call('bomb').then((r) => {
+      order.push('bomb');
+      return r;
+    });
+    const other = await server.request('GET', '/1/classes/Note');
+    order.push('other');
+    expect(other.status).toBe(200);
+    expect((await bomb).body).toMatchObject({ code: 11033, error: expect.stringContaining('out of memory') });
+    expect(order).toEqual(['other', 'bomb']);
+    expect((await call('spin')).body.code).toBe(11204);
+    expect((await call('chain')).body.code).toBe(11204);
+  }, 30_000);
+
+  it('counts a function that never sends as a timeout, suspends it, and resumes it when an operator says so', async () => {
+    await deploy('silent', 'function onRequest(request, response) { if (request.body.answer) response.send("answered") }');
+    for (let i = 0; i < 2; i++) {
+      const pending = call('silent');
+      while (timer.pending() === 0) await new Promise((r) => setImmediate(r));
+      timer.fireAll();
+      expect((await pending).body.code).toBe(11030);
+    }
+    expect((await call('silent', { answer: true })).body.code).toBe(11031);
+    expect((await master('GET', '/1/cloudCode/silent')).body.suspended).toBe(true);
+    expect((await master('PUT', '/1/cloudCode/silent', { suspended: false })).body).toEqual({ name: 'silent', suspended: false });
+    expect((await call('silent', { answer: true })).body).toEqual({ result: 'answered' });
+  });
+
+  it('deletes a deployed function', async () => {
+    await deploy('gone', 'function onRequest(q, r) { r.send(1) }');
+    expect((await master('DELETE', '/1/cloudCode/gone')).body).toEqual({ msg: 'ok' });
+    expect((await call('gone')).body.code).toBe(11032);
+    expect((await master('DELETE', '/1/cloudCode/gone')).body.code).toBe(11032);
+  });
+});
