@@ -4,17 +4,51 @@
  * (`POST /1/bench/hello`, the same body, the same reply shape), both through `service.handle()` on
  * one service, so the difference is the functions runtime: name check, suspension and concurrency
  * bookkeeping, timeout timer, response object, modules. Host-defined functions have no cold start
- * (they are plain functions); deployed ones, and their sandbox, are not built yet.
+ * (they are plain functions). The same function deployed as source runs in a fresh QuickJS runtime
+ * on a worker thread per invocation: its warm row and its cold start (a fresh service: the worker
+ * thread and QuickJS's wasm loaded on the first call) are measured against the same route.
  */
 import type { Json } from '../src/core/wire-values.js';
 import { memoryStorage } from '../src/memory.js';
 import { createService } from '../src/service.js';
-import { type BenchConfig, compare } from './harness.js';
+import { type BenchConfig, type Comparison, compare } from './harness.js';
 import { type ResultRow, comparisonRow } from './report.js';
 
 const APP = { applicationId: 'benchfn', restApiKey: 'rest', masterKey: 'master', secretKey: 'bench-secret-01' };
 const HEADERS = { 'x-svc-application-id': 'benchfn', 'x-svc-rest-api-key': 'rest', 'content-type': 'application/json' };
 const BODY = new TextEncoder().encode('{"name":"bench"}');
+
+const DEPLOYED_SOURCE = 'function onRequest(request, response) { response.send("hello " + request.body.name) }';
+
+/** Median first-call and warm-call times of a deployed function, each on a fresh service. */
+async function coldStart(config: BenchConfig): Promise<Comparison & { detail: { coldMs: number; warmMs: number; samples: number } }> {
+  const samples = config.quick ? 3 : 7;
+  const colds: number[] = [];
+  const warms: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const service = createService({ storage: memoryStorage(), applications: [APP], captcha: false, users: false, realtime: false, functions: {} });
+    try {
+      const put = await service.handle({ method: 'PUT', path: '/1/cloudCode/cold', search: '', headers: { ...HEADERS, 'x-svc-master-key': 'master' }, body: new TextEncoder().encode(JSON.stringify({ language: 'node', source: DEPLOYED_SOURCE })) });
+      if (put.status !== 200) throw new Error(`deploy answered ${put.status}`);
+      const once = async () => {
+        const started = performance.now();
+        const res = await service.handle({ method: 'POST', path: '/1/functions/cold', search: '', headers: HEADERS, body: BODY });
+        if (res.status !== 200) throw new Error(`cold call answered ${res.status} ${String(res.body)}`);
+        return performance.now() - started;
+      };
+      colds.push(await once());
+      for (let j = 0; j < 20; j++) warms.push(await once());
+    } finally {
+      await service.close();
+    }
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const coldMs = median(colds);
+  const warmMs = median(warms);
+  const ours = 1000 / coldMs;
+  const reference = 1000 / warmMs;
+  return { ours, reference, ratio: ours / reference, oursRounds: colds.map((ms) => 1000 / ms), referenceRounds: warms.map((ms) => 1000 / ms), oursWall: ours, referenceWall: reference, wallRatio: ours / reference, detail: { coldMs, warmMs, samples } };
+}
 
 export async function run(config: BenchConfig): Promise<ResultRow[]> {
   const service = createService({
@@ -51,10 +85,31 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
     await check('/1/bench/hello');
     config.log('functions: invocation through service.handle');
     const result = await compare(config, call('/1/functions/hello'), call('/1/bench/hello'));
+    const deploy = await service.handle({
+      method: 'PUT',
+      path: '/1/cloudCode/helloDeployed',
+      search: '',
+      headers: { ...HEADERS, 'x-svc-master-key': 'master' },
+      body: new TextEncoder().encode(JSON.stringify({ language: 'node', source: DEPLOYED_SOURCE })),
+    });
+    if (deploy.status !== 200) throw new Error(`deploy answered ${deploy.status} ${String(deploy.body)}`);
+    await check('/1/functions/helloDeployed');
+    config.log('functions: a deployed function (QuickJS on a worker thread)');
+    const deployed = await compare(config, call('/1/functions/helloDeployed'), call('/1/bench/hello'), { clock: 'wall' });
+    config.log('functions: cold start of a deployed function');
+    const cold = await coldStart(config);
     return [
       comparisonRow('functions', 'POST /1/functions/hello (host-defined) vs a host route doing the same', 'host route', result, 0.5, {
         unit: 'req/s',
-        note: 'in-process through service.handle (no sockets): the difference is the functions runtime; deployed functions (sandboxed, with cold starts) are not built yet',
+        note: 'in-process through service.handle (no sockets): the difference is the functions runtime',
+      }),
+      comparisonRow('functions', 'POST /1/functions/helloDeployed (deployed source, QuickJS on a worker thread) vs a host route doing the same', 'host route', deployed, 0.5, {
+        unit: 'req/s',
+        note: 'wall clock; each invocation: a fresh QuickJS runtime and context, two thread hops, JSON across the boundary',
+      }),
+      comparisonRow('functions', 'first call of a deployed function on a fresh service (worker start, QuickJS load) vs a warm call', 'warm call', cold, null, {
+        unit: 'calls/s',
+        note: `cold ${cold.detail.coldMs.toFixed(1)} ms, warm ${cold.detail.warmMs.toFixed(2)} ms (median of ${cold.detail.samples})`,
       }),
     ];
   } finally {

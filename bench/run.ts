@@ -47,8 +47,9 @@ async function childEntry(group: Group): Promise<{ file: string; args: string[];
     if (group === 'rest') await bundle('rest-server', { file: join(HERE, 'rest-server.ts') });
     if (group === 'startup') await bundle('startup-server', { file: join(HERE, 'startup-server.ts') });
     if (group === 'realtime') await bundle('realtime-fleet', { file: join(HERE, 'realtime-fleet.ts') });
-    // The SQLite adapter starts its reader workers from a file next to its own module, as in dist/.
+    // The SQLite adapter and the functions sandbox start their workers from files next to their own module, as in dist/.
     await bundle('sqlite-reader-worker', { file: join(HERE, '../src/storage/sqlite/sqlite-reader-worker.ts') });
+    await bundle('functions-sandbox-worker', { file: join(HERE, '../src/functions/sandbox/functions-sandbox-worker.ts') });
     const contents = `import { run } from './${group}.js';\nimport { childMain } from './child.js';\nawait childMain('${group}', run);\n`;
     return { file: await bundle(group, { contents }), args: [], execArgv: ['--expose-gc'] };
   } catch (error) {

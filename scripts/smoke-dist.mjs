@@ -1,5 +1,6 @@
 // Loads the built package both ways (ESM and CJS) and runs a real request through each, including a
-// captcha render (font resolution differs between the two builds). Run after `npm run build`.
+// captcha render (font resolution differs between the two builds) and a deployed cloud function
+// (its sandbox worker is a file of its own). Run after `npm run build`.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -15,12 +16,19 @@ for (const [name, lib] of Object.entries(builds)) {
   const service = lib.createService({
     storage: lib.memoryStorage(),
     applications: [{ applicationId: 'a', restApiKey: 'r', masterKey: 'm', secretKey: 's' }],
+    functions: {},
   });
   const call = async (method, path, body) => {
     const res = await service.handle({ method, path, search: '', headers: keys, body: body ? Buffer.from(JSON.stringify(body)) : null });
     return { status: res.status, body: typeof res.body === 'string' ? JSON.parse(res.body) : res.body };
   };
   const created = await call('POST', '/1/classes/Smoke', { n: 1 });
+  // A deployed function runs in the sandbox worker, which ships as its own file in each build.
+  const master = { ...keys, 'x-svc-master-key': 'm' };
+  const source = 'function onRequest(request, response) { response.send("sandboxed " + request.body.n) }';
+  const deployed = await service.handle({ method: 'PUT', path: '/1/cloudCode/smoke', search: '', headers: master, body: Buffer.from(JSON.stringify({ language: 'node', source })) });
+  const invoked = await call('POST', '/1/functions/smoke', { n: 2 });
+  if (deployed.status !== 200 || invoked.body.result !== 'sandboxed 2') throw new Error(`[smoke] ${name} deployed function failed: ${JSON.stringify({ deployed: deployed.status, invoked })}`);
   const captcha = await call('POST', '/1/requestCaptcha', {});
   const image = await service.handle({ method: 'GET', path: '/1/captchaImage', search: new URL(captcha.body.captcha_url).search.slice(1), headers: {}, body: null });
   await service.close();

@@ -11,6 +11,7 @@
  *   or in PostgreSQL's process when SVC_DATABASE_URL is set: run one instance then, docs/scaling.md;
  *   with it, realtime events and access-cache invalidations also fan out between instances over Redis pub/sub)
  *   SVC_FILES (uploads' folder on PostgreSQL; on SQLite they live beside the database file)
+ *   SVC_FUNCTIONS_DIR (./functions: every <name>.js there is deployed at start-up into the sandbox)
  *   SVC_AI_BASE_URL, SVC_AI_API_KEY, SVC_AI_MODEL (an OpenAI-compatible API for AI chat at
  *   ws://HOST:PORT/1/ai/<secretKey>; without a base URL that route answers 11190)
  *
@@ -18,16 +19,16 @@
  *
  * One log line per request (method, path, status, ms, request id); socket limits from ../server-limits.ts.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { exampleFunctions } from './functions.js';
-import { type AiOptions, type ApplicationConfig, type ServiceOptions, consoleMailTransport, openAiCompatibleProvider, consoleSmsTransport, createService, lineLogger, localFileStore } from 'svcbase';
+import { type AiOptions, type ApplicationConfig, type Service, type ServiceOptions, consoleMailTransport, openAiCompatibleProvider, consoleSmsTransport, createService, lineLogger, localFileStore } from 'svcbase';
 import { toNodeListener } from 'svcbase/node';
 import { postgresStorage } from 'svcbase/postgres';
 import { redisCounterStore, redisEventBus, redisKvStore } from 'svcbase/redis';
@@ -73,6 +74,8 @@ export interface StartOptions {
   /** Key prefix in Redis (default `svc:`). */
   redisPrefix?: string;
   quiet?: boolean;
+  /** Cloud function sources deployed at start-up (default: `SVC_FUNCTIONS_DIR`, else ./functions). */
+  functionsDir?: string;
   /** AI chat's provider and model (default: from SVC_AI_BASE_URL, SVC_AI_API_KEY and SVC_AI_MODEL). */
   ai?: AiOptions;
   /** Where log lines go (default: stdout, or nowhere when `quiet`). */
@@ -118,12 +121,15 @@ export async function start(options: StartOptions = {}) {
     ai: options.ai ?? aiFromEnv(),
     logger,
   });
+  const deployed = await deployFunctionsDir(service, resolve(options.functionsDir ?? env.SVC_FUNCTIONS_DIR ?? 'functions'), devApplication(url), log);
   server.on('request', withRequestLog(toNodeListener(service), logger));
   server.on('upgrade', (request, socket, head) => service.handleUpgrade(request, socket, head));
   return {
     url,
     dbFile,
     server,
+    /** Names of the functions deployed from the functions folder. */
+    deployed,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -131,6 +137,30 @@ export async function start(options: StartOptions = {}) {
       await stores.close();
     },
   };
+}
+
+/**
+ * Deploys every `<name>.js` of `dir` as a cloud function, through the same route an operator uses
+ * (`PUT /1/cloudCode/<name>` with the master key). A file that does not deploy (a syntax error, a bad
+ * name) is reported and skipped.
+ */
+async function deployFunctionsDir(service: Service, dir: string, app: ApplicationConfig, log: (line: string) => void): Promise<string[]> {
+  if (!existsSync(dir)) return [];
+  const deployed: string[] = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.js')).sort()) {
+    const name = file.slice(0, -3);
+    const body = JSON.stringify({ language: 'node', source: readFileSync(join(dir, file), 'utf8') });
+    const reply = await service.handle({
+      method: 'PUT',
+      path: `/1/cloudCode/${encodeURIComponent(name)}`,
+      search: '',
+      headers: { 'x-svc-application-id': app.applicationId, 'x-svc-master-key': app.masterKey, 'content-type': 'application/json' },
+      body: new TextEncoder().encode(body),
+    });
+    if (reply.status === 200) deployed.push(name);
+    else log(`[functions] ${file} was not deployed: ${typeof reply.body === 'string' ? reply.body : new TextDecoder().decode(reply.body)}`);
+  }
+  return deployed;
 }
 
 /** AI chat's provider from SVC_AI_BASE_URL / SVC_AI_API_KEY / SVC_AI_MODEL; none without a base URL. */
@@ -197,7 +227,7 @@ function openStores(options: StartOptions, databaseUrl: string, redisUrl: string
   };
 }
 
-function banner(url: string, dbFile: string): string {
+function banner(url: string, dbFile: string, deployed: readonly string[] = []): string {
   const app = devApplication();
   const keys = `-H 'X-Svc-Application-Id: ${app.applicationId}' -H 'X-Svc-REST-API-Key: ${app.restApiKey}'`;
   return [
@@ -217,6 +247,7 @@ function banner(url: string, dbFile: string): string {
     `curl -s -X POST ${url}/1/functions/hello ${keys} -H 'Content-Type: application/json' -d '{"name":"svcbase"}'`,
     '',
     `A cloud function over plain HTTP (secret key in the path): ${url}/${app.secretKey}/hello?name=svcbase`,
+    ...(deployed.length > 0 ? [`Deployed from the functions folder (QuickJS sandbox): ${deployed.map((name) => `${url}/${app.secretKey}/${name}`).join(' ')}`] : []),
     `AI chat (Bmob.ChatAI()): ${url.replace('http', 'ws')}/1/ai/${app.secretKey}${env.SVC_AI_BASE_URL ? '' : ' (set SVC_AI_BASE_URL, SVC_AI_API_KEY and SVC_AI_MODEL to enable it)'}`,
     '',
   ].join('\n');
@@ -236,8 +267,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     process.stderr.write(listenFailure(error) + '\n');
     process.exit(1);
   });
-  const { url, dbFile, close } = started;
-  print(banner(url, dbFile));
+  const { url, dbFile, close, deployed } = started;
+  print(banner(url, dbFile, deployed));
   const stop = () => void close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -32,6 +32,10 @@ describe('quick start (examples/node-http)', () => {
       expect(outputs[3]).toEqual({ result: 'hello svcbase' });
       const plain = banner(server.url, server.dbFile).split('\n').find((l) => l.startsWith('A cloud function'))!;
       expect(await (await fetch(plain.slice(plain.indexOf('http')))).text()).toBe('hello svcbase');
+      // functions/greet.js was deployed at start-up into the sandbox, and reads the table the first curl line wrote.
+      expect(server.deployed).toEqual(['greet']);
+      const deployedLine = banner(server.url, server.dbFile, server.deployed).split('\n').find((l) => l.startsWith('Deployed from'))!;
+      expect(await (await fetch(`${deployedLine.slice(deployedLine.indexOf('http'))}?name=you`)).text()).toBe('hello you, the best score is 1337');
       // Realtime is on: a subscriber hears the next write.
       const app = devApplication();
       const headers = { 'X-Svc-Application-Id': app.applicationId, 'X-Svc-REST-API-Key': app.restApiKey };
