@@ -2,25 +2,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FunctionTimer } from '../../src/functions/function-runner.js';
 import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
+import { manualTimer } from './manual-timer.js';
 
-/** A timer the test fires by hand: timeouts without sleeping. */
-function manualTimer(): FunctionTimer & { fireAll(): void; pending(): number } {
-  const waiting = new Set<() => void>();
-  return {
-    setTimeout(callback) {
-      waiting.add(callback);
-      return () => waiting.delete(callback);
-    },
-    fireAll() {
-      const due = [...waiting];
-      waiting.clear();
-      for (const callback of due) callback();
-    },
-    pending: () => waiting.size,
-  };
-}
 
 const SECRET = TEST_APP.secretKey!;
 

@@ -5,26 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { svcError } from '../../src/core/errors.js';
 import type { CloudFunction } from '../../src/functions/index.js';
-import type { FunctionTimer } from '../../src/functions/function-runner.js';
 import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
 import { FAST_SCRYPT } from '../users/users-server.js';
+import { manualTimer } from './manual-timer.js';
 
-/** A timer the test fires by hand: timeouts without sleeping. */
-function manualTimer(): FunctionTimer & { fireAll(): void; pending(): number } {
-  const waiting = new Set<() => void>();
-  return {
-    setTimeout(callback) {
-      waiting.add(callback);
-      return () => waiting.delete(callback);
-    },
-    fireAll() {
-      const due = [...waiting];
-      waiting.clear();
-      for (const callback of due) callback();
-    },
-    pending: () => waiting.size,
-  };
-}
 
 const SECRET = TEST_APP.secretKey!;
 const release: Array<() => void> = [];
