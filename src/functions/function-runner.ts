@@ -90,6 +90,8 @@ export interface FunctionRunnerDeps {
   /** Functions deployed as source for the caller's application, looked up after the host's (none by default). */
   readonly deployed?: (caller: Caller, name: string) => Promise<CloudFunction | undefined>;
   readonly limits: FunctionLimits;
+  /** An application's own timeout and concurrency cap (`featureSettings.functions`), over `limits`. */
+  readonly limitsOf?: (caller: Caller) => Pick<FunctionLimits, 'timeoutMs' | 'maxConcurrent'>;
   readonly clock: Clock;
   readonly timer: FunctionTimer;
   readonly logger: Logger;
@@ -161,25 +163,25 @@ export class FunctionRunner {
   }
 
   private start(fn: CloudFunction, name: string, call: FunctionCall): Promise<SentReply> {
-    const { limits } = this.deps;
+    const limits = this.deps.limitsOf?.(call.caller) ?? this.deps.limits;
     const app = call.caller.app.applicationId;
     const key = `${app}\u0000${name}`;
     const health = this.health.get(key);
     if (health && health.suspendedUntil > this.deps.clock.now()) return Promise.reject(svcError('functionSuspended', name));
     // Nested calls (oFunctions.run) belong to an invocation already counted: counting them again
     // would let a chain deeper than the cap block itself.
-    if (call.depth > 0) return this.runOne(fn, name, key, call, () => {});
+    if (call.depth > 0) return this.runOne(fn, name, key, call, limits.timeoutMs, () => {});
     const running = this.running.get(app) ?? 0;
     if (running >= limits.maxConcurrent) return Promise.reject(svcError('functionConcurrency', limits.maxConcurrent, running, name));
     this.running.set(app, running + 1);
-    return this.runOne(fn, name, key, call, () => {
+    return this.runOne(fn, name, key, call, limits.timeoutMs, () => {
       const left = (this.running.get(app) ?? 1) - 1;
       if (left <= 0) this.running.delete(app);
       else this.running.set(app, left);
     });
   }
 
-  private runOne(fn: CloudFunction, name: string, key: string, outer: FunctionCall, done: () => void): Promise<SentReply> {
+  private runOne(fn: CloudFunction, name: string, key: string, outer: FunctionCall, timeoutMs: number, done: () => void): Promise<SentReply> {
     // The invocation's abort signal is made only if a module asks for it (oHttp, a nested call).
     let ended: AbortController | undefined;
     let signal: AbortSignal | undefined;
@@ -206,9 +208,9 @@ export class FunctionRunner {
       const cancel = this.deps.timer.setTimeout(() => {
         settle(() => {
           this.timedOut(key, name);
-          reject(svcError('functionTimeout', name, this.deps.limits.timeoutMs));
+          reject(svcError('functionTimeout', name, timeoutMs));
         });
-      }, this.deps.limits.timeoutMs);
+      }, timeoutMs);
       const failed = (error: unknown) =>
         settle(() => {
           // A function stopped for its CPU budget counts towards suspension as a timeout does.

@@ -48,6 +48,24 @@ export interface DeployedOptions {
   readonly logBytes?: number;
 }
 
+/** One application's own function limits (`featureSettings.functions`), over the service's `limits`. */
+export interface FunctionSettings {
+  readonly timeoutMs?: number;
+  readonly maxConcurrent?: number;
+}
+
+function resolveFunctionSettings(given: unknown, defaults: FunctionSettings): FunctionSettings {
+  if (given === undefined) return defaults;
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new Error('expected { timeoutMs?, maxConcurrent? }');
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(given)) {
+    if (key !== 'timeoutMs' && key !== 'maxConcurrent') throw new Error(`unknown setting '${key}'`);
+    if (!Number.isSafeInteger(value) || (value as number) < 1) throw new Error(`${key} must be a positive integer`);
+    out[key] = value as number;
+  }
+  return out;
+}
+
 /** The published API: run a function as a caller, outside HTTP. */
 export interface FunctionsApi {
   readonly runner: FunctionRunner;
@@ -62,9 +80,10 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 const PATH = /^(\/[A-Za-z0-9_-]+)*$/;
 
 /** The functions feature: `POST /1/functions/:name` and the plain-HTTP form over one runner. */
-export function functionsFeature(options: FunctionsOptions): FeatureDefinition<FunctionsApi> {
+export function functionsFeature(options: FunctionsOptions): FeatureDefinition<FunctionsApi, FunctionSettings> {
   return {
     id: 'functions',
+    settings: { defaults: {}, resolve: resolveFunctionSettings },
     requires: ['records'],
     after: ['users', 'files'],
     init(ctx) {
@@ -98,6 +117,10 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
         : null;
       const runner: FunctionRunner = new FunctionRunner({
         functions: definitions,
+        limitsOf: (caller: Caller) => {
+          const own = ctx.settings(caller.app);
+          return own.timeoutMs === undefined && own.maxConcurrent === undefined ? limits : { ...limits, ...own };
+        },
         ...(deployed ? { deployed: (caller: Caller, name: string) => deployed.lookup(caller, name) } : {}),
         limits,
         clock: ctx.clock,

@@ -173,3 +173,28 @@ describe('deployed cloud functions', () => {
     expect((await master('DELETE', '/1/cloudCode/gone')).body.code).toBe(11032);
   });
 });
+
+describe('per-application function limits (featureSettings.functions)', () => {
+  it('caps one application\'s concurrency and timeout without touching another\'s, and refuses bad settings', async () => {
+    const timer = manualTimer();
+    const tight = { ...TEST_APP, featureSettings: { functions: { maxConcurrent: 1, timeoutMs: 1500 } } };
+    const other = { applicationId: 'other-app', restApiKey: 'other-rest', masterKey: 'other-master' };
+    const server = await startTestServer({
+      captcha: false,
+      applications: [tight, other],
+      functions: { definitions: { hang: (request, response) => void (request.body['answer'] && response.send('ok')) }, timer },
+    });
+    try {
+      const asOther = { 'X-Svc-Application-Id': 'other-app', 'X-Svc-REST-API-Key': 'other-rest' };
+      const first = server.request('POST', '/1/functions/hang', { body: {} });
+      while (timer.pending() === 0) await new Promise((r) => setImmediate(r));
+      expect((await server.request('POST', '/1/functions/hang', { body: { answer: true } })).body.code).toBe(10076);
+      expect((await server.request('POST', '/1/functions/hang', { body: { answer: true }, auth: false, headers: asOther })).body).toEqual({ result: 'ok' });
+      timer.fireAll();
+      expect((await first).body).toMatchObject({ code: 11030, error: expect.stringContaining('1500 ms') });
+    } finally {
+      await server.close();
+    }
+    await expect(startTestServer({ captcha: false, applications: [{ ...TEST_APP, featureSettings: { functions: { timeoutMs: 0 } } }], functions: {} })).rejects.toMatchObject({ code: 11116 });
+  });
+});
