@@ -16,8 +16,8 @@ export interface DeployedFunctionsDeps {
   readonly limits: SandboxLimits;
   /** Worker threads running deployed functions (default 2), started on first use. */
   readonly workers: number;
-  /** A worker busy past this long with one invocation is replaced (the runner's timeout plus a grace). */
-  readonly hardDeadlineMs: number;
+  /** How long a worker may stay busy with one invocation of the caller's application before it is replaced. */
+  readonly deadlineFor: (caller: Caller) => number;
   readonly timer: FunctionTimer;
   readonly logger: Logger;
   /** Names the host defines: they cannot be deployed over. */
@@ -48,7 +48,7 @@ export class DeployedFunctions {
   /** The runner's lookup: the deployed function of the caller's application, if any. */
   async lookup(caller: Caller, name: string): Promise<CloudFunction | undefined> {
     const deployed = await this.deps.store.get(caller.app.namespace, name);
-    return deployed ? this.functionOf(caller.app.applicationId, deployed) : undefined;
+    return deployed ? this.functionOf(caller.app.applicationId, deployed, this.deps.deadlineFor(caller)) : undefined;
   }
 
   /** Validates (name, language, size, syntax with its line) and stores a source. */
@@ -75,12 +75,12 @@ export class DeployedFunctions {
     return this.quickjs;
   }
 
-  private functionOf(appId: string, deployed: DeployedSource): CloudFunction {
+  private functionOf(appId: string, deployed: DeployedSource, deadlineMs: number): CloudFunction {
     const { logs, limits } = this.deps;
     return (request, response, modules) =>
       new Promise<void>((resolve, reject) => {
-        this.pool ??= new SandboxPool({ size: this.deps.workers, limits, hardDeadlineMs: this.deps.hardDeadlineMs, timer: this.deps.timer, logger: this.deps.logger });
-        this.pool.run(deployed.source, request as unknown as Json, {
+        this.pool ??= new SandboxPool({ size: this.deps.workers, limits, timer: this.deps.timer, logger: this.deps.logger });
+        this.pool.run(deployed.source, request as unknown as Json, deadlineMs, {
           call: (module, method, args) => callModule(modules, module, method, args),
           setHeader: (headers) => modules.oData.setHeader(headers),
           log: (level, message) => logs.append(appId, deployed.name, level, message),

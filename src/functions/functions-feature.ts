@@ -109,7 +109,8 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
             logs,
             limits: { ...DEFAULT_SANDBOX_LIMITS, ...deployedOptions.sandbox },
             workers: deployedOptions.workers ?? 2,
-            hardDeadlineMs: limits.timeoutMs + 5000,
+            // The function's own timeout (its application's, when set) plus a grace.
+            deadlineFor: (caller: Caller) => (ctx.settings(caller.app).timeoutMs ?? limits.timeoutMs) + 5000,
             timer,
             logger: ctx.logger,
             hostNames: new Set(Object.keys(definitions)),

@@ -22,8 +22,6 @@ export interface SandboxPoolOptions {
   /** Worker threads (default 2). */
   readonly size?: number;
   readonly limits: SandboxLimits;
-  /** A worker still busy with one invocation after this long is terminated and replaced. */
-  readonly hardDeadlineMs: number;
   readonly timer: FunctionTimer;
   readonly logger: Logger;
   /** Starts a worker (default: the package's functions-sandbox-worker file). */
@@ -32,6 +30,8 @@ export interface SandboxPoolOptions {
 
 interface Job {
   readonly id: number;
+  /** Past this long the worker is terminated and replaced. */
+  readonly deadlineMs: number;
   readonly source: string;
   readonly request: Json;
   readonly run: SandboxRun;
@@ -53,7 +53,7 @@ function defaultSpawn(): () => Worker {
 
 /**
  * Worker threads running deployed functions, one invocation per worker at a time, queued in arrival
- * order. A worker whose invocation outlives `hardDeadlineMs` (a loop QuickJS's CPU budget did not
+ * order. A worker whose invocation outlives its deadline (a loop QuickJS's CPU budget did not
  * stop, a module call that never returns) is terminated and replaced; one that dies is replaced too.
  */
 export class SandboxPool {
@@ -69,10 +69,11 @@ export class SandboxPool {
     for (let i = 0; i < (options.size ?? 2); i++) this.slots.push(this.start());
   }
 
-  run(source: string, request: Json, run: SandboxRun): void {
+  /** Queues one invocation; a worker still busy with it after `deadlineMs` is terminated and replaced. */
+  run(source: string, request: Json, deadlineMs: number, run: SandboxRun): void {
     if (this.closed) return run.fail(svcError('functionRuntimeMissing', 'the service is closing'));
     if (this.broken) return run.fail(svcError('functionRuntimeMissing', this.broken));
-    this.queue.push({ id: this.nextId++, source, request, run });
+    this.queue.push({ id: this.nextId++, deadlineMs, source, request, run });
     this.dispatch();
   }
 
@@ -106,9 +107,9 @@ export class SandboxPool {
       slot.job = job;
       slot.cancelDeadline = this.options.timer.setTimeout(() => {
         if (slot.job !== job) return;
-        this.options.logger.warn('functions: terminating a sandbox past its deadline', { deadlineMs: this.options.hardDeadlineMs });
+        this.options.logger.warn('functions: terminating a sandbox past its deadline', { deadlineMs: job.deadlineMs });
         void slot.worker.terminate();
-      }, this.options.hardDeadlineMs);
+      }, job.deadlineMs);
       const message: ToWorker = { type: 'run', id: job.id, source: job.source, request: job.request, limits: this.options.limits };
       slot.worker.postMessage(message);
     }
