@@ -12,6 +12,8 @@
  *   with it, realtime events and access-cache invalidations also fan out between instances over Redis pub/sub)
  *   SVC_FILES (uploads' folder on PostgreSQL; on SQLite they live beside the database file)
  *   SVC_FUNCTIONS_DIR (./functions: every <name>.js there is deployed at start-up into the sandbox)
+ *   SVC_VAPID_PUBLIC_KEY, SVC_VAPID_PRIVATE_KEY, SVC_VAPID_SUBJECT (Web Push for POST /1/push; without
+ *   them /1/push answers 11199; `npx web-push generate-vapid-keys` makes a pair)
  *   SVC_AI_BASE_URL, SVC_AI_API_KEY, SVC_AI_MODEL (an OpenAI-compatible API for AI chat at
  *   ws://HOST:PORT/1/ai/<secretKey>; without a base URL that route answers 11190)
  *
@@ -28,7 +30,7 @@ import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { exampleFunctions } from './functions.js';
-import { type AiOptions, type ApplicationConfig, type Service, type ServiceOptions, consoleMailTransport, openAiCompatibleProvider, consoleSmsTransport, createService, lineLogger, localFileStore } from 'svcbase';
+import { type AiOptions, type ApplicationConfig, type PushOptions, type Service, type ServiceOptions, consoleMailTransport, openAiCompatibleProvider, webPushTransport, consoleSmsTransport, createService, lineLogger, localFileStore } from 'svcbase';
 import { toNodeListener } from 'svcbase/node';
 import { postgresStorage } from 'svcbase/postgres';
 import { redisCounterStore, redisEventBus, redisKvStore } from 'svcbase/redis';
@@ -119,6 +121,7 @@ export async function start(options: StartOptions = {}) {
     // Cloud functions: POST /1/functions/<name>, and GET|POST /<secretKey>/<name> at the root.
     functions: { definitions: exampleFunctions },
     ai: options.ai ?? aiFromEnv(),
+    push: pushFromEnv(),
     logger,
   });
   const deployed = await deployFunctionsDir(service, resolve(options.functionsDir ?? env.SVC_FUNCTIONS_DIR ?? 'functions'), devApplication(url), log);
@@ -161,6 +164,14 @@ async function deployFunctionsDir(service: Service, dir: string, app: Applicatio
     else log(`[functions] ${file} was not deployed: ${typeof reply.body === 'string' ? reply.body : new TextDecoder().decode(reply.body)}`);
   }
   return deployed;
+}
+
+/** Web Push from SVC_VAPID_PUBLIC_KEY / SVC_VAPID_PRIVATE_KEY / SVC_VAPID_SUBJECT; no transport without the keys. */
+function pushFromEnv(): PushOptions {
+  const publicKey = env.SVC_VAPID_PUBLIC_KEY ?? '';
+  const privateKey = env.SVC_VAPID_PRIVATE_KEY ?? '';
+  if (!publicKey || !privateKey) return {};
+  return { webPush: webPushTransport({ vapid: { publicKey, privateKey, subject: env.SVC_VAPID_SUBJECT ?? 'mailto:admin@localhost' } }) };
 }
 
 /** AI chat's provider from SVC_AI_BASE_URL / SVC_AI_API_KEY / SVC_AI_MODEL; none without a base URL. */
