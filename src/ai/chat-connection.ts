@@ -123,8 +123,9 @@ export function serveChatConnection(ws: WebSocket, deps: ChatConnectionDeps): vo
           }
         }
       } finally {
-        // Tokens are spent whether or not the client stayed to read them.
-        const tokens = usage?.totalTokens ?? estimateTokens([...messages.map((m) => m.content), reply]);
+        // Tokens are spent whether or not the client stayed to read them; a provider that refused
+        // before answering anything (an HTTP error) is not counted.
+        const tokens = usage?.totalTokens ?? (reply === '' ? 0 : estimateTokens([...messages.map((m) => m.content), reply]));
         await deps.limits.spend(deps.appId, tokens).catch((error: unknown) => logger.warn('ai: could not count tokens', { error: String(error) }));
       }
       if (gone.signal.aborted) return;
