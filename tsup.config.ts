@@ -17,11 +17,13 @@ export const entries = {
 
 /**
  * Files the package loads by path rather than by import: the SQLite reader worker
- * (src/storage/sqlite/reader-entry.ts starts `sqlite-reader-worker.js`/`.cjs` next to its chunks)
+ * (src/storage/sqlite/reader-entry.ts starts `sqlite-reader-worker.js`/`.cjs` next to its chunks),
+ * the SQLite checkpointer (checkpointer.ts)
  * and the deployed functions' sandbox worker (src/functions/sandbox/sandbox-pool.ts).
  */
 export const workerEntries = {
   'sqlite-reader-worker': 'src/storage/sqlite/sqlite-reader-worker.ts',
+  'sqlite-checkpoint-worker': 'src/storage/sqlite/sqlite-checkpoint-worker.ts',
   'functions-sandbox-worker': 'src/functions/sandbox/functions-sandbox-worker.ts',
 };
 

@@ -49,6 +49,7 @@ async function childEntry(group: Group): Promise<{ file: string; args: string[];
     if (group === 'realtime') await bundle('realtime-fleet', { file: join(HERE, 'realtime-fleet.ts') });
     // The SQLite adapter and the functions sandbox start their workers from files next to their own module, as in dist/.
     await bundle('sqlite-reader-worker', { file: join(HERE, '../src/storage/sqlite/sqlite-reader-worker.ts') });
+    await bundle('sqlite-checkpoint-worker', { file: join(HERE, '../src/storage/sqlite/sqlite-checkpoint-worker.ts') });
     await bundle('functions-sandbox-worker', { file: join(HERE, '../src/functions/sandbox/functions-sandbox-worker.ts') });
     const contents = `import { run } from './${group}.js';\nimport { childMain } from './child.js';\nawait childMain('${group}', run);\n`;
     return { file: await bundle(group, { contents }), args: [], execArgv: ['--expose-gc'] };
