@@ -29,11 +29,13 @@ describe('sqlite: opening a file another process is using', () => {
     const file = join(dir, 'fresh.db');
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const holder = spawn(process.execPath, ['-e', HOLDER, driver, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // Listened for at once: the holder may exit before the adapter has finished starting.
+    const exited = new Promise((resolve) => holder.once('exit', resolve));
     await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
     const db = new Database(file, { timeout: 0 });
     const storage = sqliteStorage({ database: db, busyTimeoutMs: 5000 });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     await storage.close();
-    await new Promise((resolve) => holder.once('exit', resolve));
+    await exited;
   });
 });
