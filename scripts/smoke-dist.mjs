@@ -57,6 +57,14 @@ try {
       throw new Error(`[smoke] ${name} sqlite reader failed: ${JSON.stringify({ found, overBudget })}`);
     }
     process.stdout.write(`[smoke] ${name} sqlite reader ok\n`);
+    // The checkpointer is a worker file too: with it running, the writer keeps only a backstop threshold.
+    const Database = require('better-sqlite3');
+    const db = new Database(join(dir, `${name}-checkpoint.db`));
+    const withCheckpointer = lib.sqliteStorage({ database: db });
+    const threshold = db.pragma('wal_autocheckpoint', { simple: true });
+    await withCheckpointer.close();
+    if (threshold !== 10000) throw new Error(`[smoke] ${name} sqlite checkpointer did not start (wal_autocheckpoint ${threshold})`);
+    process.stdout.write(`[smoke] ${name} sqlite checkpointer ok\n`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
