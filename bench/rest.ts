@@ -19,6 +19,7 @@ const CONNECTIONS = 10;
 
 interface Shot {
   readonly rps: number;
+  readonly p50: number;
   readonly p99: number;
   readonly bad: number;
 }
@@ -43,7 +44,7 @@ async function shoot(port: number, workload: HttpWorkload, headers: Readonly<Rec
     ],
   });
   const bad = result.errors + result.timeouts + result.non2xx;
-  return { rps: result.requests.total / result.duration, p99: result.latency.p99, bad };
+  return { rps: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99, bad };
 }
 
 function startServer(records: number): Promise<{ child: ChildProcess; ready: ServerReady }> {
@@ -103,6 +104,7 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
         target: 0.6,
         pass: ratio >= 0.6 && bad === 0,
         detail: {
+          oursP50Ms: median(ours.map((s) => s.p50)),
           oursP99Ms: median(ours.map((s) => s.p99)),
           referenceP99Ms: median(bare.map((s) => s.p99)),
           oursSpread: round3(spread(ours.map((s) => s.rps))),
@@ -118,7 +120,7 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
           bareUsPerRequest: Math.round((1e6 / median(bare.map((s) => s.rps))) * 10) / 10,
         },
         note:
-          `p99 ${median(ours.map((s) => s.p99))} ms vs ${median(bare.map((s) => s.p99))} ms; service.handle() alone ${workload.handleUs ?? '?'} us/request; ` +
+          `p50/p99 ${median(ours.map((s) => s.p50))}/${median(ours.map((s) => s.p99))} ms vs ${median(bare.map((s) => s.p50))}/${median(bare.map((s) => s.p99))} ms; service.handle() alone ${workload.handleUs ?? '?'} us/request; ` +
           `${ready.storage} storage, ${ready.records} records${bad > 0 ? `; ${bad} bad responses` : ''}`,
       });
     }
