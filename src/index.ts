@@ -134,6 +134,9 @@ export type {
 export { AI, DEFAULT_AI_SETTINGS, aiFeature, openAiCompatibleProvider } from './ai/index.js';
 export type { AiApi, AiOptions, AiSettings, ChatChunk, ChatCompletionRequest, ChatMessage, ChatProvider, ChatRole, ChatUsage, OpenAiCompatibleOptions } from './ai/index.js';
 export { PUSH, fcmTransport, pushFeature, webPushTransport } from './push/index.js';
+export { WECHAT, callbackSignature, createAccessTokens, nodePayTransport, payV2Sign, wechatFeature, wechatPlatformClient } from './wechat/index.js';
+export type { AccessTokens, PayService, PaySettings, PayV2Transport, PlatformAccount, PlatformClient, PlatformSession, QrInterface, QrRequest, WechatApi, WechatOptions, WechatService, WechatSettings } from './wechat/index.js';
+export { AuthProviderRegistry, type AuthProvider, type VerifiedIdentity } from './users/auth-providers.js';
 export type { FcmOptions, FcmServiceAccount, PushOptions, PushOutcome, PushService, PushSettings, PushTarget, PushTransport, WebPushOptions, WebPushSubscription } from './push/index.js';
 export { internalCaller, sessionCaller } from './app/caller.js';
 export type { Caller, CredentialKind } from './app/caller.js';

@@ -13,6 +13,7 @@ import { memoryKvStore } from './kv/memory-kv.js';
 import type { KvStore } from './kv/port.js';
 import { type AiOptions, aiFeature } from './ai/ai-feature.js';
 import { type PushOptions, pushFeature } from './push/push-feature.js';
+import { WECHAT, type WechatOptions, wechatFeature } from './wechat/wechat-feature.js';
 import type { PushService } from './push/push-service.js';
 import type { EventBus } from './events/port.js';
 import { observedStorage } from './storage/observed-storage.js';
@@ -179,6 +180,12 @@ export interface ServiceOptions {
    * `false` leaves it out. See docs/push.md.
    */
   push?: false | PushOptions;
+  /**
+   * The mini-program platform (login by openid, session keys, content checks, messages, codes) and
+   * WeChat Pay, with per-application credentials in `featureSettings.wechat`; without them the routes
+   * answer 11205. `false` leaves them out. See docs/wechat.md.
+   */
+  wechat?: false | WechatOptions;
   /**
    * Extra features: definitions (`{ id, requires, settings, init }`, see docs/features.md), started in
    * `requires` order after the built-in ones they need. The older factory form
@@ -377,7 +384,21 @@ function builtInFeatures(options: ServiceOptions, registry: ServiceRegistry): Fe
     definitions.push({
       id: FILES.id,
       init(ctx) {
-        const feature = createFilesFeature(ctx, { ...files, brands: options.brands ?? ['Svc'], signatureSkewMs: options.signatureSkewMs ?? 10_000 });
+        // The wechat feature starts later: its image check and codes are looked up per request.
+        const imageChecker = files.imageChecker ?? {
+          check: (app: Application, image: Uint8Array, name: string) => {
+            const wechat = ctx.find(WECHAT);
+            if (!wechat) throw svcError('imageCheckNotConfigured');
+            return wechat.service.checkImage(app, image, name);
+          },
+        };
+        const feature = createFilesFeature(ctx, {
+          ...files,
+          imageChecker,
+          platformQr: (app, iface, request) => ctx.find(WECHAT)?.service.qrCode(app, iface, request),
+          brands: options.brands ?? ['Svc'],
+          signatureSkewMs: options.signatureSkewMs ?? 10_000,
+        });
         return instanceOf(feature, feature.api);
       },
     });
@@ -387,6 +408,7 @@ function builtInFeatures(options: ServiceOptions, registry: ServiceRegistry): Fe
   }
   if (options.ai !== false) definitions.push(aiFeature(options.ai ?? {}));
   if (options.push !== false) definitions.push(pushFeature(options.push ?? {}));
+  if (options.wechat !== false) definitions.push(wechatFeature(options.wechat ?? {}));
   if (options.realtime !== false) {
     const realtimeOptions = options.realtime ?? {};
     definitions.push({

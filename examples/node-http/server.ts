@@ -16,6 +16,10 @@
  *   them /1/push answers 11199; `npx web-push generate-vapid-keys` makes a pair)
  *   SVC_AI_BASE_URL, SVC_AI_API_KEY, SVC_AI_MODEL (an OpenAI-compatible API for AI chat at
  *   ws://HOST:PORT/1/ai/<secretKey>; without a base URL that route answers 11190)
+ *   SVC_WECHAT_APPID, SVC_WECHAT_SECRET, SVC_WECHAT_API_BASE (the mini-program platform: login by
+ *   openid, content checks, messages, codes; without an appid those routes answer 11205), and
+ *   SVC_WECHAT_MCHID, SVC_WECHAT_PAY_KEY, SVC_WECHAT_PAY_API_BASE (WeChat Pay v2 for POST /1/pay;
+ *   notifications come to <public URL>/1/pay/notify/<applicationId>), docs/wechat.md
  *
  * Realtime subscriptions are on: ws://HOST:PORT/1/realtime (docs/realtime.md) and the SDK's /socket.io/.
  *
@@ -43,6 +47,7 @@ const print = (line: string) => process.stdout.write(line + '\n');
 
 /** `publicUrl`: where clients reach this server, the base of mailed links (SVC_PUBLIC_URL, else the listen URL). */
 export function devApplication(publicUrl?: string): ApplicationConfig {
+  const wechat = wechatFromEnv(env.SVC_APP_ID ?? 'dev-app-id', env.SVC_PUBLIC_URL ?? publicUrl ?? `http://127.0.0.1:${env.PORT ?? 3000}`);
   return {
     applicationId: env.SVC_APP_ID ?? 'dev-app-id',
     restApiKey: env.SVC_REST_KEY ?? 'dev-rest-key',
@@ -60,7 +65,23 @@ export function devApplication(publicUrl?: string): ApplicationConfig {
         ],
       },
     },
+    ...(wechat ? { featureSettings: { wechat } } : {}),
   };
+}
+
+/** The mini-program platform and WeChat Pay from SVC_WECHAT_*; none without an appid and secret. */
+function wechatFromEnv(applicationId: string, publicUrl: string): Record<string, unknown> | undefined {
+  const appId = env.SVC_WECHAT_APPID ?? '';
+  const secret = env.SVC_WECHAT_SECRET ?? '';
+  if (!appId || !secret) return undefined;
+  const miniProgram = { appId, secret, ...(env.SVC_WECHAT_API_BASE ? { apiBase: env.SVC_WECHAT_API_BASE } : {}) };
+  const mchId = env.SVC_WECHAT_MCHID ?? '';
+  const key = env.SVC_WECHAT_PAY_KEY ?? '';
+  const pay =
+    mchId && key
+      ? { mchId, key, notifyUrl: `${publicUrl.replace(/\/+$/, '')}/1/pay/notify/${applicationId}`, ...(env.SVC_WECHAT_PAY_API_BASE ? { apiBase: env.SVC_WECHAT_PAY_API_BASE } : {}) }
+      : null;
+  return { miniProgram, pay };
 }
 
 export interface StartOptions {

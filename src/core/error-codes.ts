@@ -98,6 +98,18 @@ export const ERROR_CODES = {
   functionSourceInvalid: { code: 11202, status: 400, message: 'invalid cloud function deployment: %s.' },
   functionCpuExceeded: { code: 11204, status: 424, message: 'cloud function %s used up its CPU budget (%s checks) and was stopped.' },
   functionHostDefined: { code: 11203, status: 400, message: 'cloud function %s is defined by the host and cannot be deployed over.' },
+  // --- mini-program platform and payments (issue 20) ---
+  authDataInvalid: { code: 208, status: 400, message: 'authData error: %s.' },
+  authDataTaken: { code: 208, status: 400, message: 'authData already linked by other user.' },
+  platformError: { code: 301, status: 424, message: 'this api response err: errcode %s, %s' },
+  payParamMissing: { code: 10001, status: 400, message: '%s required.' },
+  orderNotFound: { code: 10002, status: 404, message: 'order_no not exists.' },
+  payRefused: { code: 10003, status: 400, message: '%s.' },
+  platformMessageLimit: { code: 10100, status: 429, message: 'WeChat messages today exceeded %s.' },
+  platformNotConfigured: { code: 11205, status: 403, message: 'the mini-program platform is not configured for this application (%s).' },
+  platformUnavailable: { code: 11206, status: 424, message: 'the mini-program platform did not answer: %s.' },
+  platformCallbackRefused: { code: 11207, status: 400, message: 'platform callback refused: %s.' },
+  decryptFailed: { code: 11208, status: 400, message: 'cannot decrypt the data: %s.' },
   // --- push (issue 21) ---
   pushInstallationInvalid: { code: 131, status: 400, message: '%s' },
   pushDataMissing: { code: 141, status: 400, message: 'Missing the push data.' },

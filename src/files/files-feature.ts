@@ -8,7 +8,7 @@ import { type FilesApi, createFilesApi } from './files-api.js';
 import { type FilesOptions, limitsFor } from './files-options.js';
 import { imageCheckRoute } from './image-check-route.js';
 import { localFileStore } from './local-file-store.js';
-import { qrRoute } from './qr-route.js';
+import { type PlatformQr, qrRoute } from './qr-route.js';
 import { serveRoutes } from './serve-route.js';
 import { snapshotRoute } from './snapshot-route.js';
 import { uploadRoute } from './upload-route.js';
@@ -19,6 +19,8 @@ export interface FilesFeatureHost {
   readonly brands: readonly string[];
   /** Accepted clock skew of signed requests, ms. */
   readonly signatureSkewMs: number;
+  /** The mini-program platform's codes for `generatecode` (the wechat feature's). */
+  readonly platformQr?: PlatformQr;
 }
 
 export interface FilesFeature extends Feature {
@@ -61,7 +63,7 @@ export function createFilesFeature(ctx: ServiceContext, options: FilesOptions & 
       ...serveRoutes(store, new Set(apps.map((app) => app.namespace))),
       ...deleteRoutes(files),
       snapshotRoute(files, media),
-      qrRoute(files),
+      qrRoute(files, options.platformQr),
       imageCheckRoute({ auth, counters: ctx.counters, clock: ctx.clock, checker: options.imageChecker }),
     ],
     close: () => store.close?.(),

@@ -13,6 +13,8 @@ import type { PasswordHasher } from './password-hash.js';
 import type { SessionStore } from './session-store.js';
 import type { SignUpLimit } from './sign-up-limit.js';
 import type { UserStore } from './user-store.js';
+import type { AuthLinkStore } from './auth-links.js';
+import type { AuthProviderRegistry } from './auth-providers.js';
 
 /** The SMS code operations the users feature needs (the SMS feature's `api` has them). */
 export type UserSmsCodes = Pick<SmsApi, 'verifyCode' | 'redeemCode'>;
@@ -38,4 +40,8 @@ export interface UsersDeps {
   readonly phoneValidator: PhoneValidator;
   /** ACL checks of user reads, lists, updates and deletes (the records feature's, so roles are shared). */
   readonly access: AccessControl;
+  /** Verifiers of `authData` per platform (features register theirs). */
+  readonly authProviders: AuthProviderRegistry;
+  /** Users' links to platform identities. */
+  readonly authLinks: AuthLinkStore;
 }

@@ -35,7 +35,7 @@ export function userRoutes(users: UsersService, deps: UsersDeps, apps: ReadonlyM
   const ok = async (work: Promise<void>): Promise<RouteResult> => (await work, OK);
   return [
     route('POST', '/1/users', 'json', async (rc) => signUpResult(rc, await users.signUp(rc.caller, bodyOf(rc)))),
-    route('POST', '/1/usersv1', 'json', async (rc) => ({ body: (await users.phoneSignUpOrLogin(rc.caller, bodyOf(rc))).reply })),
+    route('POST', '/1/usersv1', 'json', async (rc) => signUpResult(rc, await users.phoneSignUpOrLogin(rc.caller, bodyOf(rc)))),
     route('GET', '/1/login', 'none', async (rc) => ({ body: await users.login(rc.caller, loginQuery(rc.query)) })),
     route('POST', '/1/login', 'json', async (rc) => ({ body: await users.login(rc.caller, bodyOf(rc)) })),
     route('POST', '/1/logout', 'optional-json', (rc) => ok(users.logout(rc.caller))),

@@ -8,6 +8,7 @@ import { mailVerifyAfterWrite, recipientOf } from './email-verification.js';
 import { userJson } from './user-output.js';
 import { assertUserColumnsUnlocked, insertUser, updateUserRecord } from './user-records.js';
 import { prepareUserWrite } from './user-write.js';
+import { authDataSignUpOrLogin } from './auth-data.js';
 
 
 /**
@@ -21,14 +22,14 @@ export type SignUpResult =
 
 /**
  * Sign-up (`POST /1/users`, `POST /1/classes/_User`): a new user with a session. An
- * empty body is 107; a body with `smsCode` signs up or logs in by phone instead; `authData` is not
- * supported (11005). Duplicates: 202 username, 203 email, 209 phone. Counted against the client
+ * empty body is 107; a body with `smsCode` signs up or logs in by phone instead, one with `authData`
+ * by a platform identity (docs/wechat.md). Duplicates: 202 username, 203 email, 209 phone. Counted against the client
  * address's `users.signUpLimits` (10076 with Retry-After when over).
  */
 export async function signUp(deps: UsersDeps, caller: Caller, body: JsonObject): Promise<SignUpResult> {
   const app = caller.app;
   if (Object.keys(body).length === 0) throw svcError('contentEmpty');
-  if (Object.hasOwn(body, 'authData')) throw svcError('invalidParameter', 'authData sign-up is not supported by this server');
+  if (Object.hasOwn(body, 'authData')) return authDataSignUpOrLogin(deps, caller, body);
   if (Object.hasOwn(body, 'smsCode')) return phoneSignUpOrLogin(deps, caller, body);
   await deps.signUpLimit(app, caller); // before the password hash: each sign-up costs one
   const prepared = await prepareUserWrite({
@@ -57,7 +58,7 @@ export async function signUp(deps: UsersDeps, caller: Caller, body: JsonObject):
  */
 export async function phoneSignUpOrLogin(deps: UsersDeps, caller: Caller, body: JsonObject): Promise<SignUpResult> {
   const app = caller.app;
-  if (Object.hasOwn(body, 'authData')) throw svcError('invalidParameter', 'authData login is not supported by this server');
+  if (Object.hasOwn(body, 'authData')) return authDataSignUpOrLogin(deps, caller, body);
   const { phone, code } = phoneAndCode(body);
   const sms = requireSms(deps);
   await deps.throttle.hitAddress(app, caller.address);

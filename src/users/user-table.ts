@@ -9,6 +9,8 @@ import type { StorageAdapter, TableRef } from '../storage/port.js';
 export const USER_CLASS = '_User';
 /** The session table (token hashes, never tokens). */
 export const SESSION_CLASS = '_Session';
+/** Users' links to platform identities (`authData`): master key only, never shown to other users. */
+export const AUTH_LINK_CLASS = '_AuthLink';
 
 /** Columns with a unique index, in the order their conflicts are reported. */
 export const UNIQUE_USER_FIELDS = ['username', 'email', 'mobilePhoneNumber'] as const;
@@ -31,6 +33,10 @@ export function userRef(app: Application): TableRef {
 
 export function sessionRef(app: Application): TableRef {
   return { namespace: app.namespace, className: SESSION_CLASS };
+}
+
+export function authLinkRef(app: Application): TableRef {
+  return { namespace: app.namespace, className: AUTH_LINK_CLASS };
 }
 
 /** `column == value`. */
@@ -59,6 +65,10 @@ export function createTableSetup(storage: StorageAdapter, logger: Logger): (app:
     await storage.ensureColumns(sessions, { tokenHash: { type: 'String' }, userId: { type: 'String' }, expiresAt: { type: 'Date' } });
     await createIndex(storage, sessions, 'unique_tokenHash', 'tokenHash', true, logger);
     await createIndex(storage, sessions, 'by_userId', 'userId', false, logger);
+    const links = authLinkRef(app);
+    await storage.ensureColumns(links, { linkKey: { type: 'String' }, platform: { type: 'String' }, userId: { type: 'String' }, data: { type: 'Object' } });
+    await createIndex(storage, links, 'unique_linkKey', 'linkKey', true, logger);
+    await createIndex(storage, links, 'by_userId', 'userId', false, logger);
   };
   return (app) => {
     let pending = ready.get(app.namespace);

@@ -2,7 +2,7 @@ import { svcError } from '../core/errors.js';
 import { formatDateTime } from '../core/time.js';
 import { dateMs } from '../core/values.js';
 import type { Caller } from '../app/caller.js';
-import type { JsonObject } from '../core/wire-values.js';
+import type { Json, JsonObject } from '../core/wire-values.js';
 import { isPlausibleObjectId } from '../records/object-id.js';
 import { requireSelfOrMaster } from './access.js';
 import type { UsersDeps } from './deps.js';
@@ -12,6 +12,7 @@ import { assertUserColumnsUnlocked, updateUserRecord } from './user-records.js';
 import { prepareUserWrite } from './user-write.js';
 import { userRef } from './user-table.js';
 import { withoutColumns } from '../records/read-restriction.js';
+import { applyAuthData, ownUserJson } from './auth-data.js';
 
 function assertId(objectId: string): void {
   if (!isPlausibleObjectId(objectId)) throw svcError('objectNotFound', objectId.slice(0, 64));
@@ -33,13 +34,27 @@ export async function readUser(deps: UsersDeps, caller: Caller, objectId: string
 /**
  * `PUT /1/users/:objectId`: that user's session token or the master key (206 otherwise). The body
  * goes through the user rules (`prepareUserWrite`); a new password revokes the user's other sessions
- * (all of them when the master key changes it); a new email is mailed a verification link.
+ * (all of them when the master key changes it); a new email is mailed a verification link. A body
+ * with `authData` links (`{<platform>: {...}}`) or unlinks (`{<platform>: null}`) platform identities
+ * first and answers the whole user, as the hosted service does.
  */
-export async function updateUser(deps: UsersDeps, caller: Caller, objectId: string, input: JsonObject): Promise<{ readonly updatedAt: string }> {
+export async function updateUser(deps: UsersDeps, caller: Caller, objectId: string, input: JsonObject): Promise<{ readonly updatedAt: string; readonly [key: string]: Json }> {
   const app = caller.app;
   const session = await requireSelfOrMaster(caller, objectId);
   assertId(objectId);
   await deps.ready(app);
+  if (Object.hasOwn(input, 'authData')) {
+    const { authData, ...rest } = input;
+    const level = await deps.access.accessOf(caller);
+    await deps.access.assertClassAllows(level, userRef(app), 'update');
+    const current = await deps.users.get(app, objectId);
+    if (!current || !deps.access.allows(level, current, 'write')) throw svcError('objectNotFound', objectId);
+    await applyAuthData(deps, app, objectId, authData);
+    if (Object.keys(rest).length > 0) await updateUser(deps, caller, objectId, rest);
+    const user = (await deps.users.get(app, objectId)) ?? current;
+    const out = await ownUserJson(deps, app, user, caller.sessionToken ?? undefined);
+    return { ...out, updatedAt: formatDateTime(dateMs(user.updatedAt), app.settings.timeZone) };
+  }
   const level = await deps.access.accessOf(caller);
   await deps.access.assertClassAllows(level, userRef(app), 'update');
   const current = await deps.users.get(app, objectId);
@@ -77,6 +92,7 @@ export async function deleteUser(deps: UsersDeps, caller: Caller, objectId: stri
   }
   if (!(await deps.users.delete(app, objectId))) throw svcError('objectNotFound', objectId);
   await deps.sessions.revokeAll(app, objectId);
+  for (const link of await deps.authLinks.ofUser(app, objectId)) await deps.authLinks.delete(app, link);
 }
 
 /** `GET /1/users/me`: the session's user with the presenting token; 211 without a live session. */
@@ -86,5 +102,5 @@ export async function currentUser(deps: UsersDeps, caller: Caller): Promise<Json
   if (!session || !token) throw svcError('sessionInvalid');
   const user = await deps.users.get(caller.app, session.objectId);
   if (!user) throw svcError('sessionInvalid');
-  return userJson(caller.app, user, token);
+  return ownUserJson(deps, caller.app, user, token);
 }

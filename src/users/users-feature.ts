@@ -28,7 +28,10 @@ import { defaultUserPhoneValidator } from './user-fields.js';
 import { type UserLister, createUserLister } from './user-list.js';
 import { type UsersService, createUsersService } from './users-service.js';
 import { createUserStore } from './user-store.js';
-import { SESSION_CLASS, USER_CLASS, createTableSetup } from './user-table.js';
+import { AUTH_LINK_CLASS, SESSION_CLASS, USER_CLASS, createTableSetup } from './user-table.js';
+import { AuthProviderRegistry } from './auth-providers.js';
+import { createAuthLinkStore } from './auth-links.js';
+import { MASTER_ONLY_POLICY } from '../records/class-policy.js';
 
 /** Options of {@link createUsersFeature}. */
 export interface UsersFeatureOptions {
@@ -94,6 +97,11 @@ export interface UsersFeature {
   readonly classPolicy: ClassPolicy;
   /** Internals for hosts and tests: session store, user store, hasher. */
   readonly deps: UsersDeps;
+  /**
+   * Verifiers of `authData` per platform: without one, `authData` of that platform is refused (208).
+   * The wechat feature registers `weapp`.
+   */
+  readonly authProviders: AuthProviderRegistry;
 }
 
 /**
@@ -136,12 +144,15 @@ export function createUsersFeature(ctx: UsersFeatureContext, registry: SessionRe
     signUpLimit: createSignUpLimit({ limiter: createRateLimiter({ store: counters, clock: ctx.clock }), logger: ctx.logger }),
     phoneValidator: options.phoneValidator ?? defaultUserPhoneValidator,
     access: options.access ?? createAccessControl({ storage: ctx.storage, clock: ctx.clock }),
+    authProviders: new AuthProviderRegistry(),
+    authLinks: createAuthLinkStore(ctx),
   };
   const sessions = createSessionResolver(deps);
   registry.sessions = sessions;
   const classPolicy = userClassPolicy(deps);
   options.classPolicies?.register(USER_CLASS, classPolicy);
   options.classPolicies?.register(SESSION_CLASS, SESSION_CLASS_POLICY);
+  options.classPolicies?.register(AUTH_LINK_CLASS, MASTER_ONLY_POLICY);
   // `GET /1/users` guards the tables its queries touch with the same policies as `/1/classes`.
   const own = new ClassPolicyRegistry();
   own.register(USER_CLASS, classPolicy);
@@ -156,6 +167,7 @@ export function createUsersFeature(ctx: UsersFeatureContext, registry: SessionRe
     sessions,
     classPolicy,
     deps,
+    authProviders: deps.authProviders,
     async close() {
       await options.mail.close?.();
     },

@@ -1,6 +1,6 @@
 import type { Caller } from '../app/caller.js';
 import { svcError } from '../core/errors.js';
-import type { JsonObject } from '../core/wire-values.js';
+import type { Json, JsonObject } from '../core/wire-values.js';
 import type { UsersDeps } from './deps.js';
 import { requestEmailVerify } from './email-verification.js';
 import { login } from './login.js';
@@ -34,7 +34,8 @@ export interface UsersService {
   checkSession(caller: Caller, objectId: string): Promise<boolean>;
   get(caller: Caller, objectId: string): Promise<JsonObject>;
   list(caller: Caller, query: URLSearchParams): Promise<JsonObject>;
-  update(caller: Caller, objectId: string, fields: JsonObject): Promise<{ readonly updatedAt: string }>;
+  /** `{updatedAt}`; the whole user when the body links or unlinks `authData`. */
+  update(caller: Caller, objectId: string, fields: JsonObject): Promise<{ readonly updatedAt: string; readonly [key: string]: Json }>;
   delete(caller: Caller, objectId: string): Promise<void>;
   /** `{oldPassword, newPassword}` for the caller's user, or for `objectId` (its session or the master key). */
   changePassword(caller: Caller, input: JsonObject, objectId?: string): Promise<void>;

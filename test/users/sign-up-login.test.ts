@@ -78,8 +78,11 @@ describe('sign-up (POST /1/users)', () => {
     }
   });
 
-  it('refuses authData sign-up and client-set verification flags', async () => {
-    expect((await s.request('POST', '/1/users', { body: { authData: { weapp: { openid: 'x' } } } })).body.code).toBe(11005);
+  it('refuses unverifiable authData sign-up and client-set verification flags', async () => {
+    // No mini-program configured: the weapp identity cannot be verified (11205); other platforms have no provider (208).
+    expect((await s.request('POST', '/1/users', { body: { authData: { weapp: { openid: 'x', sk: 'y' } } } })).body.code).toBe(11205);
+    expect((await s.request('POST', '/1/users', { body: { authData: { weapp: { openid: 'x' } } } })).body.code).toBe(208);
+    expect((await s.request('POST', '/1/users', { body: { authData: { qq: { openid: 'x', access_token: 't' } } } })).body.code).toBe(208);
     expect((await s.request('POST', '/1/users', { body: { ...ann, emailVerified: true } })).body.code).toBe(105);
     expect((await s.request('POST', '/1/users', { body: { ...ann, mobilePhoneVerified: true } })).body.code).toBe(105);
   });

@@ -1,0 +1,336 @@
+import { createCipheriv, createHmac, randomBytes } from 'node:crypto';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { callbackSignature } from './callback-signature.js';
+import { type PayFields, parsePayXml, payV2Sign, payV2SignatureValid, toPayXml } from './pay/pay-v2-xml.js';
+
+/** A call the fake received. */
+export interface FakePlatformCall {
+  readonly path: string;
+  readonly query: Readonly<Record<string, string>>;
+  /** The JSON body, the Pay XML fields, or for multipart the byte length of `media`. */
+  readonly body: unknown;
+}
+
+export interface FakeWechatPlatformOptions {
+  readonly appId?: string;
+  readonly secret?: string;
+  readonly mchId?: string;
+  readonly payKey?: string;
+  readonly signType?: 'MD5' | 'HMAC-SHA256';
+}
+
+/**
+ * A local stand-in for the WeChat mini-program platform and WeChat Pay v2, speaking their HTTP shapes:
+ * `{errcode, errmsg}` errors, the access token in the query string, stable tokens that expire
+ * (42001) or are revoked by a forced refresh (40001), single-use login codes (40029, 40163),
+ * HMAC session-key signatures (87009), content checks (87014), image bytes for codes, subscription
+ * refusals (43101), and Pay v2 XML signed with the merchant key (a bad signature answers FAIL).
+ * For testing your own mini-program flows against `createService({ wechat })`.
+ *
+ * @example
+ * const platform = await startFakeWechatPlatform();
+ * // featureSettings.wechat: { miniProgram: { appId: platform.appId, secret: platform.secret, apiBase: platform.url } }
+ * const code = platform.loginCode('openid-1'); // what wx.login would give the mini-program
+ */
+export interface FakeWechatPlatform {
+  readonly url: string;
+  readonly appId: string;
+  readonly secret: string;
+  readonly mchId: string;
+  readonly payKey: string;
+  readonly calls: FakePlatformCall[];
+  /** Issues a login code for `openid` (a new session key each time, as the platform rotates it). */
+  loginCode(openid: string, options?: { readonly unionid?: string }): string;
+  /** The current session key of `openid`. */
+  sessionKeyOf(openid: string): string;
+  /** A `getPhoneNumber` code for a phone number. */
+  phoneCode(phoneNumber: string): string;
+  /** Encrypts `data` (a watermark with `appId` added) with `openid`'s session key, as the mini-program gets it. */
+  encryptForUser(openid: string, data: Record<string, unknown>, appId?: string): { encryptedData: string; iv: string };
+  /** Text containing one of these is risky (87014 in v1, `suggest: 'risky'` in v2); images containing their bytes too. */
+  readonly riskyWords: Set<string>;
+  /** Subscribers who refused messages (43101). */
+  readonly refusedSubscribers: Set<string>;
+  /** Every access token issued so far now answers 42001 (expired). */
+  expireTokens(): void;
+  /** Delays every answer whose path starts with `prefix`. */
+  slowDown(prefix: string, ms: number): void;
+  /** The next call to `path` answers this error instead. */
+  failNext(path: string, errcode: number, errmsg: string): void;
+  /** Messages sent through subscribe/send and template/send. */
+  readonly messages: Array<{ kind: 'subscribe' | 'template'; body: Record<string, unknown> }>;
+  /** Posts the verdict of an async media check to `callbackUrl`, signed with the message `token`. */
+  finishMediaCheck(traceId: string, suggest: 'pass' | 'review' | 'risky', callbackUrl: string, token: string, options?: { readonly nonce?: string; readonly timestamp?: number }): Promise<{ status: number; text: string }>;
+  /** Posts a payment notification for an order to its notify_url (`forge`: signed with a wrong key). */
+  notifyPayment(outTradeNo: string, options?: { readonly forge?: boolean; readonly totalFee?: number }): Promise<{ status: number; text: string }>;
+  /** Orders as the platform knows them. */
+  readonly orders: Map<string, { total_fee: number; refunded: number; notify_url: string; openid: string; refunds: Set<string> }>;
+  close(): Promise<void>;
+}
+
+/** A 1×1 PNG: what the code endpoints answer. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==', 'base64');
+
+export async function startFakeWechatPlatform(options: FakeWechatPlatformOptions = {}): Promise<FakeWechatPlatform> {
+  const appId = options.appId ?? 'wxfake0000000001';
+  const secret = options.secret ?? 'fake-app-secret';
+  const mchId = options.mchId ?? '1900000109';
+  const payKey = options.payKey ?? '8934e7d15453e97507ef794cf7b0519d';
+  const signType = options.signType ?? 'MD5';
+  const calls: FakePlatformCall[] = [];
+  const codes = new Map<string, { openid: string; unionid?: string; used: boolean }>();
+  const sessionKeys = new Map<string, string>();
+  const phoneCodes = new Map<string, string>();
+  const tokens = new Map<string, 'live' | 'expired' | 'revoked'>();
+  let current: string | null = null;
+  let tokenCount = 0;
+  let traceCount = 0;
+  const delays: Array<[string, number]> = [];
+  const failures = new Map<string, { errcode: number; errmsg: string }>();
+  const riskyWords = new Set<string>(['forbidden-word']);
+  const refusedSubscribers = new Set<string>();
+  const messages: FakeWechatPlatform['messages'] = [];
+  const orders: FakeWechatPlatform['orders'] = new Map();
+
+  const newToken = () => {
+    current = `fake-token-${++tokenCount}-${randomBytes(4).toString('hex')}`;
+    tokens.set(current, 'live');
+    return current;
+  };
+  const json = (res: ServerResponse, body: unknown) => res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
+  const xml = (res: ServerResponse, fields: PayFields) => res.writeHead(200, { 'content-type': 'text/xml' }).end(toPayXml(fields));
+  const signedXml = (res: ServerResponse, fields: PayFields) => xml(res, { ...fields, sign: payV2Sign(fields, payKey, signType) });
+  const risky = (text: string) => [...riskyWords].some((word) => text.includes(word));
+
+  const readBody = async (req: IncomingMessage) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  };
+
+  const tokenError = (token: string | undefined): { errcode: number; errmsg: string } | null => {
+    const state = token ? tokens.get(token) : undefined;
+    if (state === 'live') return null;
+    if (state === 'expired') return { errcode: 42001, errmsg: 'access_token expired' };
+    return { errcode: 40001, errmsg: 'invalid credential, access_token is invalid or not latest' };
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const path = url.pathname;
+    const query = Object.fromEntries(url.searchParams);
+    const raw = await readBody(req);
+    const type = req.headers['content-type'] ?? '';
+    let body: unknown = raw.length;
+    if (/json/.test(type)) body = JSON.parse(raw.toString('utf8') || '{}');
+    else if (/xml/.test(type)) body = parsePayXml(raw.toString('utf8'));
+    calls.push({ path, query, body });
+    const delay = delays.find(([prefix]) => path.startsWith(prefix))?.[1];
+    if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
+    const failure = failures.get(path);
+    if (failure) {
+      failures.delete(path);
+      return json(res, failure);
+    }
+    const b = (body ?? {}) as Record<string, unknown>;
+    const needsToken = path.startsWith('/wxa/') || path.startsWith('/cgi-bin/message') || path.startsWith('/cgi-bin/wxaapp');
+    if (needsToken) {
+      const error = tokenError(query.access_token);
+      if (error) return json(res, error);
+    }
+    switch (path) {
+      case '/cgi-bin/stable_token': {
+        if (b.appid !== appId || b.secret !== secret) return json(res, { errcode: 40125, errmsg: 'invalid appsecret' });
+        if (b.force_refresh === true) {
+          for (const [token, state] of tokens) if (state === 'live') tokens.set(token, 'revoked');
+          return json(res, { access_token: newToken(), expires_in: 7200 });
+        }
+        return json(res, { access_token: current && tokens.get(current) === 'live' ? current : newToken(), expires_in: 7200 });
+      }
+      case '/sns/jscode2session': {
+        if (query.appid !== appId || query.secret !== secret) return json(res, { errcode: 40125, errmsg: 'invalid appsecret' });
+        const entry = codes.get(query.js_code ?? '');
+        if (!entry) return json(res, { errcode: 40029, errmsg: 'invalid code' });
+        if (entry.used) return json(res, { errcode: 40163, errmsg: 'code been used' });
+        entry.used = true;
+        return json(res, { openid: entry.openid, session_key: sessionKeys.get(entry.openid), ...(entry.unionid ? { unionid: entry.unionid } : {}) });
+      }
+      case '/wxa/checksession': {
+        const key = sessionKeys.get(query.openid ?? '');
+        const expected = key ? createHmac('sha256', key).update('').digest('hex') : '';
+        return json(res, key && query.signature === expected ? { errcode: 0, errmsg: 'ok' } : { errcode: 87009, errmsg: 'invalid signature' });
+      }
+      case '/wxa/business/getuserphonenumber': {
+        const phone = phoneCodes.get(String(b.code ?? ''));
+        if (!phone) return json(res, { errcode: 40029, errmsg: 'invalid code' });
+        return json(res, { errcode: 0, errmsg: 'ok', phone_info: { phoneNumber: phone, purePhoneNumber: phone, countryCode: '86', watermark: { timestamp: Math.floor(Date.now() / 1000), appid: appId } } });
+      }
+      case '/wxa/msg_sec_check': {
+        const content = String(b.content ?? '');
+        if (b.version === 2) {
+          const bad = risky(content);
+          return json(res, {
+            errcode: 0,
+            errmsg: 'ok',
+            result: { suggest: bad ? 'risky' : 'pass', label: bad ? 20002 : 100 },
+            detail: [{ strategy: 'content_model', errcode: 0, suggest: bad ? 'risky' : 'pass', label: bad ? 20002 : 100, prob: bad ? 90 : 0 }],
+            trace_id: `trace-${++traceCount}`,
+          });
+        }
+        return json(res, risky(content) ? { errcode: 87014, errmsg: 'risky content' } : { errcode: 0, errmsg: 'ok' });
+      }
+      case '/wxa/img_sec_check': {
+        if (!/multipart\/form-data/.test(type) || !raw.includes('name="media"')) return json(res, { errcode: 41005, errmsg: 'media data missing' });
+        if (raw.length > 1024 * 1024 + 4096) return json(res, { errcode: 40006, errmsg: 'invalid meida size' });
+        return json(res, [...riskyWords].some((word) => raw.includes(word)) ? { errcode: 87014, errmsg: 'risky content' } : { errcode: 0, errmsg: 'ok' });
+      }
+      case '/wxa/media_check_async':
+        return json(res, { errcode: 0, errmsg: 'ok', trace_id: `media-trace-${++traceCount}` });
+      case '/wxa/getwxacode':
+      case '/cgi-bin/wxaapp/createwxaqrcode':
+      case '/wxa/getwxacodeunlimit': {
+        if (path === '/wxa/getwxacodeunlimit') {
+          if (typeof b.scene !== 'string' || b.scene.length === 0 || b.scene.length > 32) return json(res, { errcode: 40129, errmsg: 'invalid scene' });
+          if (typeof b.page === 'string' && b.page.startsWith('/')) return json(res, { errcode: 41030, errmsg: 'invalid page' });
+        } else if (typeof b.path !== 'string' || b.path.length === 0) return json(res, { errcode: 41030, errmsg: 'invalid page' });
+        return res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+      }
+      case '/cgi-bin/message/subscribe/send': {
+        if (refusedSubscribers.has(String(b.touser))) return json(res, { errcode: 43101, errmsg: 'user refuse to accept the msg' });
+        messages.push({ kind: 'subscribe', body: b });
+        return json(res, { errcode: 0, errmsg: 'ok' });
+      }
+      case '/cgi-bin/message/template/send':
+        messages.push({ kind: 'template', body: b });
+        return json(res, { errcode: 0, errmsg: 'ok', msgid: 200228332 + messages.length });
+      case '/pay/unifiedorder': {
+        const fields = body as Record<string, string> | null;
+        if (!fields || !payV2SignatureValid(fields, payKey, (fields.sign_type as 'MD5') ?? 'MD5')) return xml(res, { return_code: 'FAIL', return_msg: 'SIGNERROR' });
+        if (fields.appid !== appId || fields.mch_id !== mchId) return xml(res, { return_code: 'FAIL', return_msg: 'appid and mch_id do not match' });
+        if (orders.has(fields.out_trade_no!)) return signedXml(res, { return_code: 'SUCCESS', result_code: 'FAIL', err_code: 'OUT_TRADE_NO_USED', err_code_des: 'out_trade_no used', appid: appId, mch_id: mchId, nonce_str: randomBytes(8).toString('hex') });
+        orders.set(fields.out_trade_no!, { total_fee: Number(fields.total_fee), refunded: 0, notify_url: fields.notify_url!, openid: fields.openid!, refunds: new Set() });
+        return signedXml(res, { return_code: 'SUCCESS', return_msg: 'OK', result_code: 'SUCCESS', appid: appId, mch_id: mchId, nonce_str: randomBytes(8).toString('hex'), prepay_id: `wx${Date.now()}${randomBytes(6).toString('hex')}`, trade_type: 'JSAPI' });
+      }
+      case '/secapi/pay/refund': {
+        const fields = body as Record<string, string> | null;
+        if (!fields || !payV2SignatureValid(fields, payKey, (fields.sign_type as 'MD5') ?? 'MD5')) return xml(res, { return_code: 'FAIL', return_msg: 'SIGNERROR' });
+        const order = orders.get(fields.out_trade_no ?? '');
+        const base = { return_code: 'SUCCESS', appid: appId, mch_id: mchId, nonce_str: randomBytes(8).toString('hex') };
+        if (!order) return signedXml(res, { ...base, result_code: 'FAIL', err_code: 'ORDERNOTEXIST', err_code_des: 'order does not exist' });
+        if (order.refunds.has(fields.out_refund_no!)) return signedXml(res, { ...base, result_code: 'SUCCESS', out_refund_no: fields.out_refund_no!, refund_id: `r-${fields.out_refund_no}`, refund_fee: fields.refund_fee! });
+        if (order.refunded + Number(fields.refund_fee) > order.total_fee) return signedXml(res, { ...base, result_code: 'FAIL', err_code: 'ERROR', err_code_des: 'refund amount exceeds the order' });
+        order.refunded += Number(fields.refund_fee);
+        order.refunds.add(fields.out_refund_no!);
+        return signedXml(res, { ...base, result_code: 'SUCCESS', out_refund_no: fields.out_refund_no!, refund_id: `r-${fields.out_refund_no}`, refund_fee: fields.refund_fee! });
+      }
+      default:
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ errcode: 404, errmsg: 'not found' }));
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: Error) => {
+      if (!res.headersSent) res.writeHead(500).end(error.message);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const post = async (target: string, body: string, contentType: string) => {
+    const res = await fetch(target, { method: 'POST', headers: { 'content-type': contentType }, body });
+    return { status: res.status, text: await res.text() };
+  };
+
+  return {
+    url,
+    appId,
+    secret,
+    mchId,
+    payKey,
+    calls,
+    riskyWords,
+    refusedSubscribers,
+    messages,
+    orders,
+    loginCode(openid, opts = {}) {
+      const code = randomBytes(12).toString('hex');
+      codes.set(code, { openid, ...(opts.unionid ? { unionid: opts.unionid } : {}), used: false });
+      sessionKeys.set(openid, randomBytes(16).toString('base64'));
+      return code;
+    },
+    sessionKeyOf(openid) {
+      const key = sessionKeys.get(openid);
+      if (!key) throw new Error(`no session key for ${openid}`);
+      return key;
+    },
+    phoneCode(phoneNumber) {
+      const code = randomBytes(12).toString('hex');
+      phoneCodes.set(code, phoneNumber);
+      return code;
+    },
+    encryptForUser(openid, data, watermarkAppId = appId) {
+      const iv = randomBytes(16);
+      const key = sessionKeys.get(openid);
+      if (!key) throw new Error(`no session key for ${openid}`);
+      const cipher = createCipheriv('aes-128-cbc', Buffer.from(key, 'base64'), iv);
+      const plain = JSON.stringify({ ...data, watermark: { timestamp: Math.floor(Date.now() / 1000), appid: watermarkAppId } });
+      return { encryptedData: Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]).toString('base64'), iv: iv.toString('base64') };
+    },
+    expireTokens() {
+      for (const [token, state] of tokens) if (state === 'live') tokens.set(token, 'expired');
+      current = null;
+    },
+    slowDown(prefix, ms) {
+      delays.unshift([prefix, ms]);
+    },
+    failNext(path, errcode, errmsg) {
+      failures.set(path, { errcode, errmsg });
+    },
+    async finishMediaCheck(traceId, suggest, callbackUrl, token, opts = {}) {
+      const timestamp = String(opts.timestamp ?? Math.floor(Date.now() / 1000));
+      const nonce = opts.nonce ?? randomBytes(8).toString('hex');
+      const signature = callbackSignature(token, timestamp, nonce);
+      const event = {
+        ToUserName: 'gh_fake',
+        FromUserName: 'platform',
+        CreateTime: Number(timestamp),
+        MsgType: 'event',
+        Event: 'wxa_media_check',
+        appid: appId,
+        trace_id: traceId,
+        version: 2,
+        detail: [{ strategy: 'content_model', errcode: 0, suggest, label: suggest === 'pass' ? 100 : 20002, prob: 90 }],
+        errcode: 0,
+        errmsg: 'ok',
+        result: { suggest, label: suggest === 'pass' ? 100 : 20002 },
+      };
+      const sep = callbackUrl.includes('?') ? '&' : '?';
+      return post(`${callbackUrl}${sep}${new URLSearchParams({ signature, timestamp, nonce })}`, JSON.stringify(event), 'application/json');
+    },
+    async notifyPayment(outTradeNo, opts = {}) {
+      const order = orders.get(outTradeNo);
+      if (!order) throw new Error(`no order ${outTradeNo}`);
+      const fields: PayFields = {
+        appid: appId,
+        mch_id: mchId,
+        nonce_str: randomBytes(8).toString('hex'),
+        result_code: 'SUCCESS',
+        return_code: 'SUCCESS',
+        openid: order.openid,
+        out_trade_no: outTradeNo,
+        total_fee: String(opts.totalFee ?? order.total_fee),
+        cash_fee: String(order.total_fee),
+        fee_type: 'CNY',
+        bank_type: 'OTHERS',
+        trade_type: 'JSAPI',
+        is_subscribe: 'N',
+        time_end: '20261124103000',
+        transaction_id: `4200000${outTradeNo.slice(-12)}`,
+      };
+      const sign = payV2Sign(fields, opts.forge ? 'not-the-merchant-key' : payKey, signType);
+      return post(order.notify_url, toPayXml({ ...fields, sign }), 'text/xml');
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

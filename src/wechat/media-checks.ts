@@ -1,0 +1,67 @@
+import type { Application } from '../app/application.js';
+import type { Clock } from '../core/clock.js';
+import { type StoredRecord, dateValue } from '../core/values.js';
+import type { JsonObject } from '../core/wire-values.js';
+import type { Random } from '../core/random.js';
+import { randomHex } from '../core/random.js';
+import { findPlan, whereEquals } from '../users/user-table.js';
+import type { StorageAdapter, TableRef } from '../storage/port.js';
+
+/** Async media checks and their verdicts; master key only. */
+export const MEDIA_CHECK_CLASS = '_MediaCheck';
+
+const ref = (app: Application): TableRef => ({ namespace: app.namespace, className: MEDIA_CHECK_CLASS });
+
+/**
+ * The `_MediaCheck` table: one row per `asyncCheckWechatMedia` (`traceId`, `mediaUrl`, `status`
+ * pending → done), the verdict stored once when the platform's callback arrives.
+ */
+export interface MediaCheckStore {
+  started(app: Application, traceId: string, input: JsonObject): Promise<void>;
+  /** Stores the verdict; false when the trace is unknown or already has one (a repeated callback). */
+  finished(app: Application, traceId: string, verdict: JsonObject): Promise<boolean>;
+}
+
+export function createMediaCheckStore(deps: { readonly storage: StorageAdapter; readonly clock: Clock; readonly random: Random }): MediaCheckStore {
+  const ready = new Map<string, Promise<void>>();
+  const setup = (app: Application) => {
+    let pending = ready.get(app.namespace);
+    if (!pending) {
+      pending = (async () => {
+        await deps.storage.ensureColumns(ref(app), { traceId: { type: 'String' }, mediaUrl: { type: 'String' }, mediaType: { type: 'Number' }, openid: { type: 'String' }, status: { type: 'String' }, verdict: { type: 'Object' } });
+        await deps.storage.createIndex(ref(app), { name: 'unique_traceId', columns: ['traceId'], unique: true });
+      })();
+      pending.catch(() => ready.delete(app.namespace));
+      ready.set(app.namespace, pending);
+    }
+    return pending;
+  };
+  return {
+    async started(app, traceId, input) {
+      await setup(app);
+      const now = dateValue(deps.clock.now());
+      const record = {
+        objectId: randomHex(deps.random, 8),
+        createdAt: now,
+        updatedAt: now,
+        traceId,
+        mediaUrl: String(input.media_url ?? ''),
+        mediaType: typeof input.media_type === 'number' ? input.media_type : 0,
+        openid: String(input.openid ?? ''),
+        status: 'pending',
+      } as StoredRecord;
+      await deps.storage.insert(ref(app), record);
+    },
+    async finished(app, traceId, verdict) {
+      await setup(app);
+      const found = (await deps.storage.find(ref(app), findPlan(whereEquals('traceId', traceId), 1)))[0];
+      if (!found || found.status !== 'pending') return false;
+      const now = dateValue(deps.clock.now());
+      await deps.storage.update(ref(app), found.objectId, [
+        { kind: 'set', column: 'status', path: [], value: 'done' },
+        { kind: 'set', column: 'verdict', path: [], value: verdict as StoredRecord[string] },
+      ], now);
+      return true;
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import { type FeatureDefinition, featureKey } from '../features/contract.js';
+import type { FunctionsApi } from '../functions/functions-feature.js';
+import { MASTER_ONLY_POLICY } from '../records/class-policy.js';
+import type { RecordsFeature } from '../records/records-feature.js';
+import type { UsersFeature } from '../users/users-feature.js';
+import { createAccessTokens } from './access-tokens.js';
+import { MEDIA_CHECK_CLASS, createMediaCheckStore } from './media-checks.js';
+import { ORDER_CLASS, createOrderStore } from './pay/orders.js';
+import { type PayV2Transport, nodePayTransport } from './pay/pay-v2-client.js';
+import { type PayService, createPayService } from './pay/pay-service.js';
+import { type PlatformClient, wechatPlatformClient } from './platform-client.js';
+import { createSessionKeyLedger } from './session-keys.js';
+import { weappAuthProvider } from './weapp-provider.js';
+import { wechatRoutes } from './wechat-routes.js';
+import { type WechatService, createWechatService } from './wechat-service.js';
+import { DEFAULT_WECHAT_SETTINGS, type WechatSettings, resolveWechatSettings } from './wechat-settings.js';
+
+/** `createService({ wechat })`: how the service reaches the platform (defaults: the real HTTP APIs). */
+export interface WechatOptions {
+  /** The platform client (default: `wechatPlatformClient` over fetch, tokens cached in the KvStore). */
+  readonly platform?: PlatformClient;
+  /** How Pay v2 XML is posted (default: node's https client, with the merchant certificate on refunds). */
+  readonly payTransport?: PayV2Transport;
+  /** fetch for the default platform client (tests may count calls). */
+  readonly fetch?: typeof fetch;
+}
+
+/** What the wechat feature publishes. */
+export interface WechatApi {
+  readonly service: WechatService;
+  readonly pay: PayService;
+}
+
+export const WECHAT = featureKey<WechatApi>('wechat');
+const RECORDS = featureKey<RecordsFeature>('records');
+const USERS = featureKey<UsersFeature>('users');
+const FUNCTIONS = featureKey<FunctionsApi>('functions');
+
+/**
+ * The mini-program platform: login by openid (`wechatAppv1`, `authData.weapp` verified for the users
+ * feature), session keys, decryption, phone numbers, the access token, content checks, messages,
+ * mini-program codes, and WeChat Pay v2. Per-application settings in `featureSettings.wechat`.
+ * docs/wechat.md.
+ */
+export function wechatFeature(options: WechatOptions = {}): FeatureDefinition<WechatApi, WechatSettings> {
+  return {
+    id: WECHAT.id,
+    requires: [RECORDS.id],
+    after: [USERS.id, FUNCTIONS.id],
+    settings: { defaults: DEFAULT_WECHAT_SETTINGS, resolve: resolveWechatSettings },
+    init(ctx) {
+      const records = ctx.use(RECORDS);
+      records.registerClassPolicy(MEDIA_CHECK_CLASS, MASTER_ONLY_POLICY);
+      records.registerClassPolicy(ORDER_CLASS, MASTER_ONLY_POLICY);
+      const settings = (app: Parameters<typeof ctx.settings>[0]) => ctx.settings(app);
+      const platform = options.platform ?? wechatPlatformClient({ tokens: createAccessTokens({ kv: ctx.kv, clock: ctx.clock, ...(options.fetch ? { fetch: options.fetch } : {}) }), ...(options.fetch ? { fetch: options.fetch } : {}) });
+      const sessionKeys = createSessionKeyLedger(ctx);
+      const service = createWechatService({
+        settings,
+        platform,
+        sessionKeys,
+        mediaChecks: createMediaCheckStore(ctx),
+        kv: ctx.kv,
+        clock: ctx.clock,
+        logger: ctx.logger,
+        functions: () => ctx.find(FUNCTIONS)?.runner,
+      });
+      const pay = createPayService({ settings, orders: createOrderStore(ctx), transport: options.payTransport ?? nodePayTransport, kv: ctx.kv, clock: ctx.clock, random: ctx.random, logger: ctx.logger });
+      ctx.find(USERS)?.authProviders.register('weapp', weappAuthProvider({ settings, platform, sessionKeys }));
+      return { api: { service, pay }, routes: wechatRoutes(service, pay, ctx.applications) };
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import type { Application } from '../app/application.js';
+import { svcError } from '../core/errors.js';
+import type { JsonObject } from '../core/wire-values.js';
+import type { RouteContext, RouteDef, RouteResult } from '../http/types.js';
+import type { PayService } from './pay/pay-service.js';
+import { CHECK_TEXT_MAX_BYTES, type WechatService } from './wechat-service.js';
+
+type Handler = RouteDef['handler'];
+const bodyOf = (rc: RouteContext): JsonObject => rc.body ?? {};
+
+function route(method: RouteDef['method'], path: string, handler: Handler, extra: Partial<RouteDef> = {}): RouteDef {
+  return { method, path, auth: 'app', body: method === 'GET' ? 'none' : 'json', handler, ...extra };
+}
+
+/** The application a platform callback names in its path; 11207 for an unknown one. */
+function appOf(applications: ReadonlyMap<string, Application>, id: string | undefined): Application {
+  const app = id ? applications.get(id) : undefined;
+  if (!app) throw svcError('platformCallbackRefused', 'unknown application');
+  return app;
+}
+
+function callbackBody(rc: RouteContext): JsonObject {
+  const raw = rc.rawBody ? Buffer.from(rc.rawBody).toString('utf8') : '';
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw svcError('platformCallbackRefused', 'the body is not JSON (set the message push to JSON mode)');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw svcError('platformCallbackRefused', 'the body is not a JSON object');
+  return value as JsonObject;
+}
+
+const xml = (status: number, body: string): RouteResult => ({ status, body, raw: true, headers: { 'content-type': 'text/xml; charset=utf-8' } });
+
+/**
+ * The mini-program routes as the SDK sends them (sdk-wire §5.1 rows 17-20, 37-51) plus the two
+ * callbacks the platform calls: the message push of async media verdicts and the payment
+ * notification. `getAccessToken` needs the master key: the token acts as the whole mini-program on
+ * the platform, so it must not reach a client.
+ */
+export function wechatRoutes(wechat: WechatService, pay: PayService, applications: ReadonlyMap<string, Application>): RouteDef[] {
+  return [
+    route('POST', '/1/wechatAppv1/:code', async (rc) => ({ body: await wechat.login(rc.caller, rc.params.code ?? '') }), { body: 'optional-json' }),
+    route('POST', '/1/wechatApp/checkSessionKey', async (rc) => ({ body: await wechat.checkSessionKey(rc.caller, bodyOf(rc)) })),
+    route('POST', '/1/wechatApp/decryptionv1', async (rc) => ({ body: await wechat.decrypt(rc.caller, bodyOf(rc)) })),
+    route('POST', '/1/wechatApp/getPhoneNumber', async (rc) => ({ body: await wechat.phoneNumber(rc.caller, bodyOf(rc)) })),
+    route('GET', '/1/wechatApp/getAccessToken', async (rc) => ({ body: await wechat.accessToken(rc.caller) }), { auth: 'master' }),
+    route('POST', '/1/wechatApp/checkMsg', async (rc) => ({ body: await wechat.checkText(rc.caller, bodyOf(rc)) }), { bodyLimit: CHECK_TEXT_MAX_BYTES * 2 + 4096 }),
+    route('POST', '/1/wechatApp/asyncCheckWechatMedia', async (rc) => ({ body: await wechat.checkMediaAsync(rc.caller, bodyOf(rc)) })),
+    route('POST', '/1/wechatApp/SendWeAppMessage', async (rc) => ({ body: await wechat.sendSubscribeMessage(rc.caller, bodyOf(rc)) })),
+    route('POST', '/1/wechatApp/notifyMsg', async (rc) => ({ body: await wechat.notifyOwner(rc.caller, bodyOf(rc)) })),
+    route(
+      'GET',
+      '/1/wechatApp/callback/:applicationId',
+      async (rc) => ({ body: await wechat.verifyUrl(appOf(applications, rc.params.applicationId), rc.query), raw: true, headers: { 'content-type': 'text/plain; charset=utf-8' } }),
+      { auth: 'none' },
+    ),
+    route(
+      'POST',
+      '/1/wechatApp/callback/:applicationId',
+      async (rc) => {
+        await wechat.callback(appOf(applications, rc.params.applicationId), rc.query, callbackBody(rc));
+        return { body: 'success', raw: true, headers: { 'content-type': 'text/plain; charset=utf-8' } };
+      },
+      { auth: 'none', body: 'raw', bodyLimit: 64 * 1024 },
+    ),
+    route('POST', '/1/pay', async (rc) => ({ body: await pay.pay(rc.caller, bodyOf(rc)) })),
+    route('POST', '/1/pay/refund', async (rc) => ({ body: await pay.refund(rc.caller, bodyOf(rc)) })),
+    route('GET', '/1/pay/:outTradeNo', async (rc) => ({ body: await pay.query(rc.caller, rc.params.outTradeNo ?? '') })),
+    route(
+      'POST',
+      '/1/pay/notify/:applicationId',
+      async (rc) => {
+        const app = appOf(applications, rc.params.applicationId);
+        const result = await pay.notify(app, rc.rawBody ? Buffer.from(rc.rawBody).toString('utf8') : '');
+        return xml(result.accepted ? 200 : 400, result.reply);
+      },
+      { auth: 'none', body: 'raw', bodyLimit: 64 * 1024 },
+    ),
+  ];
+}

@@ -1,0 +1,155 @@
+/** An account on the platform: a mini-program, or the official account owner notifications go through. */
+export interface PlatformAccount {
+  readonly appId: string;
+  readonly secret: string;
+  /** Base URL of the platform's API (default `https://api.weixin.qq.com`; a local fake in tests). */
+  readonly apiBase: string;
+  /** How long one platform call may take (default 5000 ms; 11206 past it). */
+  readonly timeoutMs: number;
+}
+
+/** Pay v2 (XML, signed with the merchant's API key) for one application. */
+export interface PaySettings {
+  readonly mchId: string;
+  /** The merchant's API key (v2): signs requests and checks replies and notifications. */
+  readonly key: string;
+  readonly signType: 'MD5' | 'HMAC-SHA256';
+  /** Default `https://api.mch.weixin.qq.com`. */
+  readonly apiBase: string;
+  /** The public URL of `POST /1/pay/notify/<applicationId>` the platform posts payment results to. */
+  readonly notifyUrl: string;
+  /** Whether REST-key callers may refund (default false: only the master key; docs/wechat.md says why). */
+  readonly clientRefund: boolean;
+  /** The merchant's client certificate (PKCS#12, base64) that refunds need on the real platform. */
+  readonly certificate: { readonly pfx: string; readonly passphrase: string } | null;
+  readonly timeoutMs: number;
+}
+
+/** One application's mini-program settings: `applications[].featureSettings.wechat`. */
+export interface WechatSettings {
+  /** The mini-program; null: every route answers 11205. */
+  readonly miniProgram: PlatformAccount | null;
+  /** The official account `notifyMsg` sends template messages through; null: notifyMsg answers 11205. */
+  readonly officialAccount: PlatformAccount | null;
+  readonly pay: PaySettings | null;
+  /** How long a session key from `wechatAppv1` is remembered for verifying `authData.weapp` (default 3 days). */
+  readonly sessionKeyTtlSeconds: number;
+  /** The token of the platform's message push (callback signatures); null: callbacks are refused. */
+  readonly messageToken: string | null;
+  /** The cloud function that receives async media-check verdicts (default none: they are only stored). */
+  readonly mediaCheckFunction: string | null;
+  /** Owner notifications per UTC day (default 50, as the hosted service; 10100 beyond). */
+  readonly notifyMsgPerDay: number;
+}
+
+export const DEFAULT_API_BASE = 'https://api.weixin.qq.com';
+export const DEFAULT_PAY_API_BASE = 'https://api.mch.weixin.qq.com';
+
+export const DEFAULT_WECHAT_SETTINGS: WechatSettings = Object.freeze({
+  miniProgram: null,
+  officialAccount: null,
+  pay: null,
+  sessionKeyTtlSeconds: 3 * 86_400,
+  messageToken: null,
+  mediaCheckFunction: null,
+  notifyMsgPerDay: 50,
+});
+
+type Slice = Record<string, unknown>;
+
+function objectOf(value: unknown, what: string): Slice {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${what} must be an object`);
+  return value as Slice;
+}
+
+function onlyKeys(slice: Slice, allowed: readonly string[], what: string): void {
+  for (const key of Object.keys(slice)) if (!allowed.includes(key)) throw new Error(`unknown setting '${what}.${key}'`);
+}
+
+function text(slice: Slice, key: string, what: string): string {
+  const value = slice[key];
+  if (typeof value !== 'string' || value === '') throw new Error(`${what}.${key} must be a non-empty string`);
+  return value;
+}
+
+function baseUrl(value: unknown, fallback: string, what: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string') throw new Error(`${what} must be a URL`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`${what} must be a URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`${what} must be an http(s) URL`);
+  return value.replace(/\/+$/, '');
+}
+
+function timeout(value: unknown, what: string): number {
+  if (value === undefined) return 5000;
+  if (!Number.isSafeInteger(value) || (value as number) < 1) throw new Error(`${what}.timeoutMs must be a positive integer`);
+  return value as number;
+}
+
+function account(value: unknown, what: string): PlatformAccount | null {
+  if (value === undefined || value === null) return null;
+  const slice = objectOf(value, what);
+  onlyKeys(slice, ['appId', 'secret', 'apiBase', 'timeoutMs'], what);
+  return Object.freeze({
+    appId: text(slice, 'appId', what),
+    secret: text(slice, 'secret', what),
+    apiBase: baseUrl(slice.apiBase, DEFAULT_API_BASE, `${what}.apiBase`),
+    timeoutMs: timeout(slice.timeoutMs, what),
+  });
+}
+
+function pay(value: unknown): PaySettings | null {
+  if (value === undefined || value === null) return null;
+  const slice = objectOf(value, 'pay');
+  onlyKeys(slice, ['mchId', 'key', 'signType', 'apiBase', 'notifyUrl', 'clientRefund', 'certificate', 'timeoutMs'], 'pay');
+  const signType = slice.signType ?? 'MD5';
+  if (signType !== 'MD5' && signType !== 'HMAC-SHA256') throw new Error("pay.signType is 'MD5' or 'HMAC-SHA256'");
+  const clientRefund = slice.clientRefund ?? false;
+  if (typeof clientRefund !== 'boolean') throw new Error('pay.clientRefund is a boolean');
+  let certificate: PaySettings['certificate'] = null;
+  if (slice.certificate !== undefined && slice.certificate !== null) {
+    const cert = objectOf(slice.certificate, 'pay.certificate');
+    onlyKeys(cert, ['pfx', 'passphrase'], 'pay.certificate');
+    certificate = Object.freeze({ pfx: text(cert, 'pfx', 'pay.certificate'), passphrase: typeof cert.passphrase === 'string' ? cert.passphrase : '' });
+  }
+  return Object.freeze({
+    mchId: text(slice, 'mchId', 'pay'),
+    key: text(slice, 'key', 'pay'),
+    signType,
+    apiBase: baseUrl(slice.apiBase, DEFAULT_PAY_API_BASE, 'pay.apiBase'),
+    notifyUrl: baseUrl(text(slice, 'notifyUrl', 'pay'), '', 'pay.notifyUrl'),
+    clientRefund,
+    certificate,
+    timeoutMs: timeout(slice.timeoutMs, 'pay'),
+  });
+}
+
+/** Merges an application's slice over the defaults and validates it (an Error fails createService with 11116). */
+export function resolveWechatSettings(given: unknown, defaults: WechatSettings): WechatSettings {
+  if (given === undefined) return defaults;
+  const slice = objectOf(given, 'wechat settings');
+  onlyKeys(slice, Object.keys(DEFAULT_WECHAT_SETTINGS), 'wechat');
+  const out = {
+    ...defaults,
+    miniProgram: slice.miniProgram === undefined ? defaults.miniProgram : account(slice.miniProgram, 'miniProgram'),
+    officialAccount: slice.officialAccount === undefined ? defaults.officialAccount : account(slice.officialAccount, 'officialAccount'),
+    pay: slice.pay === undefined ? defaults.pay : pay(slice.pay),
+  };
+  for (const key of ['sessionKeyTtlSeconds', 'notifyMsgPerDay'] as const) {
+    if (slice[key] === undefined) continue;
+    if (!Number.isSafeInteger(slice[key]) || (slice[key] as number) < 1) throw new Error(`${key} must be a positive integer`);
+    out[key] = slice[key] as number;
+  }
+  for (const key of ['messageToken', 'mediaCheckFunction'] as const) {
+    if (slice[key] === undefined) continue;
+    if (slice[key] !== null && (typeof slice[key] !== 'string' || slice[key] === '')) throw new Error(`${key} is a non-empty string or null`);
+    out[key] = slice[key] as string | null;
+  }
+  if (out.pay && !out.miniProgram) throw new Error('pay needs miniProgram (its appId signs the orders)');
+  return Object.freeze(out);
+}

@@ -1,0 +1,405 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/core/clock.js';
+import { type FakeWechatPlatform, startFakeWechatPlatform } from '../../src/wechat/fake-platform.js';
+import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
+import { memoryStorage } from '../../src/memory.js';
+import { localFileStore } from '../../src/files/local-file-store.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { callbackSignature } from '../../src/wechat/callback-signature.js';
+
+const MESSAGE_TOKEN = 'push-token-1';
+
+let platform: FakeWechatPlatform;
+let server: TestServer;
+let clock: FakeClock;
+let fileRoot: string;
+const received: unknown[] = [];
+
+async function start(extra: Record<string, unknown> = {}) {
+  clock = new FakeClock(Date.now());
+  fileRoot = mkdtempSync(join(tmpdir(), 'svc-wechat-'));
+  const account = { appId: platform.appId, secret: platform.secret, apiBase: platform.url, timeoutMs: 1000 };
+  server = await startTestServer({
+    clock,
+    storage: memoryStorage(),
+    files: { store: localFileStore({ root: fileRoot }), media: false },
+    functions: {
+      deployed: false,
+      definitions: {
+        onMediaVerdict: (req, res) => {
+          received.push(req.body);
+          res.send('ok');
+        },
+      },
+    },
+    applications: [
+      {
+        ...TEST_APP,
+        featureSettings: {
+          wechat: {
+            miniProgram: account,
+            officialAccount: { ...account },
+            messageToken: MESSAGE_TOKEN,
+            mediaCheckFunction: 'onMediaVerdict',
+            notifyMsgPerDay: 3,
+            pay: { mchId: platform.mchId, key: platform.payKey, apiBase: platform.url, notifyUrl: 'http://placeholder/1/pay/notify/test-app' },
+            ...extra,
+          },
+        },
+      },
+    ],
+  });
+}
+
+beforeAll(async () => {
+  platform = await startFakeWechatPlatform();
+});
+afterAll(() => platform.close());
+
+describe('mini-program login (wechatAppv1, authData.weapp)', () => {
+  beforeAll(() => start());
+  afterAll(async () => {
+    await server.close();
+    rmSync(fileRoot, { recursive: true, force: true });
+  });
+
+  it('turns a login code into authData.weapp, then signs up (201) and logs in (200) by it', async () => {
+    const code = platform.loginCode('openid-ann', { unionid: 'union-ann' });
+    const login = await server.request('POST', `/1/wechatAppv1/${code}`, { body: { anonymous_code: '' } });
+    expect(login.status).toBe(200);
+    expect(login.body).toEqual({ openid: 'openid-ann', sk: platform.sessionKeyOf('openid-ann'), expires_in: 7200, unionid: 'union-ann' });
+
+    const created = await server.request('POST', '/1/usersv1', { body: { authData: { weapp: login.body } } });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('location')).toBe(`${server.url}/1/users/${created.body.objectId}`);
+    expect(created.body.username).toMatch(/^[0-9a-f]{16}$/);
+    expect(created.body.sessionToken).toEqual(expect.any(String));
+    expect(created.body.authData).toEqual({ weapp: { openid: 'openid-ann', unionid: 'union-ann', sk: login.body.sk } });
+    expect(created.body.password).toBeUndefined();
+
+    const again = await server.request('POST', '/1/users', { body: { authData: { weapp: { openid: 'openid-ann', session_key: login.body.sk } } } });
+    expect(again.status).toBe(200);
+    expect(again.body.objectId).toBe(created.body.objectId);
+    expect(again.body.sessionToken).not.toBe(created.body.sessionToken);
+
+    // The user itself sees its authData; other callers never do.
+    const me = await server.request('GET', '/1/users/me', { headers: { 'X-Svc-Session-Token': again.body.sessionToken } });
+    expect(me.body.authData).toEqual({ weapp: { openid: 'openid-ann', unionid: 'union-ann' } });
+    const other = await server.request('GET', `/1/users/${created.body.objectId}`);
+    expect(other.body.authData).toBeUndefined();
+    const links = await server.request('GET', '/1/classes/_AuthLink');
+    expect(links.status).toBe(403);
+  });
+
+  it('refuses an openid without its session key, a forged key, a reused or unknown code', async () => {
+    const code = platform.loginCode('openid-bob');
+    expect((await server.request('POST', `/1/wechatAppv1/${code}`)).status).toBe(200);
+    const reused = await server.request('POST', `/1/wechatAppv1/${code}`);
+    expect(reused.body.code).toBe(208);
+    expect((await server.request('POST', '/1/wechatAppv1/nosuchcode')).body.code).toBe(208);
+    expect((await server.request('POST', `/1/wechatAppv1/${encodeURIComponent("x' OR 1=1")}`)).body.code).toBe(208);
+
+    const noKey = await server.request('POST', '/1/usersv1', { body: { authData: { weapp: { openid: 'openid-bob' } } } });
+    expect(noKey.body).toEqual({ code: 208, error: 'authData error: authData.weapp needs sk (the session key).' });
+    const forged = await server.request('POST', '/1/usersv1', { body: { authData: { weapp: { openid: 'openid-bob', sk: Buffer.alloc(16, 1).toString('base64') } } } });
+    expect(forged.body.code).toBe(208);
+    const unknownPlatform = await server.request('POST', '/1/usersv1', { body: { authData: { weibo: { uid: '1', access_token: 'x' } } } });
+    expect(unknownPlatform.body.code).toBe(208);
+    for (const bad of [null, 'weapp', [], { __proto__: { a: 1 } }, { weapp: 'x' }, { 'We App': {} }]) {
+      const res = await server.request('POST', '/1/usersv1', { body: { authData: bad } });
+      expect(res.body.code).toBe(208);
+    }
+    const users = await server.request('GET', '/1/users', { auth: 'master' });
+    expect(users.body.results.every((u: { username: string }) => u.username !== 'openid-bob')).toBe(true);
+  });
+
+  it('accepts a session key the ledger has not seen when the platform confirms it (checksession)', async () => {
+    platform.loginCode('openid-cy'); // the mini-program logged in elsewhere; this server never saw the key
+    const sk = platform.sessionKeyOf('openid-cy');
+    const res = await server.request('POST', '/1/usersv1', { body: { authData: { weapp: { openid: 'openid-cy', sk } } } });
+    expect(res.status).toBe(201);
+  });
+
+  it('makes one user of many racing first logins of one openid', async () => {
+    const code = platform.loginCode('openid-race');
+    const weapp = (await server.request('POST', `/1/wechatAppv1/${code}`)).body;
+    const replies = await Promise.all(Array.from({ length: 12 }, () => server.request('POST', '/1/usersv1', { body: { authData: { weapp } } })));
+    const ids = new Set(replies.map((r) => r.body.objectId));
+    expect(ids.size).toBe(1);
+    expect(replies.filter((r) => r.status === 201)).toHaveLength(1);
+  });
+
+  it('links and unlinks an identity on an existing user, refusing one linked to another user', async () => {
+    const signUp = await server.request('POST', '/1/users', { body: { username: 'dora', password: 'pw-dora-1' } });
+    const token = signUp.body.sessionToken as string;
+    const code = platform.loginCode('openid-dora');
+    const weapp = (await server.request('POST', `/1/wechatAppv1/${code}`)).body;
+    const linked = await server.request('PUT', `/1/users/${signUp.body.objectId}`, { body: { authData: { weapp } }, headers: { 'X-Svc-Session-Token': token } });
+    expect(linked.status).toBe(200);
+    expect(linked.body).toMatchObject({ username: 'dora', authData: { weapp: { openid: 'openid-dora' } } });
+    const login = await server.request('POST', '/1/usersv1', { body: { authData: { weapp } } });
+    expect(login.body.objectId).toBe(signUp.body.objectId);
+
+    const other = await server.request('POST', '/1/users', { body: { username: 'eve', password: 'pw-eve-1' } });
+    const stolen = await server.request('PUT', `/1/users/${other.body.objectId}`, { body: { authData: { weapp } }, headers: { 'X-Svc-Session-Token': other.body.sessionToken } });
+    expect(stolen.body).toEqual({ code: 208, error: 'authData already linked by other user.' });
+    const notSelf = await server.request('PUT', `/1/users/${signUp.body.objectId}`, { body: { authData: { weapp: null } }, headers: { 'X-Svc-Session-Token': other.body.sessionToken } });
+    expect(notSelf.body.code).toBe(206);
+
+    const unlinked = await server.request('PUT', `/1/users/${signUp.body.objectId}`, { body: { authData: { weapp: null } }, headers: { 'X-Svc-Session-Token': token } });
+    expect(unlinked.status).toBe(200);
+    expect(unlinked.body.authData).toBeUndefined();
+    const fresh = await server.request('POST', '/1/usersv1', { body: { authData: { weapp } } });
+    expect(fresh.status).toBe(201);
+    expect(fresh.body.objectId).not.toBe(signUp.body.objectId);
+  });
+
+  it('checks session keys, decrypts user data for this appid only, and reads phone numbers', async () => {
+    const code = platform.loginCode('openid-fay');
+    const weapp = (await server.request('POST', `/1/wechatAppv1/${code}`)).body;
+    expect((await server.request('POST', '/1/wechatApp/checkSessionKey', { body: { openid: 'openid-fay', sk: weapp.sk } })).body).toEqual({ errcode: 0, errmsg: 'ok' });
+    const stale = await server.request('POST', '/1/wechatApp/checkSessionKey', { body: { openid: 'openid-fay', sk: 'c3RhbGUta2V5LTEyMzQ1Ng==' } });
+    expect(stale.status).toBe(200);
+    expect(stale.body.errcode).toBe(87009);
+
+    const sealed = platform.encryptForUser('openid-fay', { nickName: 'Fay', gender: 2 });
+    const opened = await server.request('POST', '/1/wechatApp/decryptionv1', { body: { sk: weapp.sk, ...sealed } });
+    expect(opened.body).toMatchObject({ nickName: 'Fay', gender: 2, watermark: { appid: platform.appId } });
+    const foreign = platform.encryptForUser('openid-fay', { nickName: 'Fay' }, 'wx-another-app');
+    expect((await server.request('POST', '/1/wechatApp/decryptionv1', { body: { sk: weapp.sk, ...foreign } })).body.code).toBe(11208);
+    expect((await server.request('POST', '/1/wechatApp/decryptionv1', { body: { sk: 'bm90LWEta2V5LTEyMzQ1Ng==', ...sealed } })).body.code).toBe(11208);
+    expect((await server.request('POST', '/1/wechatApp/decryptionv1', { body: { sk: "' OR 1=1 --", ...sealed } })).body.code).toBe(11208);
+
+    const phone = await server.request('POST', '/1/wechatApp/getPhoneNumber', { body: { code: platform.phoneCode('13800138000') } });
+    expect(phone.body.phone_info).toMatchObject({ phoneNumber: '13800138000', countryCode: '86' });
+    expect((await server.request('POST', '/1/wechatApp/getPhoneNumber', { body: { code: 'wrong' } })).body).toMatchObject({ code: 301 });
+    expect((await server.request('POST', '/1/wechatApp/getPhoneNumber', { body: {} })).body.code).toBe(201);
+  });
+});
+
+describe('access tokens, content checks, messages, codes and media verdicts', () => {
+  beforeAll(() => start());
+  afterAll(async () => {
+    await server.close();
+    rmSync(fileRoot, { recursive: true, force: true });
+  });
+  afterEach(() => {
+    platform.calls.length = 0;
+  });
+
+  it('gives the access token to the master key only, fetched once and cached', async () => {
+    platform.calls.length = 0;
+    expect((await server.request('GET', '/1/wechatApp/getAccessToken')).status).toBe(401);
+    const first = await server.request('GET', '/1/wechatApp/getAccessToken', { auth: 'master' });
+    expect(first.body.access_token).toMatch(/^fake-token-/);
+    const again = await Promise.all(Array.from({ length: 5 }, () => server.request('GET', '/1/wechatApp/getAccessToken', { auth: 'master' })));
+    expect(new Set(again.map((r) => r.body.access_token))).toEqual(new Set([first.body.access_token]));
+    expect(platform.calls.filter((c) => c.path === '/cgi-bin/stable_token')).toHaveLength(1);
+  });
+
+  it('renews an expired token mid-flight and retries the call once', async () => {
+    await server.request('POST', '/1/wechatApp/checkMsg', { body: { content: 'hello' } });
+    platform.calls.length = 0;
+    platform.expireTokens();
+    const res = await server.request('POST', '/1/wechatApp/checkMsg', { body: { content: 'hello again' } });
+    expect(res.body).toEqual({ msg: 'ok' });
+    expect(platform.calls.map((c) => c.path)).toEqual(['/wxa/msg_sec_check', '/cgi-bin/stable_token', '/wxa/msg_sec_check']);
+    // One refresh for many concurrent calls that all met the expired token.
+    platform.expireTokens();
+    platform.calls.length = 0;
+    const many = await Promise.all(Array.from({ length: 6 }, (_, i) => server.request('POST', '/1/wechatApp/checkMsg', { body: { content: `text ${i}` } })));
+    expect(many.every((r) => r.body.msg === 'ok')).toBe(true);
+    expect(platform.calls.filter((c) => c.path === '/cgi-bin/stable_token')).toHaveLength(1);
+  });
+
+  it('checks text: v1 answers ok or 10007, v2 passes the verdict on; limits and bad input are coded', async () => {
+    expect((await server.request('POST', '/1/wechatApp/checkMsg', { body: { content: 'a forbidden-word here' } })).body).toEqual({ code: 10007, error: 'CheckMsg errcode:87014 risky content' });
+    const v2 = await server.request('POST', '/1/wechatApp/checkMsg', { body: { content: 'a forbidden-word', openid: 'openid-x', scene: 2, version: 2 } });
+    expect(v2.body).toMatchObject({ errcode: 0, result: { suggest: 'risky' }, trace_id: expect.any(String) });
+    expect((await server.request('POST', '/1/wechatApp/checkMsg', { body: { content: '' } })).body.code).toBe(107);
+    expect((await server.request('POST', '/1/wechatApp/checkMsg', { body: { content: 42 } })).body.code).toBe(107);
+    expect((await server.request('POST', '/1/wechatApp/checkMsg', { body: { content: 'x'.repeat(500 * 1024 + 1) } })).body.code).toBe(11005);
+    expect((await server.request('POST', '/1/wechatApp/checkMsg', { body: { content: 'hi', version: 2, openid: 'o', scene: 9 } })).body.code).toBe(11005);
+    platform.failNext('/wxa/msg_sec_check', 45009, 'reach max api daily quota limit');
+    expect((await server.request('POST', '/1/wechatApp/checkMsg', { body: { content: 'hi' } })).body).toEqual({ code: 301, error: 'this api response err: errcode 45009, reach max api daily quota limit' });
+  });
+
+  it('answers 11206 when the platform is too slow', async () => {
+    platform.slowDown("/wxa/business", 1500);
+    const res = await server.request('POST', '/1/wechatApp/getPhoneNumber', { body: { code: platform.phoneCode('13800138001') } });
+    expect(res.status).toBe(424);
+    expect(res.body.code).toBe(11206);
+  });
+
+  it('checks images through the platform (multipart from the SDK)', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('harmless image bytes')]), 'a.png');
+    const ok = await fetch(`${server.url}/1/wechatApp/checkImg/a.png`, { method: 'POST', headers: { 'X-Svc-Application-Id': TEST_APP.applicationId, 'X-Svc-REST-API-Key': TEST_APP.restApiKey }, body: form });
+    expect(await ok.json()).toEqual({ msg: 'ok' });
+    const bad = new FormData();
+    bad.append('file', new Blob([Buffer.from('bytes with forbidden-word inside')]), 'b.png');
+    const refused = await fetch(`${server.url}/1/wechatApp/checkImg/b.png`, { method: 'POST', headers: { 'X-Svc-Application-Id': TEST_APP.applicationId, 'X-Svc-REST-API-Key': TEST_APP.restApiKey }, body: bad });
+    expect(((await refused.json()) as { code: number }).code).toBe(10007);
+  });
+
+  it('makes mini-program codes through the platform for interfaces a, b and c', async () => {
+    for (const iface of ['a', 'b', 'c']) {
+      const res = await server.request('POST', '/1/wechatApp/qr/generatecode', { body: { path: 'pages/index/index', width: 280, interface: iface, scene: 'id=42' } });
+      expect(Buffer.from(res.body.base64, 'base64').subarray(1, 4).toString()).toBe('PNG');
+    }
+    expect(platform.calls.map((c) => c.path)).toEqual(expect.arrayContaining(['/wxa/getwxacode', '/wxa/getwxacodeunlimit', '/cgi-bin/wxaapp/createwxaqrcode']));
+    const stored = await server.request('POST', '/1/wechatApp/qr/generatecode', { body: { path: 'pages/a', width: 300, type: 1 } });
+    expect(stored.body).toMatchObject({ cdn: 'upyun', filename: 'qrcode.png' });
+    const badScene = await server.request('POST', '/1/wechatApp/qr/generatecode', { body: { path: 'pages/a', interface: 'b', scene: 'x'.repeat(32) + 'y' } });
+    expect(badScene.body.code).toBe(11005); // refused before the platform: scene ≤ 32
+  });
+
+  it('sends subscription messages (43101 when refused) and at most notifyMsgPerDay owner notifications', async () => {
+    const message = { touser: 'openid-g', template_id: 'tpl-1', page: 'pages/index', form_id: 'f', data: { thing1: { value: 'hi' } } };
+    expect((await server.request('POST', '/1/wechatApp/SendWeAppMessage', { body: message })).body).toEqual({ msg: 'ok' });
+    platform.refusedSubscribers.add('openid-h');
+    expect((await server.request('POST', '/1/wechatApp/SendWeAppMessage', { body: { ...message, touser: 'openid-h' } })).body.error).toContain('43101');
+    expect((await server.request('POST', '/1/wechatApp/SendWeAppMessage', { body: { ...message, data: 'x' } })).body.code).toBe(201);
+
+    const note = { touser: 'owner-openid', template_id: 'tpl-owner', url: 'https://example.com', data: { first: { value: 'new order' } } };
+    const sent = await Promise.all(Array.from({ length: 6 }, () => server.request('POST', '/1/wechatApp/notifyMsg', { body: note })));
+    expect(sent.filter((r) => r.status === 200)).toHaveLength(3);
+    expect(sent.filter((r) => r.body.code === 10100)).toHaveLength(3);
+    clock.advance(86_400_000);
+    expect((await server.request('POST', '/1/wechatApp/notifyMsg', { body: note })).status).toBe(200);
+  });
+
+  it('stores async media checks and hands the signed verdict to the cloud function once', async () => {
+    const started = await server.request('POST', '/1/wechatApp/asyncCheckWechatMedia', { body: { media_url: 'https://example.com/a.png', media_type: 2, version: 2, scene: 1, openid: 'openid-m' } });
+    expect(started.body).toEqual({ msg: 'ok', traceId: expect.stringMatching(/^media-trace-/) });
+    const callback = `${server.url}/1/wechatApp/callback/${TEST_APP.applicationId}`;
+    const timestamp = Math.floor(clock.now() / 1000);
+    const forged = await platform.finishMediaCheck(started.body.traceId, 'risky', callback, 'wrong-token', { timestamp });
+    expect(forged.status).toBe(400);
+    const stale = await platform.finishMediaCheck(started.body.traceId, 'risky', callback, MESSAGE_TOKEN, { timestamp: timestamp - 3600 });
+    expect(stale.status).toBe(400);
+    const delivered = await platform.finishMediaCheck(started.body.traceId, 'risky', callback, MESSAGE_TOKEN, { timestamp, nonce: 'n-1' });
+    expect(delivered).toEqual({ status: 200, text: 'success' });
+    const replay = await platform.finishMediaCheck(started.body.traceId, 'risky', callback, MESSAGE_TOKEN, { timestamp, nonce: 'n-1' });
+    expect(replay.status).toBe(400);
+    const repeat = await platform.finishMediaCheck(started.body.traceId, 'risky', callback, MESSAGE_TOKEN, { timestamp, nonce: 'n-2' });
+    expect(repeat.status).toBe(200);
+    expect(received).toHaveLength(1);
+    expect(received[0]).toMatchObject({ trace_id: started.body.traceId, result: { suggest: 'risky' } });
+    const rows = await server.request('GET', '/1/classes/_MediaCheck', { auth: 'master' });
+    expect(rows.body.results[0]).toMatchObject({ traceId: started.body.traceId, status: 'done', verdict: { result: { suggest: 'risky' } } });
+    expect((await server.request('GET', '/1/classes/_MediaCheck')).status).toBe(403);
+
+    const echo = await fetch(`${callback}?${new URLSearchParams({ signature: callbackSignature(MESSAGE_TOKEN, String(timestamp), 'n-3'), timestamp: String(timestamp), nonce: 'n-3', echostr: 'abc123' })}`);
+    expect(await echo.text()).toBe('abc123');
+    expect((await fetch(`${server.url}/1/wechatApp/callback/no-such-app?signature=x`, { method: 'POST', body: '{}' })).status).toBe(400);
+  });
+});
+
+describe('WeChat Pay v2: orders, notifications, refunds', () => {
+  beforeAll(() => start());
+  afterAll(async () => {
+    await server.close();
+    rmSync(fileRoot, { recursive: true, force: true });
+  });
+
+  async function paidOrder(price = 12.5): Promise<string> {
+    // The order's notify_url points at this server.
+    const res = await server.request('POST', '/1/pay', { body: { order_price: price, product_name: 'Tea', body: 'green tea', open_id: 'openid-p', pay_type: 4 } });
+    expect(res.status).toBe(200);
+    platform.orders.get(res.body.out_trade_no)!.notify_url = `${server.url}/1/pay/notify/${TEST_APP.applicationId}`;
+    return res.body.out_trade_no;
+  }
+
+  it('creates an order whose wx.requestPayment fields are signed with the merchant key', async () => {
+    const res = await server.request('POST', '/1/pay', { body: { order_price: 0.01, product_name: 'Tea', body: 'green tea', open_id: 'openid-p', pay_type: 4 } });
+    expect(res.body).toMatchObject({ out_trade_no: expect.any(String), timestamp: expect.stringMatching(/^\d+$/), noncestr: expect.any(String), package: expect.stringMatching(/^prepay_id=wx/), signType: 'MD5' });
+    const { payV2Sign } = await import('../../src/wechat/pay/pay-v2-xml.js');
+    const expected = payV2Sign({ appId: platform.appId, timeStamp: res.body.timestamp, nonceStr: res.body.noncestr, package: res.body.package, signType: 'MD5' }, platform.payKey, 'MD5');
+    expect(res.body.sign).toBe(expected);
+    expect(platform.orders.get(res.body.out_trade_no)!.total_fee).toBe(1);
+    const query = await server.request('GET', `/1/pay/${res.body.out_trade_no}`);
+    expect(query.body).toMatchObject({ trade_state: 'NOTPAY', total_fee: 1 });
+  });
+
+  it('refuses bad orders with coded errors before the platform', async () => {
+    for (const [body, code] of [
+      [{ product_name: 'Tea', open_id: 'o' }, 10001],
+      [{ order_price: 1, open_id: 'o' }, 10001],
+      [{ order_price: 1, product_name: 'Tea' }, 10001],
+      [{ order_price: -1, product_name: 'Tea', open_id: 'o' }, 10003],
+      [{ order_price: 0.001, product_name: 'Tea', open_id: 'o' }, 10003],
+      [{ order_price: '1; DROP TABLE', product_name: 'Tea', open_id: 'o' }, 10003],
+      [{ order_price: 1, product_name: 'Tea', open_id: 'o', pay_type: 1 }, 10003],
+    ] as const) {
+      expect((await server.request('POST', '/1/pay', { body })).body.code).toBe(code);
+    }
+    expect((await server.request('GET', '/1/pay/no-such-order')).body.code).toBe(10002);
+  });
+
+  it('applies a payment notification once, refuses forged and wrong-amount ones', async () => {
+    const order = await paidOrder();
+    const forged = await platform.notifyPayment(order, { forge: true });
+    expect(forged.status).toBe(400);
+    expect(forged.text).toContain('FAIL');
+    const wrongAmount = await platform.notifyPayment(order, { totalFee: 1 });
+    expect(wrongAmount.status).toBe(400);
+    expect((await server.request('GET', `/1/pay/${order}`)).body.trade_state).toBe('NOTPAY');
+
+    const results = await Promise.all(Array.from({ length: 5 }, () => platform.notifyPayment(order)));
+    expect(results.every((r) => r.status === 200 && r.text.includes('SUCCESS'))).toBe(true);
+    const state = await server.request('GET', `/1/pay/${order}`);
+    expect(state.body).toMatchObject({ trade_state: 'SUCCESS', total_fee: 1250, transaction_id: expect.any(String) });
+    const rows = await server.request('GET', '/1/classes/_Order', { auth: 'master', headers: {} });
+    expect(rows.body.results.find((o: { out_trade_no: string }) => o.out_trade_no === order)).toMatchObject({ status: 'SUCCESS' });
+    expect((await server.request('GET', '/1/classes/_Order')).status).toBe(403);
+    const notXml = await fetch(`${server.url}/1/pay/notify/${TEST_APP.applicationId}`, { method: 'POST', body: '<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><xml><a>&e;</a></xml>' });
+    expect(notXml.status).toBe(400);
+  });
+
+  it('refunds with the master key only, never above the paid amount, each refund number once', async () => {
+    const order = await paidOrder(10);
+    await platform.notifyPayment(order);
+    expect((await server.request('POST', '/1/pay/refund', { body: { order_no: order, refund_fee: 1, desc: 'sorry' } })).body.code).toBe(11006);
+    const tooMuch = await server.request('POST', '/1/pay/refund', { auth: 'master', body: { order_no: order, refund_fee: 10.01, desc: 'sorry' } });
+    expect(tooMuch.body.code).toBe(10003);
+    const first = await server.request('POST', '/1/pay/refund', { auth: 'master', body: { order_no: order, refund_fee: 4, desc: 'part', out_refund_no: 'R-1' } });
+    expect(first.body).toMatchObject({ msg: 'ok', out_refund_no: 'R-1', refund_fee: 400, refunded_fee: 400 });
+    const replay = await server.request('POST', '/1/pay/refund', { auth: 'master', body: { order_no: order, refund_fee: 4, desc: 'part', out_refund_no: 'R-1' } });
+    expect(replay.body).toEqual(first.body);
+    // Concurrent refunds of 3 yuan each against the 6 left: exactly two pass.
+    const racing = await Promise.all(Array.from({ length: 5 }, (_, i) => server.request('POST', '/1/pay/refund', { auth: 'master', body: { order_no: order, refund_fee: 3, desc: 'race', out_refund_no: `R-race-${i}` } })));
+    expect(racing.filter((r) => r.status === 200)).toHaveLength(2);
+    expect(racing.filter((r) => r.body.code === 10003)).toHaveLength(3);
+    expect(platform.orders.get(order)!.refunded).toBe(1000);
+    expect((await server.request('GET', `/1/pay/${order}`)).body.refunded_fee).toBe(1000);
+    expect((await server.request('POST', '/1/pay/refund', { auth: 'master', body: { order_no: 'nope', refund_fee: 1, desc: 'x' } })).body.code).toBe(10002);
+    expect((await server.request('POST', '/1/pay/refund', { auth: 'master', body: { order_no: order, refund_fee: 1 } })).body.code).toBe(10001);
+    const unpaid = await paidOrder(1);
+    expect((await server.request('POST', '/1/pay/refund', { auth: 'master', body: { order_no: unpaid, refund_fee: 1, desc: 'x' } })).body.code).toBe(10003);
+  });
+});
+
+describe('without platform settings', () => {
+  it('answers 11205 on every mini-program route', async () => {
+    const bare = await startTestServer();
+    try {
+      for (const [method, path, body] of [
+        ['POST', '/1/wechatAppv1/abc', {}],
+        ['POST', '/1/wechatApp/checkMsg', { content: 'hi' }],
+        ['POST', '/1/wechatApp/checkSessionKey', { openid: 'o', sk: 'k' }],
+        ['POST', '/1/wechatApp/notifyMsg', { touser: 'o', template_id: 't', url: 'https://x', data: {} }],
+        ['POST', '/1/pay', { order_price: 1, product_name: 'x', open_id: 'o' }],
+      ] as const) {
+        const res = await bare.request(method, path, { body });
+        expect(res.body.code, path).toBe(11205);
+      }
+      expect((await bare.request('GET', '/1/wechatApp/getAccessToken', { auth: 'master' })).body.code).toBe(11205);
+      expect((await bare.request('POST', '/1/usersv1', { body: { authData: { weapp: { openid: 'o', sk: 'k' } } } })).body.code).toBe(11205);
+    } finally {
+      await bare.close();
+    }
+  });
+});
