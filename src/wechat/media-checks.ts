@@ -5,12 +5,11 @@ import type { JsonObject } from '../core/wire-values.js';
 import type { Random } from '../core/random.js';
 import { randomHex } from '../core/random.js';
 import { findPlan, whereEquals } from '../users/user-table.js';
-import type { StorageAdapter, TableRef } from '../storage/port.js';
+import type { StorageAdapter } from '../storage/port.js';
+import { tableSetup } from './table-setup.js';
 
 /** Async media checks and their verdicts; master key only. */
 export const MEDIA_CHECK_CLASS = '_MediaCheck';
-
-const ref = (app: Application): TableRef => ({ namespace: app.namespace, className: MEDIA_CHECK_CLASS });
 
 /**
  * The `_MediaCheck` table: one row per `asyncCheckWechatMedia` (`traceId`, `mediaUrl`, `status`
@@ -23,22 +22,17 @@ export interface MediaCheckStore {
 }
 
 export function createMediaCheckStore(deps: { readonly storage: StorageAdapter; readonly clock: Clock; readonly random: Random }): MediaCheckStore {
-  const ready = new Map<string, Promise<void>>();
-  const setup = (app: Application) => {
-    let pending = ready.get(app.namespace);
-    if (!pending) {
-      pending = (async () => {
-        await deps.storage.ensureColumns(ref(app), { traceId: { type: 'String' }, mediaUrl: { type: 'String' }, mediaType: { type: 'Number' }, openid: { type: 'String' }, status: { type: 'String' }, verdict: { type: 'Object' } });
-        await deps.storage.createIndex(ref(app), { name: 'unique_traceId', columns: ['traceId'], unique: true });
-      })();
-      pending.catch(() => ready.delete(app.namespace));
-      ready.set(app.namespace, pending);
-    }
-    return pending;
-  };
+  const setup = tableSetup(deps.storage, MEDIA_CHECK_CLASS, {
+    traceId: { type: 'String' },
+    mediaUrl: { type: 'String' },
+    mediaType: { type: 'Number' },
+    openid: { type: 'String' },
+    status: { type: 'String' },
+    verdict: { type: 'Object' },
+  }, 'traceId');
   return {
     async started(app, traceId, input) {
-      await setup(app);
+      const ref = await setup(app);
       const now = dateValue(deps.clock.now());
       const record = {
         objectId: randomHex(deps.random, 8),
@@ -50,14 +44,14 @@ export function createMediaCheckStore(deps: { readonly storage: StorageAdapter; 
         openid: String(input.openid ?? ''),
         status: 'pending',
       } as StoredRecord;
-      await deps.storage.insert(ref(app), record);
+      await deps.storage.insert(ref, record);
     },
     async finished(app, traceId, verdict) {
-      await setup(app);
-      const found = (await deps.storage.find(ref(app), findPlan(whereEquals('traceId', traceId), 1)))[0];
+      const ref = await setup(app);
+      const found = (await deps.storage.find(ref, findPlan(whereEquals('traceId', traceId), 1)))[0];
       if (!found || found.status !== 'pending') return false;
       const now = dateValue(deps.clock.now());
-      await deps.storage.update(ref(app), found.objectId, [
+      await deps.storage.update(ref, found.objectId, [
         { kind: 'set', column: 'status', path: [], value: 'done' },
         { kind: 'set', column: 'verdict', path: [], value: verdict as StoredRecord[string] },
       ], now);

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { type FakeWechatPlatform, startFakeWechatPlatform } from '../../src/wechat/fake-platform.js';
 import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
-import { memoryStorage } from '../../src/memory.js';
+import { openSqlite } from '../../src/sqlite.js';
 import { localFileStore } from '../../src/files/local-file-store.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +23,8 @@ async function start(extra: Record<string, unknown> = {}) {
   const account = { appId: platform.appId, secret: platform.secret, apiBase: platform.url, timeoutMs: 1000 };
   server = await startTestServer({
     clock,
-    storage: memoryStorage(),
+    // SQLite on a temp file, the embedded default: the link, order and media-check tables with their unique indexes.
+    storage: openSqlite(join(fileRoot, 'svcbase.db')),
     files: { store: localFileStore({ root: fileRoot }), media: false },
     functions: {
       deployed: false,

@@ -1,7 +1,8 @@
 import type { Application } from '../../app/application.js';
 import type { Clock } from '../../core/clock.js';
 import { type StoredRecord, dateValue } from '../../core/values.js';
-import type { FieldOp, StorageAdapter, TableRef } from '../../storage/port.js';
+import type { FieldOp, StorageAdapter } from '../../storage/port.js';
+import { tableSetup } from '../table-setup.js';
 import { findPlan, whereEquals } from '../../users/user-table.js';
 import type { Random } from '../../core/random.js';
 import { randomHex } from '../../core/random.js';
@@ -23,8 +24,6 @@ export interface Order {
   readonly transaction_id?: string;
 }
 
-const ref = (app: Application): TableRef => ({ namespace: app.namespace, className: ORDER_CLASS });
-
 function toOrder(record: StoredRecord): Order {
   return record as unknown as Order;
 }
@@ -39,35 +38,23 @@ export interface OrderStore {
 }
 
 export function createOrderStore(deps: { readonly storage: StorageAdapter; readonly clock: Clock; readonly random: Random }): OrderStore {
-  const ready = new Map<string, Promise<void>>();
-  const setup = (app: Application) => {
-    let pending = ready.get(app.namespace);
-    if (!pending) {
-      pending = (async () => {
-        await deps.storage.ensureColumns(ref(app), {
-          out_trade_no: { type: 'String' },
-          total_fee: { type: 'Number' },
-          refunded_fee: { type: 'Number' },
-          status: { type: 'String' },
-          openid: { type: 'String' },
-          product_name: { type: 'String' },
-          body: { type: 'String' },
-          prepay_id: { type: 'String' },
-          transaction_id: { type: 'String' },
-          userId: { type: 'String' },
-          paidAt: { type: 'Date' },
-        });
-        await deps.storage.createIndex(ref(app), { name: 'unique_out_trade_no', columns: ['out_trade_no'], unique: true });
-      })();
-      pending.catch(() => ready.delete(app.namespace));
-      ready.set(app.namespace, pending);
-    }
-    return pending;
-  };
+  const setup = tableSetup(deps.storage, ORDER_CLASS, {
+    out_trade_no: { type: 'String' },
+    total_fee: { type: 'Number' },
+    refunded_fee: { type: 'Number' },
+    status: { type: 'String' },
+    openid: { type: 'String' },
+    product_name: { type: 'String' },
+    body: { type: 'String' },
+    prepay_id: { type: 'String' },
+    transaction_id: { type: 'String' },
+    userId: { type: 'String' },
+    paidAt: { type: 'Date' },
+  }, 'out_trade_no');
   const now = () => dateValue(deps.clock.now());
   return {
     async create(app, fields) {
-      await setup(app);
+      const ref = await setup(app);
       const at = now();
       const record = {
         objectId: randomHex(deps.random, 8),
@@ -78,32 +65,32 @@ export function createOrderStore(deps: { readonly storage: StorageAdapter; reado
         status: 'NOTPAY',
       } as unknown as StoredRecord;
       if (fields.userId === null) delete (record as Record<string, unknown>).userId;
-      await deps.storage.insert(ref(app), record);
+      await deps.storage.insert(ref, record);
       return toOrder(record);
     },
     async find(app, outTradeNo) {
-      await setup(app);
-      const found = await deps.storage.find(ref(app), findPlan(whereEquals('out_trade_no', outTradeNo), 1));
+      const found = await deps.storage.find(await setup(app), findPlan(whereEquals('out_trade_no', outTradeNo), 1));
       return found[0] ? toOrder(found[0]) : null;
     },
     async markPaid(app, order, transactionId, paidAt) {
       // Read-check-write inside one transaction where the adapter has them, so two notifications
       // racing each other mark the order once.
+      const ref = await setup(app);
       const write = async (storage: StorageAdapter) => {
-        const current = await storage.get(ref(app), order.objectId);
+        const current = await storage.get(ref, order.objectId);
         if (!current || current.status === 'SUCCESS') return false;
         const ops: FieldOp[] = [
           { kind: 'set', column: 'status', path: [], value: 'SUCCESS' },
           { kind: 'set', column: 'transaction_id', path: [], value: transactionId },
           { kind: 'set', column: 'paidAt', path: [], value: dateValue(paidAt) },
         ];
-        await storage.update(ref(app), order.objectId, ops, now());
+        await storage.update(ref, order.objectId, ops, now());
         return true;
       };
       return deps.storage.capabilities.transactions ? deps.storage.transaction(write) : write(deps.storage);
     },
     async addRefunded(app, order, fee) {
-      const updated = await deps.storage.update(ref(app), order.objectId, [{ kind: 'increment', column: 'refunded_fee', path: [], amount: fee }], now());
+      const updated = await deps.storage.update(await setup(app), order.objectId, [{ kind: 'increment', column: 'refunded_fee', path: [], amount: fee }], now());
       return Number(updated?.refunded_fee ?? fee);
     },
   };
