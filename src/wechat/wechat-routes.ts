@@ -1,7 +1,10 @@
 import type { Application } from '../app/application.js';
 import { svcError } from '../core/errors.js';
 import type { JsonObject } from '../core/wire-values.js';
+import { parseJsonBody } from '../http/body.js';
 import type { RouteContext, RouteDef, RouteResult } from '../http/types.js';
+
+const CALLBACK_MAX_BYTES = 64 * 1024;
 import type { PayService } from './pay/pay-service.js';
 import { CHECK_TEXT_MAX_BYTES, type WechatService } from './wechat-service.js';
 
@@ -19,17 +22,8 @@ function appOf(applications: ReadonlyMap<string, Application>, id: string | unde
   return app;
 }
 
-function callbackBody(rc: RouteContext): JsonObject {
-  const raw = rc.rawBody ? Buffer.from(rc.rawBody).toString('utf8') : '';
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    throw svcError('platformCallbackRefused', 'the body is not JSON (set the message push to JSON mode)');
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw svcError('platformCallbackRefused', 'the body is not a JSON object');
-  return value as JsonObject;
-}
+/** A platform callback's JSON body, with the request pipeline's own checks (forbidden keys, depth), whatever content type the platform sends. */
+const callbackBody = (rc: RouteContext): JsonObject => parseJsonBody(rc.rawBody, 'application/json', { maxBytes: CALLBACK_MAX_BYTES, maxDepth: 32 });
 
 const xml = (status: number, body: string): RouteResult => ({ status, body, raw: true, headers: { 'content-type': 'text/xml; charset=utf-8' } });
 
@@ -63,7 +57,7 @@ export function wechatRoutes(wechat: WechatService, pay: PayService, application
         await wechat.callback(appOf(applications, rc.params.applicationId), rc.query, callbackBody(rc));
         return { body: 'success', raw: true, headers: { 'content-type': 'text/plain; charset=utf-8' } };
       },
-      { auth: 'none', body: 'raw', bodyLimit: 64 * 1024 },
+      { auth: 'none', body: 'raw', bodyLimit: CALLBACK_MAX_BYTES },
     ),
     route('POST', '/1/pay', async (rc) => ({ body: await pay.pay(rc.caller, bodyOf(rc)) })),
     route('POST', '/1/pay/refund', async (rc) => ({ body: await pay.refund(rc.caller, bodyOf(rc)) })),
