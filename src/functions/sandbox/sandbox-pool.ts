@@ -40,6 +40,8 @@ interface Job {
 interface Slot {
   worker: Worker;
   ready: boolean;
+  /** Terminate was asked for: the slot takes no more jobs, and its late messages are ignored. */
+  stopping: boolean;
   job: Job | null;
   cancelDeadline: () => void;
 }
@@ -85,7 +87,7 @@ export class SandboxPool {
 
   private start(): Slot {
     const worker = this.spawn();
-    const slot: Slot = { worker, ready: false, job: null, cancelDeadline: () => {} };
+    const slot: Slot = { worker, ready: false, stopping: false, job: null, cancelDeadline: () => {} };
     worker.unref();
     worker.on('message', (message: ToPool) => this.receive(slot, message));
     worker.on('error', (error) => this.options.logger.warn('functions: a sandbox worker failed', { error: String(error) }));
@@ -108,6 +110,10 @@ export class SandboxPool {
       slot.cancelDeadline = this.options.timer.setTimeout(() => {
         if (slot.job !== job) return;
         this.options.logger.warn('functions: terminating a sandbox past its deadline', { deadlineMs: job.deadlineMs });
+        // Termination is asynchronous: until 'exit' the worker may still report 'idle', and a job
+        // handed to it then would die with it.
+        slot.stopping = true;
+        slot.ready = false;
         void slot.worker.terminate();
       }, job.deadlineMs);
       const message: ToWorker = { type: 'run', id: job.id, source: job.source, request: job.request, limits: this.options.limits };
@@ -116,6 +122,7 @@ export class SandboxPool {
   }
 
   private receive(slot: Slot, message: ToPool): void {
+    if (slot.stopping) return;
     if (message.type === 'ready') {
       slot.ready = true;
       return this.dispatch();

@@ -1,0 +1,84 @@
+import { EventEmitter } from 'node:events';
+import type { Worker } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/core/logger.js';
+import { type SandboxRun, SandboxPool } from '../../src/functions/sandbox/sandbox-pool.js';
+import { DEFAULT_SANDBOX_LIMITS } from '../../src/functions/sandbox/quickjs-sandbox.js';
+import type { ToPool, ToWorker } from '../../src/functions/sandbox/sandbox-protocol.js';
+import { manualTimer } from './manual-timer.js';
+
+/** A worker the test drives: it records what it is sent and exits only when told to. */
+class FakeWorker extends EventEmitter {
+  readonly received: ToWorker[] = [];
+  terminateAsked = false;
+  postMessage(message: ToWorker): void {
+    this.received.push(message);
+  }
+  unref(): void {}
+  terminate(): Promise<number> {
+    this.terminateAsked = true;
+    return Promise.resolve(1);
+  }
+  say(message: ToPool): void {
+    this.emit('message', message);
+  }
+  exit(): void {
+    this.emit('exit', 1);
+  }
+}
+
+function recordingRun(): SandboxRun & { outcome: string | null } {
+  const run = {
+    outcome: null as string | null,
+    call: async () => null,
+    setHeader() {},
+    log() {},
+    send(reply: { value: unknown }) {
+      run.outcome = `sent ${String(reply.value)}`;
+    },
+    fail(error: Error) {
+      run.outcome = `failed ${error.message}`;
+    },
+  };
+  return run;
+}
+
+describe('sandbox pool', () => {
+  it('gives no job to a worker being terminated past its deadline, even when it reports idle before it exits', () => {
+    const workers: FakeWorker[] = [];
+    const timer = manualTimer();
+    const pool = new SandboxPool({
+      size: 1,
+      limits: DEFAULT_SANDBOX_LIMITS,
+      timer,
+      logger: silentLogger,
+      spawn: () => {
+        const worker = new FakeWorker();
+        workers.push(worker);
+        return worker as unknown as Worker;
+      },
+    });
+    const first = workers[0]!;
+    first.say({ type: 'ready' });
+    const silent = recordingRun();
+    pool.run('source', {}, 1000, silent);
+    expect(first.received.map((m) => m.type)).toEqual(['run']);
+
+    timer.fireAll(); // the deadline passes: terminate is asked for, the exit comes later
+    expect(first.terminateAsked).toBe(true);
+    first.say({ type: 'idle', id: 1 }); // a late message from the dying worker
+
+    const next = recordingRun();
+    pool.run('source', {}, 1000, next);
+    expect(first.received.map((m) => m.type)).toEqual(['run']); // not handed to the dying worker
+
+    first.exit();
+    const replacement = workers[1]!;
+    replacement.say({ type: 'ready' });
+    expect(replacement.received.map((m) => m.type)).toEqual(['run']);
+    replacement.say({ type: 'send', id: 2, reply: { value: 'answered', status: 200, headers: {} } });
+    expect(next.outcome).toBe('sent answered');
+    expect(silent.outcome).toBe('failed cloud function function failed: its sandbox was stopped');
+    void pool.close();
+  });
+});
