@@ -18,6 +18,10 @@ export interface FakeWechatPlatformOptions {
   readonly mchId?: string;
   readonly payKey?: string;
   readonly signType?: 'MD5' | 'HMAC-SHA256';
+  /** Virtual payment: the offer and the AppKeys of the live (env 0) and sandbox (env 1) environments. */
+  readonly offerId?: string;
+  readonly virtualPayAppKey?: string;
+  readonly virtualPaySandboxAppKey?: string;
 }
 
 /**
@@ -39,7 +43,18 @@ export interface FakeWechatPlatform {
   readonly secret: string;
   readonly mchId: string;
   readonly payKey: string;
+  readonly offerId: string;
+  readonly virtualPayAppKey: string;
+  readonly virtualPaySandboxAppKey: string;
   readonly calls: FakePlatformCall[];
+  /**
+   * Virtual-payment coin balances by openid. The fake's own errcodes for `/xpay/*`: 268435460 bad
+   * pay_sig, 268435461 bad user signature, 268490004 balance too low, 268490009 unknown order,
+   * 268490010 a used order_id.
+   */
+  readonly balances: Map<string, number>;
+  /** Posts an `xpay_goods_deliver_notify` event for a virtual order to `callbackUrl`, signed with `token`. */
+  deliverVirtualOrder(outTradeNo: string, callbackUrl: string, token: string): Promise<{ status: number; text: string }>;
   /** Issues a login code for `openid` (a new session key each time, as the platform rotates it). */
   loginCode(openid: string, options?: { readonly unionid?: string }): string;
   /** The current session key of `openid`. */
@@ -78,6 +93,11 @@ export async function startFakeWechatPlatform(options: FakeWechatPlatformOptions
   const mchId = options.mchId ?? '1900000109';
   const payKey = options.payKey ?? '8934e7d15453e97507ef794cf7b0519d';
   const signType = options.signType ?? 'MD5';
+  const offerId = options.offerId ?? '1450000000';
+  const virtualPayAppKey = options.virtualPayAppKey ?? 'fake-xpay-app-key';
+  const virtualPaySandboxAppKey = options.virtualPaySandboxAppKey ?? 'fake-xpay-sandbox-key';
+  const balances = new Map<string, number>();
+  const coinOrders = new Map<string, { openid: string; amount: number; env: number }>();
   const calls: FakePlatformCall[] = [];
   const codes = new Map<string, { openid: string; unionid?: string; used: boolean }>();
   const sessionKeys = new Map<string, string>();
@@ -204,6 +224,41 @@ export async function startFakeWechatPlatform(options: FakeWechatPlatformOptions
       case '/cgi-bin/message/template/send':
         messages.push({ kind: 'template', body: b });
         return json(res, { errcode: 0, errmsg: 'ok', msgid: 200228332 + messages.length });
+      case '/xpay/query_user_balance':
+      case '/xpay/currency_pay':
+      case '/xpay/cancel_currency_pay':
+      case '/xpay/query_order': {
+        const text = raw.toString('utf8');
+        const env = b.env === 1 ? 1 : 0;
+        const appKey = env === 1 ? virtualPaySandboxAppKey : virtualPayAppKey;
+        if (query.pay_sig !== createHmac('sha256', appKey).update(`${path}&${text}`).digest('hex')) return json(res, { errcode: 268435460, errmsg: 'pay_sig error' });
+        const openid = String(b.openid ?? '');
+        if (path !== '/xpay/query_order') {
+          const key = sessionKeys.get(openid);
+          if (!key || query.signature !== createHmac('sha256', key).update(text).digest('hex')) return json(res, { errcode: 268435461, errmsg: 'signature error' });
+        }
+        const balance = balances.get(openid) ?? 0;
+        if (path === '/xpay/query_user_balance') return json(res, { errcode: 0, errmsg: 'ok', balance, present_balance: 0, sum_save: balance, sum_present: 0, sum_balance: balance, sum_cost: 0, first_save_flag: false });
+        if (path === '/xpay/currency_pay') {
+          const amount = Number(b.amount);
+          if (coinOrders.has(String(b.order_id))) return json(res, { errcode: 268490010, errmsg: 'order_id used' });
+          if (amount > balance) return json(res, { errcode: 268490004, errmsg: 'balance not enough' });
+          balances.set(openid, balance - amount);
+          coinOrders.set(String(b.order_id), { openid, amount, env });
+          return json(res, { errcode: 0, errmsg: 'ok', order_id: b.order_id, balance: balance - amount, used_present_amount: 0 });
+        }
+        if (path === '/xpay/cancel_currency_pay') {
+          const paid = coinOrders.get(String(b.pay_order_id));
+          if (!paid || paid.openid !== openid) return json(res, { errcode: 268490009, errmsg: 'order not exist' });
+          if (Number(b.amount) > paid.amount) return json(res, { errcode: 268490004, errmsg: 'amount exceeds the payment' });
+          paid.amount -= Number(b.amount);
+          balances.set(openid, balance + Number(b.amount));
+          return json(res, { errcode: 0, errmsg: 'ok', order_id: b.order_id });
+        }
+        const order = coinOrders.get(String(b.order_id ?? ''));
+        if (!order || order.openid !== openid) return json(res, { errcode: 268490009, errmsg: 'order not exist' });
+        return json(res, { errcode: 0, errmsg: 'ok', order: { order_id: b.order_id, status: 2, order_fee: order.amount, env_type: order.env + 1, openid } });
+      }
       case '/pay/unifiedorder': {
         const fields = body as Record<string, string> | null;
         if (!fields || !payV2SignatureValid(fields, payKey, (fields.sign_type as 'MD5') ?? 'MD5')) return xml(res, { return_code: 'FAIL', return_msg: 'SIGNERROR' });
@@ -248,6 +303,10 @@ export async function startFakeWechatPlatform(options: FakeWechatPlatformOptions
     secret,
     mchId,
     payKey,
+    offerId,
+    virtualPayAppKey,
+    virtualPaySandboxAppKey,
+    balances,
     calls,
     riskyWords,
     refusedSubscribers,
@@ -330,6 +389,24 @@ export async function startFakeWechatPlatform(options: FakeWechatPlatformOptions
       };
       const sign = payV2Sign(fields, opts.forge ? 'not-the-merchant-key' : payKey, signType);
       return post(order.notify_url, toPayXml({ ...fields, sign }), 'text/xml');
+    },
+    async deliverVirtualOrder(outTradeNo, callbackUrl, token) {
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const nonce = randomBytes(8).toString('hex');
+      const event = {
+        ToUserName: 'gh_fake',
+        FromUserName: 'platform',
+        CreateTime: Number(timestamp),
+        MsgType: 'event',
+        Event: 'xpay_goods_deliver_notify',
+        OpenId: 'openid',
+        OutTradeNo: outTradeNo,
+        Env: 0,
+        WeChatPayInfo: { MchOrderNo: `mch-${outTradeNo}`, TransactionId: `4200${outTradeNo.slice(-10)}`, PaidTime: Number(timestamp) },
+      };
+      const signature = callbackSignature(token, timestamp, nonce);
+      const sep = callbackUrl.includes('?') ? '&' : '?';
+      return post(`${callbackUrl}${sep}${new URLSearchParams({ signature, timestamp, nonce })}`, JSON.stringify(event), 'application/json');
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

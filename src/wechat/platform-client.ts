@@ -47,6 +47,12 @@ export interface PlatformClient {
   sendSubscribeMessage(account: PlatformAccount, message: JsonObject): Promise<void>;
   /** An official-account template message: its `msgid`. */
   sendTemplateMessage(account: PlatformAccount, message: JsonObject): Promise<number | string | null>;
+  /**
+   * A virtual-payment call (`/xpay/...`): `sign` gets the exact body text and answers the query's
+   * `pay_sig` (and the user-state `signature`, where the call needs one). The platform's JSON answer,
+   * errcode 0 only.
+   */
+  virtualPay(account: PlatformAccount, path: string, body: JsonObject, sign: (bodyText: string) => Record<string, string>): Promise<PlatformAnswer>;
 }
 
 /** Login codes the platform refuses: invalid (40029) or already used (40163). */
@@ -136,6 +142,10 @@ export function wechatPlatformClient(deps: { readonly tokens: AccessTokens; read
     async sendTemplateMessage(account, message) {
       const body = json(await withToken(account, 'POST', '/cgi-bin/message/template/send', {}, () => message));
       return typeof body.msgid === 'number' || typeof body.msgid === 'string' ? body.msgid : null;
+    },
+    async virtualPay(account, path, body, sign) {
+      // callPlatform sends JSON.stringify(body): the same text the signatures cover.
+      return json(await withToken(account, 'POST', path, sign(JSON.stringify(body)), () => body));
     },
   };
 }

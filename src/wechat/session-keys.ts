@@ -2,6 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Application } from '../app/application.js';
 import type { Clock } from '../core/clock.js';
 import type { KvStore } from '../kv/port.js';
+import { svcError } from '../core/errors.js';
+import type { PlatformClient } from './platform-client.js';
+import type { PlatformAccount } from './wechat-settings.js';
 
 /**
  * Session keys the platform handed out through `wechatAppv1`, remembered per application and openid
@@ -34,4 +37,25 @@ export function createSessionKeyLedger(deps: { readonly kv: KvStore; readonly cl
       return entry.u ? { unionid: entry.u } : {};
     },
   };
+}
+
+/**
+ * Proves that `sessionKey` is the one the platform issued for `openid`: the ledger answers first,
+ * else the platform's `checksession` (a confirmed key is then remembered). 208 otherwise. Answers
+ * what the platform said with the key (its unionid), when the ledger knows it.
+ */
+export async function proveSessionKey(
+  deps: { readonly sessionKeys: SessionKeyLedger; readonly platform: PlatformClient },
+  app: Application,
+  account: PlatformAccount,
+  ttlSeconds: number,
+  openid: string,
+  sessionKey: string,
+): Promise<{ readonly unionid?: string }> {
+  const known = await deps.sessionKeys.match(app, openid, sessionKey);
+  if (known) return known;
+  const answer = await deps.platform.checkSessionKey(account, openid, sessionKey);
+  if (answer.errcode !== 0) throw svcError('authDataInvalid', 'the session key does not belong to this openid');
+  await deps.sessionKeys.remember(app, openid, sessionKey, ttlSeconds);
+  return {};
 }

@@ -3,7 +3,7 @@ import { svcError } from '../core/errors.js';
 import type { JsonObject } from '../core/wire-values.js';
 import type { AuthProvider, VerifiedIdentity } from '../users/auth-providers.js';
 import type { PlatformClient } from './platform-client.js';
-import type { SessionKeyLedger } from './session-keys.js';
+import { type SessionKeyLedger, proveSessionKey } from './session-keys.js';
 import type { WechatSettings } from './wechat-settings.js';
 
 /**
@@ -25,13 +25,7 @@ export function weappAuthProvider(deps: {
       if (typeof sessionKey !== 'string' || sessionKey === '' || sessionKey.length > 256) throw svcError('authDataInvalid', 'authData.weapp needs sk (the session key)');
       const settings = deps.settings(app);
       if (!settings.miniProgram) throw svcError('platformNotConfigured', 'miniProgram');
-      let known = await deps.sessionKeys.match(app, openid, sessionKey);
-      if (!known) {
-        const answer = await deps.platform.checkSessionKey(settings.miniProgram, openid, sessionKey);
-        if (answer.errcode !== 0) throw svcError('authDataInvalid', 'the session key does not belong to this openid');
-        await deps.sessionKeys.remember(app, openid, sessionKey, settings.sessionKeyTtlSeconds);
-        known = {};
-      }
+      const known = await proveSessionKey(deps, app, settings.miniProgram, settings.sessionKeyTtlSeconds, openid, sessionKey);
       // Only what the platform said is kept: a unionid the client sends is not proof.
       const stored: JsonObject = known.unionid ? { openid, unionid: known.unionid } : { openid };
       return { id: openid, stored, reply: { sk: sessionKey } };

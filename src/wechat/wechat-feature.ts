@@ -8,6 +8,7 @@ import { MEDIA_CHECK_CLASS, createMediaCheckStore } from './media-checks.js';
 import { ORDER_CLASS, createOrderStore } from './pay/orders.js';
 import { type PayV2Transport, nodePayTransport } from './pay/pay-v2-client.js';
 import { type PayService, createPayService } from './pay/pay-service.js';
+import { VIRTUAL_ORDER_CLASS, type VirtualPayService, createVirtualPay } from './pay/virtual-pay.js';
 import { type PlatformClient, wechatPlatformClient } from './platform-client.js';
 import { createSessionKeyLedger } from './session-keys.js';
 import { weappAuthProvider } from './weapp-provider.js';
@@ -29,6 +30,7 @@ export interface WechatOptions {
 export interface WechatApi {
   readonly service: WechatService;
   readonly pay: PayService;
+  readonly virtualPay: VirtualPayService;
 }
 
 export const WECHAT = featureKey<WechatApi>('wechat');
@@ -52,9 +54,11 @@ export function wechatFeature(options: WechatOptions = {}): FeatureDefinition<We
       const records = ctx.use(RECORDS);
       records.registerClassPolicy(MEDIA_CHECK_CLASS, MASTER_ONLY_POLICY);
       records.registerClassPolicy(ORDER_CLASS, MASTER_ONLY_POLICY);
+      records.registerClassPolicy(VIRTUAL_ORDER_CLASS, MASTER_ONLY_POLICY);
       const settings = (app: Parameters<typeof ctx.settings>[0]) => ctx.settings(app);
       const platform = options.platform ?? wechatPlatformClient({ tokens: createAccessTokens({ kv: ctx.kv, clock: ctx.clock, ...(options.fetch ? { fetch: options.fetch } : {}) }), ...(options.fetch ? { fetch: options.fetch } : {}) });
       const sessionKeys = createSessionKeyLedger(ctx);
+      const virtualPay = createVirtualPay({ settings, platform, sessionKeys, storage: ctx.storage, clock: ctx.clock, random: ctx.random });
       const service = createWechatService({
         settings,
         platform,
@@ -64,10 +68,11 @@ export function wechatFeature(options: WechatOptions = {}): FeatureDefinition<We
         clock: ctx.clock,
         logger: ctx.logger,
         functions: () => ctx.find(FUNCTIONS)?.runner,
+        virtualPaid: (app, event) => virtualPay.paid(app, event),
       });
       const pay = createPayService({ settings, orders: createOrderStore(ctx), transport: options.payTransport ?? nodePayTransport, kv: ctx.kv, clock: ctx.clock, random: ctx.random, logger: ctx.logger });
       ctx.find(USERS)?.authProviders.register('weapp', weappAuthProvider({ settings, platform, sessionKeys }));
-      return { api: { service, pay }, routes: wechatRoutes(service, pay, ctx.applications) };
+      return { api: { service, pay, virtualPay }, routes: wechatRoutes(service, pay, virtualPay, ctx.applications) };
     },
   };
 }

@@ -6,6 +6,7 @@ import type { RouteContext, RouteDef, RouteResult } from '../http/types.js';
 
 const CALLBACK_MAX_BYTES = 64 * 1024;
 import type { PayService } from './pay/pay-service.js';
+import type { VirtualPayService } from './pay/virtual-pay.js';
 import { CHECK_TEXT_MAX_BYTES, type WechatService } from './wechat-service.js';
 
 type Handler = RouteDef['handler'];
@@ -33,7 +34,7 @@ const xml = (status: number, body: string): RouteResult => ({ status, body, raw:
  * notification. `getAccessToken` needs the master key: the token acts as the whole mini-program on
  * the platform, so it must not reach a client.
  */
-export function wechatRoutes(wechat: WechatService, pay: PayService, applications: ReadonlyMap<string, Application>): RouteDef[] {
+export function wechatRoutes(wechat: WechatService, pay: PayService, virtualPay: VirtualPayService, applications: ReadonlyMap<string, Application>): RouteDef[] {
   return [
     route('POST', '/1/wechatAppv1/:code', async (rc) => ({ body: await wechat.login(rc.caller, rc.params.code ?? '') }), { body: 'optional-json' }),
     route('POST', '/1/wechatApp/checkSessionKey', async (rc) => ({ body: await wechat.checkSessionKey(rc.caller, bodyOf(rc)) })),
@@ -54,13 +55,19 @@ export function wechatRoutes(wechat: WechatService, pay: PayService, application
       'POST',
       '/1/wechatApp/callback/:applicationId',
       async (rc) => {
-        await wechat.callback(appOf(applications, rc.params.applicationId), rc.query, callbackBody(rc));
-        return { body: 'success', raw: true, headers: { 'content-type': 'text/plain; charset=utf-8' } };
+        const reply = await wechat.callback(appOf(applications, rc.params.applicationId), rc.query, callbackBody(rc));
+        return typeof reply === 'string' ? { body: reply, raw: true, headers: { 'content-type': 'text/plain; charset=utf-8' } } : { body: reply };
       },
       { auth: 'none', body: 'raw', bodyLimit: CALLBACK_MAX_BYTES },
     ),
     route('POST', '/1/pay', async (rc) => ({ body: await pay.pay(rc.caller, bodyOf(rc)) })),
     route('POST', '/1/pay/refund', async (rc) => ({ body: await pay.refund(rc.caller, bodyOf(rc)) })),
+    route('POST', '/1/wxvp/createOrder', async (rc) => ({ body: await virtualPay.createOrder(rc.caller, bodyOf(rc)) })),
+    route('POST', '/1/wxvp/queryUserBalance', async (rc) => ({ body: await virtualPay.queryUserBalance(rc.caller, bodyOf(rc)) })),
+    route('POST', '/1/wxvp/queryOrder', async (rc) => ({ body: await virtualPay.queryOrder(rc.caller, bodyOf(rc)) })),
+    route('POST', '/1/wxvp/currencyPay', async (rc) => ({ body: await virtualPay.currencyPay(rc.caller, bodyOf(rc)) })),
+    // The SDK's wxvpCancelCurrencyPay has no route constant and posts to `/` (docs/wechat.md): call this path with Bmob.request.
+    route('POST', '/1/wxvp/cancelCurrencyPay', async (rc) => ({ body: await virtualPay.cancelCurrencyPay(rc.caller, bodyOf(rc)) })),
     route('GET', '/1/pay/:outTradeNo', async (rc) => ({ body: await pay.query(rc.caller, rc.params.outTradeNo ?? '') })),
     route(
       'POST',

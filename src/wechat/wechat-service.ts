@@ -26,7 +26,12 @@ export interface WechatServiceDeps {
   readonly logger: Logger;
   /** The cloud-function runner, when the functions feature is on (async media verdicts go to it). */
   readonly functions: () => FunctionRunner | undefined;
+  /** Virtual-payment events of the message push (a good delivered, coins paid). */
+  readonly virtualPaid: (app: Application, event: JsonObject) => Promise<void>;
 }
+
+/** Message-push events of virtual payment; the platform wants `{ErrCode: 0, ErrMsg: 'success'}` back. */
+const VIRTUAL_PAY_EVENTS = new Set(['xpay_goods_deliver_notify', 'xpay_coin_pay_notify']);
 
 /**
  * The mini-program platform helpers as a caller plus typed input in, reply values out (the routes in
@@ -44,8 +49,11 @@ export interface WechatService {
   checkText(caller: Caller, input: JsonObject): Promise<JsonObject>;
   checkImage(app: Application, image: Uint8Array, filename: string): Promise<{ ok: true } | { ok: false; platformCode: number; message: string }>;
   checkMediaAsync(caller: Caller, input: JsonObject): Promise<JsonObject>;
-  /** A platform message push (signature-checked): stores a media verdict and hands it to the configured function. */
-  callback(app: Application, query: URLSearchParams, body: JsonObject): Promise<void>;
+  /**
+   * A platform message push (signature-checked): stores a media verdict and hands it to the configured
+   * function, or marks a virtual-payment order paid. Answers the reply the platform expects.
+   */
+  callback(app: Application, query: URLSearchParams, body: JsonObject): Promise<Json>;
   /** The echo of the platform's URL check (`GET` with `echostr`), after the signature check. */
   verifyUrl(app: Application, query: URLSearchParams): Promise<string>;
   sendSubscribeMessage(caller: Caller, input: JsonObject): Promise<JsonObject>;
@@ -146,18 +154,22 @@ export function createWechatService(deps: WechatServiceDeps): WechatService {
       const token = deps.settings(app).messageToken;
       if (!token) throw svcError('platformNotConfigured', 'messageToken');
       await verifyCallback(deps, app.applicationId, token, query);
+      if (typeof body.Event === 'string' && VIRTUAL_PAY_EVENTS.has(body.Event)) {
+        await deps.virtualPaid(app, body);
+        return { ErrCode: 0, ErrMsg: 'success' };
+      }
       if (body.Event !== 'wxa_media_check' || typeof body.trace_id !== 'string') {
         deps.logger.info('wechat: platform event ignored', { app: app.applicationId, event: String(body.Event ?? body.MsgType ?? '') });
-        return;
+        return 'success';
       }
       const verdict: JsonObject = { result: body.result ?? null, detail: body.detail ?? [], errcode: body.errcode ?? 0, errmsg: body.errmsg ?? 'ok' };
-      if (!(await deps.mediaChecks.finished(app, body.trace_id, verdict))) return;
+      if (!(await deps.mediaChecks.finished(app, body.trace_id, verdict))) return 'success';
       const name = deps.settings(app).mediaCheckFunction;
       const runner = name ? deps.functions() : undefined;
-      if (!name) return;
+      if (!name) return 'success';
       if (!runner) {
         deps.logger.warn('wechat: mediaCheckFunction is set but the functions feature is off', { app: app.applicationId });
-        return;
+        return 'success';
       }
       try {
         await runner.invoke({
@@ -169,6 +181,7 @@ export function createWechatService(deps: WechatServiceDeps): WechatService {
       } catch (error) {
         deps.logger.warn('wechat: the media-check function failed', { app: app.applicationId, function: name, error: (error as Error).message });
       }
+      return 'success';
     },
     async sendSubscribeMessage(caller, input) {
       const account = miniProgram(caller.app);

@@ -25,6 +25,15 @@ export interface PaySettings {
   readonly timeoutMs: number;
 }
 
+/** Virtual payment (`/1/wxvp/*`): the offer and its AppKeys from the platform's virtual-payment console. */
+export interface VirtualPaySettings {
+  readonly offerId: string;
+  /** Signs `pay_sig` in the live environment (env 0). */
+  readonly appKey: string;
+  /** Signs `pay_sig` in the sandbox (env 1); without it env 1 answers 11205. */
+  readonly sandboxAppKey: string | null;
+}
+
 /** One application's mini-program settings: `applications[].featureSettings.wechat`. */
 export interface WechatSettings {
   /** The mini-program; null: every route answers 11205. */
@@ -32,6 +41,7 @@ export interface WechatSettings {
   /** The official account `notifyMsg` sends template messages through; null: notifyMsg answers 11205. */
   readonly officialAccount: PlatformAccount | null;
   readonly pay: PaySettings | null;
+  readonly virtualPay: VirtualPaySettings | null;
   /** How long a session key from `wechatAppv1` is remembered for verifying `authData.weapp` (default 3 days). */
   readonly sessionKeyTtlSeconds: number;
   /** The token of the platform's message push (callback signatures); null: callbacks are refused. */
@@ -49,6 +59,7 @@ export const DEFAULT_WECHAT_SETTINGS: WechatSettings = Object.freeze({
   miniProgram: null,
   officialAccount: null,
   pay: null,
+  virtualPay: null,
   sessionKeyTtlSeconds: 3 * 86_400,
   messageToken: null,
   mediaCheckFunction: null,
@@ -129,6 +140,17 @@ function pay(value: unknown): PaySettings | null {
   });
 }
 
+function virtualPay(value: unknown): VirtualPaySettings | null {
+  if (value === undefined || value === null) return null;
+  const slice = objectOf(value, 'virtualPay');
+  onlyKeys(slice, ['offerId', 'appKey', 'sandboxAppKey'], 'virtualPay');
+  return Object.freeze({
+    offerId: text(slice, 'offerId', 'virtualPay'),
+    appKey: text(slice, 'appKey', 'virtualPay'),
+    sandboxAppKey: slice.sandboxAppKey === undefined || slice.sandboxAppKey === null ? null : text(slice, 'sandboxAppKey', 'virtualPay'),
+  });
+}
+
 /** Merges an application's slice over the defaults and validates it (an Error fails createService with 11116). */
 export function resolveWechatSettings(given: unknown, defaults: WechatSettings): WechatSettings {
   if (given === undefined) return defaults;
@@ -139,6 +161,7 @@ export function resolveWechatSettings(given: unknown, defaults: WechatSettings):
     miniProgram: slice.miniProgram === undefined ? defaults.miniProgram : account(slice.miniProgram, 'miniProgram'),
     officialAccount: slice.officialAccount === undefined ? defaults.officialAccount : account(slice.officialAccount, 'officialAccount'),
     pay: slice.pay === undefined ? defaults.pay : pay(slice.pay),
+    virtualPay: slice.virtualPay === undefined ? defaults.virtualPay : virtualPay(slice.virtualPay),
   };
   for (const key of ['sessionKeyTtlSeconds', 'notifyMsgPerDay'] as const) {
     if (slice[key] === undefined) continue;
@@ -151,5 +174,6 @@ export function resolveWechatSettings(given: unknown, defaults: WechatSettings):
     out[key] = slice[key] as string | null;
   }
   if (out.pay && !out.miniProgram) throw new Error('pay needs miniProgram (its appId signs the orders)');
+  if (out.virtualPay && !out.miniProgram) throw new Error('virtualPay needs miniProgram');
   return Object.freeze(out);
 }

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { callbackSignature } from '../../src/wechat/callback-signature.js';
+import { createHmac } from 'node:crypto';
 
 const MESSAGE_TOKEN = 'push-token-1';
 
@@ -46,6 +47,7 @@ async function start(extra: Record<string, unknown> = {}) {
             mediaCheckFunction: 'onMediaVerdict',
             notifyMsgPerDay: 3,
             pay: { mchId: platform.mchId, key: platform.payKey, apiBase: platform.url, notifyUrl: 'http://placeholder/1/pay/notify/test-app' },
+            virtualPay: { offerId: platform.offerId, appKey: platform.virtualPayAppKey, sandboxAppKey: platform.virtualPaySandboxAppKey },
             ...extra,
           },
         },
@@ -383,6 +385,66 @@ describe('WeChat Pay v2: orders, notifications, refunds', () => {
   });
 });
 
+describe('virtual payment (/1/wxvp/*)', () => {
+  beforeAll(() => start());
+  afterAll(async () => {
+    await server.close();
+    rmSync(fileRoot, { recursive: true, force: true });
+  });
+  const hmac = (key: string, text: string) => createHmac('sha256', key).update(text).digest('hex');
+  async function loggedIn(openid: string): Promise<string> {
+    const code = platform.loginCode(openid);
+    return (await server.request('POST', `/1/wechatAppv1/${code}`)).body.sk;
+  }
+
+  it('signs an order for wx.requestVirtualPayment, keeps it, and marks it paid once the platform delivers', async () => {
+    const sk = await loggedIn('openid-vp');
+    const res = await server.request('POST', '/1/wxvp/createOrder', { body: { openid: 'openid-vp', sk, env: 0, mode: 'short_series_goods', goods_price: 100, buy_quantity: 2, product_id: 'gem-1', name: 'Gem' } });
+    expect(res.status).toBe(200);
+    const signData = JSON.parse(res.body.signData);
+    expect(signData).toEqual({ offerId: platform.offerId, buyQuantity: 2, env: 0, currencyType: 'CNY', productId: 'gem-1', goodsPrice: 100, outTradeNo: res.body.order_id, attach: '' });
+    expect(res.body.paySig).toBe(hmac(platform.virtualPayAppKey, `requestVirtualPayment&${res.body.signData}`));
+    expect(res.body.signature).toBe(hmac(sk, res.body.signData));
+    const callback = `${server.url}/1/wechatApp/callback/${TEST_APP.applicationId}`;
+    const delivered = await platform.deliverVirtualOrder(res.body.order_id, callback, MESSAGE_TOKEN);
+    expect(delivered.status).toBe(200);
+    expect(JSON.parse(delivered.text)).toEqual({ ErrCode: 0, ErrMsg: 'success' });
+    const rows = await server.request('GET', '/1/classes/_VirtualOrder', { auth: 'master' });
+    expect(rows.body.results[0]).toMatchObject({ order_id: res.body.order_id, name: 'Gem', status: 'PAID', wx_order_id: expect.any(String) });
+    expect((await server.request('GET', '/1/classes/_VirtualOrder')).status).toBe(403);
+  });
+
+  it('refuses bad orders and a session key that is not the user’s', async () => {
+    const sk = await loggedIn('openid-vq');
+    const base = { openid: 'openid-vq', sk, mode: 'short_series_coin', goods_price: 10 };
+    expect((await server.request('POST', '/1/wxvp/createOrder', { body: { ...base, sk: Buffer.alloc(16, 7).toString('base64') } })).body.code).toBe(208);
+    expect((await server.request('POST', '/1/wxvp/createOrder', { body: { ...base, mode: undefined } })).body.code).toBe(10001);
+    expect((await server.request('POST', '/1/wxvp/createOrder', { body: { ...base, mode: 'short_series_goods' } })).body.code).toBe(10001);
+    expect((await server.request('POST', '/1/wxvp/createOrder', { body: { ...base, goods_price: 0 } })).body.code).toBe(10003);
+    expect((await server.request('POST', '/1/wxvp/createOrder', { body: { ...base, env: 2 } })).body.code).toBe(10003);
+    expect((await server.request('POST', '/1/wxvp/createOrder', { body: { ...base, openid: undefined } })).body.code).toBe(10001);
+    expect((await server.request('POST', '/1/wxvp/createOrder', { body: base })).status).toBe(200);
+  });
+
+  it('reads balances, pays with coins, queries and cancels, signed per environment', async () => {
+    const sk = await loggedIn('openid-coin');
+    platform.balances.set('openid-coin', 50);
+    const who = { openid: 'openid-coin', sk };
+    expect((await server.request('POST', '/1/wxvp/queryUserBalance', { body: { ...who, env: 0 } })).body).toMatchObject({ errcode: 0, balance: 50 });
+    expect((await server.request('POST', '/1/wxvp/queryUserBalance', { body: { ...who, env: 1 } })).body).toMatchObject({ errcode: 0, balance: 50 });
+    const paid = await server.request('POST', '/1/wxvp/currencyPay', { body: { ...who, env: 0, amount: 20, order_id: 'coinorder01', payitem: '[{"productid":"gem","unit_price":20,"quantity":1}]' } });
+    expect(paid.body).toMatchObject({ errcode: 0, balance: 30, order_id: 'coinorder01' });
+    expect((await server.request('POST', '/1/wxvp/currencyPay', { body: { ...who, amount: 20, order_id: 'coinorder01' } })).body.error).toContain('268490010');
+    expect((await server.request('POST', '/1/wxvp/currencyPay', { body: { ...who, amount: 100, order_id: 'coinorder02' } })).body.error).toContain('268490004');
+    expect((await server.request('POST', '/1/wxvp/currencyPay', { body: { ...who, amount: 1, order_id: "x' OR 1=1" } })).body.code).toBe(10003);
+    expect((await server.request('POST', '/1/wxvp/queryOrder', { body: { openid: 'openid-coin', env: 0, order_id: 'coinorder01' } })).body.order).toMatchObject({ order_id: 'coinorder01', order_fee: 20 });
+    expect((await server.request('POST', '/1/wxvp/queryOrder', { body: { openid: 'openid-coin', env: 0 } })).body.code).toBe(10001);
+    const cancelled = await server.request('POST', '/1/wxvp/cancelCurrencyPay', { body: { ...who, env: 0, pay_order_id: 'coinorder01', order_id: 'refund0001', amount: 5 } });
+    expect(cancelled.body).toMatchObject({ errcode: 0, order_id: 'refund0001' });
+    expect(platform.balances.get('openid-coin')).toBe(35);
+  });
+});
+
 describe('without platform settings', () => {
   it('answers 11205 on every mini-program route', async () => {
     const bare = await startTestServer();
@@ -393,6 +455,7 @@ describe('without platform settings', () => {
         ['POST', '/1/wechatApp/checkSessionKey', { openid: 'o', sk: 'k' }],
         ['POST', '/1/wechatApp/notifyMsg', { touser: 'o', template_id: 't', url: 'https://x', data: {} }],
         ['POST', '/1/pay', { order_price: 1, product_name: 'x', open_id: 'o' }],
+        ['POST', '/1/wxvp/queryUserBalance', { openid: 'o', sk: 'k' }],
       ] as const) {
         const res = await bare.request(method, path, { body });
         expect(res.body.code, path).toBe(11205);
