@@ -70,7 +70,16 @@ export function wechatFeature(options: WechatOptions = {}): FeatureDefinition<We
         functions: () => ctx.find(FUNCTIONS)?.runner,
         virtualPaid: (app, event) => virtualPay.paid(app, event),
       });
-      const pay = createPayService({ settings, orders: createOrderStore(ctx), transport: options.payTransport ?? nodePayTransport, kv: ctx.kv, clock: ctx.clock, random: ctx.random, logger: ctx.logger });
+      const pay = createPayService({
+        settings,
+        orders: createOrderStore(ctx),
+        transport: options.payTransport ?? nodePayTransport,
+        kv: ctx.kv,
+        clock: ctx.clock,
+        random: ctx.random,
+        logger: ctx.logger,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      });
       ctx.find(USERS)?.authProviders.register('weapp', weappAuthProvider({ settings, platform, sessionKeys }));
       return { api: { service, pay, virtualPay }, routes: wechatRoutes(service, pay, virtualPay, ctx.applications) };
     },

@@ -2,7 +2,7 @@ import type { Application } from '../app/application.js';
 import { svcError } from '../core/errors.js';
 import type { JsonObject } from '../core/wire-values.js';
 import { parseJsonBody } from '../http/body.js';
-import type { RouteContext, RouteDef, RouteResult } from '../http/types.js';
+import type { RouteContext, RouteDef } from '../http/types.js';
 
 const CALLBACK_MAX_BYTES = 64 * 1024;
 import type { PayService } from './pay/pay-service.js';
@@ -25,8 +25,6 @@ function appOf(applications: ReadonlyMap<string, Application>, id: string | unde
 
 /** A platform callback's JSON body, with the request pipeline's own checks (forbidden keys, depth), whatever content type the platform sends. */
 const callbackBody = (rc: RouteContext): JsonObject => parseJsonBody(rc.rawBody, 'application/json', { maxBytes: CALLBACK_MAX_BYTES, maxDepth: 32 });
-
-const xml = (status: number, body: string): RouteResult => ({ status, body, raw: true, headers: { 'content-type': 'text/xml; charset=utf-8' } });
 
 /**
  * The mini-program routes as the SDK sends them (sdk-wire §5.1 rows 17-20, 37-51) plus the two
@@ -74,8 +72,8 @@ export function wechatRoutes(wechat: WechatService, pay: PayService, virtualPay:
       '/1/pay/notify/:applicationId',
       async (rc) => {
         const app = appOf(applications, rc.params.applicationId);
-        const result = await pay.notify(app, rc.rawBody ? Buffer.from(rc.rawBody).toString('utf8') : '');
-        return xml(result.accepted ? 200 : 400, result.reply);
+        const reply = await pay.notify(app, rc.headers, rc.rawBody ? Buffer.from(rc.rawBody).toString('utf8') : '');
+        return { status: reply.status, body: reply.body, raw: true, headers: { 'content-type': reply.contentType } };
       },
       { auth: 'none', body: 'raw', bodyLimit: 64 * 1024 },
     ),

@@ -1,3 +1,5 @@
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+
 /** An account on the platform: a mini-program, or the official account owner notifications go through. */
 export interface PlatformAccount {
   readonly appId: string;
@@ -8,22 +10,42 @@ export interface PlatformAccount {
   readonly timeoutMs: number;
 }
 
-/** Pay v2 (XML, signed with the merchant's API key) for one application. */
-export interface PaySettings {
+/** What both Pay versions share. */
+interface PayCommon {
   readonly mchId: string;
-  /** The merchant's API key (v2): signs requests and checks replies and notifications. */
-  readonly key: string;
-  readonly signType: 'MD5' | 'HMAC-SHA256';
   /** Default `https://api.mch.weixin.qq.com`. */
   readonly apiBase: string;
   /** The public URL of `POST /1/pay/notify/<applicationId>` the platform posts payment results to. */
   readonly notifyUrl: string;
   /** Whether REST-key callers may refund (default false: only the master key; docs/wechat.md says why). */
   readonly clientRefund: boolean;
-  /** The merchant's client certificate (PKCS#12, base64) that refunds need on the real platform. */
-  readonly certificate: { readonly pfx: string; readonly passphrase: string } | null;
   readonly timeoutMs: number;
 }
+
+/** Pay v2 (XML, signed with the merchant's API key): the default. */
+export interface PayV2Settings extends PayCommon {
+  readonly version: 'v2';
+  /** The merchant's API key (v2): signs requests and checks replies and notifications. */
+  readonly key: string;
+  readonly signType: 'MD5' | 'HMAC-SHA256';
+  /** The merchant's client certificate (PKCS#12, base64) that refunds need on the real platform. */
+  readonly certificate: { readonly pfx: string; readonly passphrase: string } | null;
+}
+
+/** Pay v3 (JSON, RSA-SHA256 signatures, AES-256-GCM notifications). */
+export interface PayV3Settings extends PayCommon {
+  readonly version: 'v3';
+  /** The APIv3 key (32 characters): decrypts notifications. */
+  readonly apiV3Key: string;
+  /** The merchant's private key (PEM) that signs requests and `paySign`. */
+  readonly privateKey: string;
+  /** The serial number of the merchant's certificate, named in every request's Authorization. */
+  readonly serialNo: string;
+  /** The platform's public key (PEM) that replies and notifications are signed with. */
+  readonly platformPublicKey: string;
+}
+
+export type PaySettings = PayV2Settings | PayV3Settings;
 
 /** Virtual payment (`/1/wxvp/*`): the offer and its AppKeys from the platform's virtual-payment console. */
 export interface VirtualPaySettings {
@@ -114,30 +136,56 @@ function account(value: unknown, what: string): PlatformAccount | null {
   });
 }
 
+const PAY_COMMON = ['version', 'mchId', 'apiBase', 'notifyUrl', 'clientRefund', 'timeoutMs'];
+
+function pem(slice: Slice, key: string, kind: 'PRIVATE' | 'PUBLIC'): string {
+  const value = text(slice, key, 'pay');
+  try {
+    if (kind === 'PRIVATE') createPrivateKey(value);
+    else createPublicKey(value);
+  } catch {
+    throw new Error(`pay.${key} must be a PEM ${kind.toLowerCase()} key`);
+  }
+  return value;
+}
+
 function pay(value: unknown): PaySettings | null {
   if (value === undefined || value === null) return null;
   const slice = objectOf(value, 'pay');
-  onlyKeys(slice, ['mchId', 'key', 'signType', 'apiBase', 'notifyUrl', 'clientRefund', 'certificate', 'timeoutMs'], 'pay');
-  const signType = slice.signType ?? 'MD5';
-  if (signType !== 'MD5' && signType !== 'HMAC-SHA256') throw new Error("pay.signType is 'MD5' or 'HMAC-SHA256'");
+  const version = slice.version ?? 'v2';
+  if (version !== 'v2' && version !== 'v3') throw new Error("pay.version is 'v2' or 'v3'");
   const clientRefund = slice.clientRefund ?? false;
   if (typeof clientRefund !== 'boolean') throw new Error('pay.clientRefund is a boolean');
-  let certificate: PaySettings['certificate'] = null;
+  const common = {
+    mchId: text(slice, 'mchId', 'pay'),
+    apiBase: baseUrl(slice.apiBase, DEFAULT_PAY_API_BASE, 'pay.apiBase'),
+    notifyUrl: baseUrl(text(slice, 'notifyUrl', 'pay'), '', 'pay.notifyUrl'),
+    clientRefund,
+    timeoutMs: timeout(slice.timeoutMs, 'pay'),
+  };
+  if (version === 'v3') {
+    onlyKeys(slice, [...PAY_COMMON, 'apiV3Key', 'privateKey', 'serialNo', 'platformPublicKey'], 'pay');
+    const apiV3Key = text(slice, 'apiV3Key', 'pay');
+    if (Buffer.byteLength(apiV3Key) !== 32) throw new Error('pay.apiV3Key must be 32 bytes');
+    return Object.freeze({
+      version,
+      ...common,
+      apiV3Key,
+      privateKey: pem(slice, 'privateKey', 'PRIVATE'),
+      serialNo: text(slice, 'serialNo', 'pay'),
+      platformPublicKey: pem(slice, 'platformPublicKey', 'PUBLIC'),
+    });
+  }
+  onlyKeys(slice, [...PAY_COMMON, 'key', 'signType', 'certificate'], 'pay');
+  const signType = slice.signType ?? 'MD5';
+  if (signType !== 'MD5' && signType !== 'HMAC-SHA256') throw new Error("pay.signType is 'MD5' or 'HMAC-SHA256'");
+  let certificate: PayV2Settings['certificate'] = null;
   if (slice.certificate !== undefined && slice.certificate !== null) {
     const cert = objectOf(slice.certificate, 'pay.certificate');
     onlyKeys(cert, ['pfx', 'passphrase'], 'pay.certificate');
     certificate = Object.freeze({ pfx: text(cert, 'pfx', 'pay.certificate'), passphrase: typeof cert.passphrase === 'string' ? cert.passphrase : '' });
   }
-  return Object.freeze({
-    mchId: text(slice, 'mchId', 'pay'),
-    key: text(slice, 'key', 'pay'),
-    signType,
-    apiBase: baseUrl(slice.apiBase, DEFAULT_PAY_API_BASE, 'pay.apiBase'),
-    notifyUrl: baseUrl(text(slice, 'notifyUrl', 'pay'), '', 'pay.notifyUrl'),
-    clientRefund,
-    certificate,
-    timeoutMs: timeout(slice.timeoutMs, 'pay'),
-  });
+  return Object.freeze({ version, ...common, key: text(slice, 'key', 'pay'), signType, certificate });
 }
 
 function virtualPay(value: unknown): VirtualPaySettings | null {

@@ -3,13 +3,15 @@ import type { Caller } from '../../app/caller.js';
 import type { Clock } from '../../core/clock.js';
 import { svcError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
-import { type Random, randomHex, randomString } from '../../core/random.js';
+import { type Random, randomHex } from '../../core/random.js';
 import type { JsonObject } from '../../core/wire-values.js';
 import { KV_NO_EXPIRY, type KvStore } from '../../kv/port.js';
 import type { PaySettings, WechatSettings } from '../wechat-settings.js';
 import type { Order, OrderStore } from './orders.js';
-import { type PayV2Transport, callPayV2 } from './pay-v2-client.js';
-import { type PayFields, parsePayXml, payV2Sign, payV2SignatureValid, toPayXml } from './pay-v2-xml.js';
+import type { NoticeReply, PayGateway } from './pay-gateway.js';
+import type { PayV2Transport } from './pay-v2-client.js';
+import { payV2Gateway } from './pay-v2-gateway.js';
+import { payV3Gateway } from './pay-v3-gateway.js';
 
 /** Largest order: 1 000 000 yuan (the platform's own cap is lower per merchant). */
 const MAX_FEN = 100_000_000;
@@ -22,18 +24,20 @@ export interface PayServiceDeps {
   readonly clock: Clock;
   readonly random: Random;
   readonly logger: Logger;
+  /** fetch for Pay v3 (default: the global one). */
+  readonly fetch?: typeof fetch;
 }
 
 /**
- * WeChat Pay v2 for mini-programs: orders (`POST /1/pay`), the platform's payment notification,
+ * WeChat Pay (v2, or v3 with `pay.version: 'v3'`) for mini-programs: orders (`POST /1/pay`), the platform's payment notification,
  * order queries and refunds. Amounts on the SDK's side are yuan (`order_price`, `refund_fee`), on
  * the platform's and in `_Order` fen.
  */
 export interface PayService {
   /** A JSAPI order: `{appId, timestamp, noncestr, package, signType, sign, out_trade_no}` for `wx.requestPayment`. */
   pay(caller: Caller, input: JsonObject): Promise<JsonObject>;
-  /** The platform's notification (XML): the reply XML, and whether it was accepted. */
-  notify(app: Application, xml: string): Promise<{ accepted: boolean; reply: string }>;
+  /** The platform's payment notification (v2 XML, v3 signed JSON): the HTTP answer the platform expects. */
+  notify(app: Application, headers: Readonly<Record<string, string | undefined>>, body: string): Promise<NoticeReply>;
   query(caller: Caller, outTradeNo: string): Promise<JsonObject>;
   refund(caller: Caller, input: JsonObject): Promise<JsonObject>;
 }
@@ -57,17 +61,24 @@ function text(input: JsonObject, name: string, max: number): string {
   return value;
 }
 
-const XML_OK = toPayXml({ return_code: 'SUCCESS', return_msg: 'OK' });
-const xmlFail = (message: string) => toPayXml({ return_code: 'FAIL', return_msg: message });
-
 export function createPayService(deps: PayServiceDeps): PayService {
-  const payOf = (app: Application): { pay: PaySettings; appId: string } => {
+  // One gateway per application's settings object (settings are resolved once, at start-up).
+  const gateways = new WeakMap<PaySettings, PayGateway>();
+  const payOf = (app: Application): { pay: PaySettings; appId: string; gateway: PayGateway } | null => {
     const settings = deps.settings(app);
-    if (!settings.pay || !settings.miniProgram) throw svcError('platformNotConfigured', 'pay');
-    return { pay: settings.pay, appId: settings.miniProgram.appId };
+    if (!settings.pay || !settings.miniProgram) return null;
+    let gateway = gateways.get(settings.pay);
+    if (!gateway) {
+      gateway = settings.pay.version === 'v3' ? payV3Gateway(settings.pay, deps) : payV2Gateway(settings.pay, deps);
+      gateways.set(settings.pay, gateway);
+    }
+    return { pay: settings.pay, appId: settings.miniProgram.appId, gateway };
   };
-  const nonce = () => randomString(deps.random, 32);
-  const signer = (pay: PaySettings) => (fields: PayFields) => payV2Sign(fields, pay.key, pay.signType);
+  const requirePay = (app: Application) => {
+    const found = payOf(app);
+    if (!found) throw svcError('platformNotConfigured', 'pay');
+    return found;
+  };
 
   const findOwn = async (app: Application, outTradeNo: unknown): Promise<Order> => {
     if (typeof outTradeNo !== 'string' || !/^[A-Za-z0-9_*|-]{1,32}$/.test(outTradeNo)) throw svcError('orderNotFound');
@@ -78,79 +89,55 @@ export function createPayService(deps: PayServiceDeps): PayService {
 
   return {
     async pay(caller, input) {
-      const { pay, appId } = payOf(caller.app);
+      const { appId, gateway } = requirePay(caller.app);
       const totalFee = fenOf(input.order_price, 'order_price');
       const productName = text(input, 'product_name', 127);
       const body = typeof input.body === 'string' ? input.body.slice(0, 512) : '';
       const openid = text(input, 'open_id', 128);
       if (input.pay_type !== undefined && input.pay_type !== 4) throw svcError('payRefused', 'pay_type 4 (mini-program) is the one supported');
       const outTradeNo = `${deps.clock.now()}${randomHex(deps.random, 9)}`.slice(0, 32);
-      const fields: PayFields = {
-        appid: appId,
-        mch_id: pay.mchId,
-        nonce_str: nonce(),
-        sign_type: pay.signType,
-        body: productName,
-        ...(body ? { detail: body } : {}),
-        out_trade_no: outTradeNo,
-        total_fee: String(totalFee),
-        spbill_create_ip: caller.address && /^[0-9.]+$/.test(caller.address) ? caller.address : '127.0.0.1',
-        notify_url: pay.notifyUrl,
-        trade_type: 'JSAPI',
-        openid,
-      };
-      const reply = await callPayV2(deps.transport, pay, '/pay/unifiedorder', fields, signer(pay));
-      const prepayId = reply.prepay_id;
-      if (!prepayId) throw svcError('platformUnavailable', 'unifiedorder answered no prepay_id');
+      const clientIp = caller.address && /^[0-9.]+$/.test(caller.address) ? caller.address : '127.0.0.1';
+      const prepayId = await gateway.order({ appId, outTradeNo, totalFee, description: productName, detail: body, openid, clientIp });
       const session = caller.sessionToken ? await caller.user() : null;
       await deps.orders.create(caller.app, { out_trade_no: outTradeNo, total_fee: totalFee, openid, product_name: productName, body, prepay_id: prepayId, userId: session?.objectId ?? null });
-      const payment: PayFields = {
-        appId,
-        timeStamp: String(Math.floor(deps.clock.now() / 1000)),
-        nonceStr: nonce(),
-        package: `prepay_id=${prepayId}`,
-        signType: pay.signType,
-      };
-      const paySign = payV2Sign(payment, pay.key, pay.signType);
+      const payment = gateway.paymentFields(appId, prepayId);
       return {
         out_trade_no: outTradeNo,
         appId,
-        timestamp: payment.timeStamp!,
-        noncestr: payment.nonceStr!,
-        package: payment.package!,
-        signType: pay.signType,
-        sign: paySign,
+        timestamp: payment.timeStamp,
+        noncestr: payment.nonceStr,
+        package: payment.package,
+        signType: payment.signType,
+        sign: payment.paySign,
       };
     },
 
-    async notify(app, xml) {
-      const settings = deps.settings(app);
-      if (!settings.pay || !settings.miniProgram) return { accepted: false, reply: xmlFail('pay is not configured') };
-      const fields = parsePayXml(xml);
-      if (!fields) return { accepted: false, reply: xmlFail('unreadable XML') };
-      if (!payV2SignatureValid(fields, settings.pay.key, settings.pay.signType)) {
-        deps.logger.warn('wechat pay: a notification with a bad signature was refused', { app: app.applicationId });
-        return { accepted: false, reply: xmlFail('bad signature') };
-      }
-      if (fields.appid !== settings.miniProgram.appId || fields.mch_id !== settings.pay.mchId) return { accepted: false, reply: xmlFail('not this merchant') };
-      if (fields.return_code !== 'SUCCESS' || fields.result_code !== 'SUCCESS') return { accepted: true, reply: XML_OK };
-      const order = fields.out_trade_no ? await deps.orders.find(app, fields.out_trade_no) : null;
-      if (!order) return { accepted: false, reply: xmlFail('unknown out_trade_no') };
-      if (fields.total_fee !== String(order.total_fee)) {
-        deps.logger.warn('wechat pay: a notification with a wrong amount was refused', { app: app.applicationId, out_trade_no: order.out_trade_no });
-        return { accepted: false, reply: xmlFail('amount mismatch') };
-      }
+    async notify(app, headers, text) {
+      const found = payOf(app);
+      if (!found) return { status: 400, body: 'pay is not configured', contentType: 'text/plain; charset=utf-8' };
+      const { pay, appId, gateway } = found;
+      const refuse = (reason: string) => {
+        deps.logger.warn('wechat pay: a notification was refused', { app: app.applicationId, reason });
+        return gateway.reply(false, reason);
+      };
+      const notice = gateway.readNotice(headers, text);
+      if (notice.kind === 'refused') return refuse(notice.reason);
+      if (notice.kind === 'other') return gateway.reply(true, 'OK');
+      if (notice.appId !== appId || notice.mchId !== pay.mchId) return refuse('not this merchant');
+      const order = await deps.orders.find(app, notice.outTradeNo);
+      if (!order) return refuse('unknown out_trade_no');
+      if (notice.totalFee !== order.total_fee) return refuse('amount mismatch');
       // One claim per order across instances: a replayed or doubled notification is applied once.
       const now = deps.clock.now();
       const claim = `wechat:paid:${app.applicationId}:${order.out_trade_no}`;
-      if (!(await deps.kv.putIfAbsent(claim, fields.transaction_id ?? '', KV_NO_EXPIRY, now))) return { accepted: true, reply: XML_OK };
+      if (!(await deps.kv.putIfAbsent(claim, notice.transactionId, KV_NO_EXPIRY, now))) return gateway.reply(true, 'OK');
       try {
-        await deps.orders.markPaid(app, order, fields.transaction_id ?? '', now);
+        await deps.orders.markPaid(app, order, notice.transactionId, now);
       } catch (error) {
         await deps.kv.delete(claim);
         throw error;
       }
-      return { accepted: true, reply: XML_OK };
+      return gateway.reply(true, 'OK');
     },
 
     async query(caller, outTradeNo) {
@@ -165,7 +152,7 @@ export function createPayService(deps: PayServiceDeps): PayService {
     },
 
     async refund(caller, input) {
-      const { pay, appId } = payOf(caller.app);
+      const { pay, appId, gateway } = requirePay(caller.app);
       if (!caller.isMaster && !pay.clientRefund) throw svcError('masterKeyRequired');
       const order = await findOwn(caller.app, input.order_no);
       const fee = fenOf(input.refund_fee, 'refund_fee');
@@ -190,25 +177,8 @@ export function createPayService(deps: PayServiceDeps): PayService {
         throw svcError('payRefused', `refund_fee exceeds what is left of the order (${(order.total_fee - (total - fee)) / 100})`);
       }
       try {
-        const reply = await callPayV2(
-          deps.transport,
-          pay,
-          '/secapi/pay/refund',
-          {
-            appid: appId,
-            mch_id: pay.mchId,
-            nonce_str: nonce(),
-            sign_type: pay.signType,
-            out_trade_no: order.out_trade_no,
-            out_refund_no: outRefundNo,
-            total_fee: String(order.total_fee),
-            refund_fee: String(fee),
-            refund_desc: desc,
-          },
-          signer(pay),
-          { certificate: true },
-        );
-        const result: JsonObject = { msg: 'ok', out_refund_no: outRefundNo, refund_id: reply.refund_id ?? '', refund_fee: fee, refunded_fee: total };
+        const refundId = await gateway.refund({ appId, outTradeNo: order.out_trade_no, outRefundNo, totalFee: order.total_fee, refundFee: fee, reason: desc });
+        const result: JsonObject = { msg: 'ok', out_refund_no: outRefundNo, refund_id: refundId, refund_fee: fee, refunded_fee: total };
         await deps.kv.put(done, JSON.stringify(result), KV_NO_EXPIRY);
         return result;
       } catch (error) {

@@ -1,11 +1,11 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { svcError } from '../../core/errors.js';
-import type { PaySettings } from '../wechat-settings.js';
+import type { PayV2Settings } from '../wechat-settings.js';
 import { type PayFields, parsePayXml, payV2SignatureValid, toPayXml } from './pay-v2-xml.js';
 
 /** Posts Pay v2 XML and reads the XML reply (a port, so hosts and tests may pass their own). */
-export type PayV2Transport = (url: string, xml: string, settings: PaySettings, options: { readonly certificate: boolean }) => Promise<string>;
+export type PayV2Transport = (url: string, xml: string, settings: PayV2Settings, options: { readonly certificate: boolean }) => Promise<string>;
 
 /**
  * The default transport: node's http(s) client, with the merchant's PKCS#12 client certificate on
@@ -39,7 +39,7 @@ export const nodePayTransport: PayV2Transport = (url, xml, settings, options) =>
  */
 export async function callPayV2(
   transport: PayV2Transport,
-  settings: PaySettings,
+  settings: PayV2Settings,
   path: string,
   fields: PayFields,
   sign: (fields: PayFields) => string,
