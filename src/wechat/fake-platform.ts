@@ -1,4 +1,4 @@
-import { createCipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createHmac, createSign, createVerify, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { callbackSignature } from './callback-signature.js';
@@ -77,6 +77,13 @@ export interface FakeWechatPlatform {
   readonly messages: Array<{ kind: 'subscribe' | 'template'; body: Record<string, unknown> }>;
   /** Posts the verdict of an async media check to `callbackUrl`, signed with the message `token`. */
   finishMediaCheck(traceId: string, suggest: 'pass' | 'review' | 'risky', callbackUrl: string, token: string, options?: { readonly nonce?: string; readonly timestamp?: number }): Promise<{ status: number; text: string }>;
+  /**
+   * Pay v3: the merchant's key pair and certificate serial the fake checks requests against, the
+   * platform's public key its replies and notifications are signed with, and the APIv3 key.
+   */
+  readonly payV3: { readonly privateKey: string; readonly serialNo: string; readonly platformPublicKey: string; readonly apiV3Key: string };
+  /** Posts a Pay v3 notification (AES-256-GCM resource, platform-signed; `forge`: signed with another key). */
+  notifyPaymentV3(outTradeNo: string, options?: { readonly forge?: boolean; readonly totalFee?: number }): Promise<{ status: number; text: string }>;
   /** Posts a payment notification for an order to its notify_url (`forge`: signed with a wrong key). */
   notifyPayment(outTradeNo: string, options?: { readonly forge?: boolean; readonly totalFee?: number }): Promise<{ status: number; text: string }>;
   /** Orders as the platform knows them. */
@@ -97,6 +104,34 @@ export async function startFakeWechatPlatform(options: FakeWechatPlatformOptions
   const virtualPayAppKey = options.virtualPayAppKey ?? 'fake-xpay-app-key';
   const virtualPaySandboxAppKey = options.virtualPaySandboxAppKey ?? 'fake-xpay-sandbox-key';
   const balances = new Map<string, number>();
+  const keyPair = () => generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+  const merchantKeys = keyPair();
+  const platformKeys = keyPair();
+  const payV3 = { privateKey: merchantKeys.privateKey, serialNo: '5157F09EFDC096DE15EBE81A47057A72', platformPublicKey: platformKeys.publicKey, apiV3Key: 'fake-apiv3-key-0123456789abcdef!' };
+  const v3Sign = (key: string, lines: readonly string[]) => createSign('RSA-SHA256').update(lines.map((line) => `${line}\n`).join('')).sign(key, 'base64');
+  /** A v3 reply: JSON signed with the platform's key in the Wechatpay-* headers. */
+  const v3Reply = (res: ServerResponse, status: number, body: unknown) => {
+    const text = JSON.stringify(body);
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const nonce = randomBytes(16).toString('hex');
+    res
+      .writeHead(status, {
+        'content-type': 'application/json',
+        'wechatpay-timestamp': timestamp,
+        'wechatpay-nonce': nonce,
+        'wechatpay-serial': 'PLATFORM-SERIAL',
+        'wechatpay-signature': v3Sign(platformKeys.privateKey, [timestamp, nonce, text]),
+      })
+      .end(text);
+  };
+  /** Whether a v3 request's Authorization is the merchant's signature of it. */
+  const v3Authorized = (req: IncomingMessage, path: string, body: string): boolean => {
+    const header = req.headers.authorization ?? '';
+    if (!header.startsWith('WECHATPAY2-SHA256-RSA2048 ')) return false;
+    const parts = Object.fromEntries([...header.slice(26).matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (parts.mchid !== mchId || parts.serial_no !== payV3.serialNo) return false;
+    return createVerify('RSA-SHA256').update(`POST\n${path}\n${parts.timestamp}\n${parts.nonce_str}\n${body}\n`).verify(merchantKeys.publicKey, parts.signature ?? '', 'base64');
+  };
   const coinOrders = new Map<string, { openid: string; amount: number; env: number }>();
   const calls: FakePlatformCall[] = [];
   const codes = new Map<string, { openid: string; unionid?: string; used: boolean }>();
@@ -259,6 +294,28 @@ export async function startFakeWechatPlatform(options: FakeWechatPlatformOptions
         if (!order || order.openid !== openid) return json(res, { errcode: 268490009, errmsg: 'order not exist' });
         return json(res, { errcode: 0, errmsg: 'ok', order: { order_id: b.order_id, status: 2, order_fee: order.amount, env_type: order.env + 1, openid } });
       }
+      case '/v3/pay/transactions/jsapi': {
+        if (!v3Authorized(req, path, raw.toString('utf8'))) return v3Reply(res, 401, { code: 'SIGN_ERROR', message: 'signature verification failed' });
+        const amount = (b.amount ?? {}) as { total?: number };
+        const payer = (b.payer ?? {}) as { openid?: string };
+        if (b.appid !== appId || b.mchid !== mchId || !Number.isSafeInteger(amount.total) || typeof payer.openid !== 'string') return v3Reply(res, 400, { code: 'PARAM_ERROR', message: 'invalid request' });
+        if (orders.has(String(b.out_trade_no))) return v3Reply(res, 400, { code: 'OUT_TRADE_NO_USED', message: 'out_trade_no used' });
+        orders.set(String(b.out_trade_no), { total_fee: amount.total!, refunded: 0, notify_url: String(b.notify_url), openid: payer.openid, refunds: new Set() });
+        return v3Reply(res, 200, { prepay_id: `wx${Date.now()}${randomBytes(6).toString('hex')}` });
+      }
+      case '/v3/refund/domestic/refunds': {
+        if (!v3Authorized(req, path, raw.toString('utf8'))) return v3Reply(res, 401, { code: 'SIGN_ERROR', message: 'signature verification failed' });
+        const order = orders.get(String(b.out_trade_no));
+        const amount = (b.amount ?? {}) as { refund?: number };
+        if (!order) return v3Reply(res, 404, { code: 'RESOURCE_NOT_EXISTS', message: 'order does not exist' });
+        const refundNo = String(b.out_refund_no);
+        const reply = { refund_id: `r-${refundNo}`, out_refund_no: refundNo, status: 'PROCESSING', amount: { refund: amount.refund, total: order.total_fee, currency: 'CNY' } };
+        if (order.refunds.has(refundNo)) return v3Reply(res, 200, reply);
+        if (order.refunded + Number(amount.refund) > order.total_fee) return v3Reply(res, 403, { code: 'NOT_ENOUGH', message: 'refund amount exceeds the order' });
+        order.refunded += Number(amount.refund);
+        order.refunds.add(refundNo);
+        return v3Reply(res, 200, reply);
+      }
       case '/pay/unifiedorder': {
         const fields = body as Record<string, string> | null;
         if (!fields || !payV2SignatureValid(fields, payKey, (fields.sign_type as 'MD5') ?? 'MD5')) return xml(res, { return_code: 'FAIL', return_msg: 'SIGNERROR' });
@@ -303,6 +360,7 @@ export async function startFakeWechatPlatform(options: FakeWechatPlatformOptions
     secret,
     mchId,
     payKey,
+    payV3,
     offerId,
     virtualPayAppKey,
     virtualPaySandboxAppKey,
@@ -366,6 +424,50 @@ export async function startFakeWechatPlatform(options: FakeWechatPlatformOptions
       };
       const sep = callbackUrl.includes('?') ? '&' : '?';
       return post(`${callbackUrl}${sep}${new URLSearchParams({ signature, timestamp, nonce })}`, JSON.stringify(event), 'application/json');
+    },
+    async notifyPaymentV3(outTradeNo, opts = {}) {
+      const order = orders.get(outTradeNo);
+      if (!order) throw new Error(`no order ${outTradeNo}`);
+      const transaction = {
+        appid: appId,
+        mchid: mchId,
+        out_trade_no: outTradeNo,
+        transaction_id: `4200000${outTradeNo.slice(-12)}`,
+        trade_type: 'JSAPI',
+        trade_state: 'SUCCESS',
+        trade_state_desc: 'paid',
+        bank_type: 'OTHERS',
+        success_time: '2026-11-24T10:30:00+08:00',
+        payer: { openid: order.openid },
+        amount: { total: opts.totalFee ?? order.total_fee, payer_total: order.total_fee, currency: 'CNY', payer_currency: 'CNY' },
+      };
+      const nonce = randomBytes(6).toString('hex');
+      const cipher = createCipheriv('aes-256-gcm', Buffer.from(payV3.apiV3Key, 'utf8'), Buffer.from(nonce, 'utf8'));
+      cipher.setAAD(Buffer.from('transaction', 'utf8'));
+      const sealed = Buffer.concat([cipher.update(JSON.stringify(transaction), 'utf8'), cipher.final(), cipher.getAuthTag()]);
+      const body = JSON.stringify({
+        id: randomBytes(8).toString('hex'),
+        create_time: '2026-11-24T10:30:01+08:00',
+        resource_type: 'encrypt-resource',
+        event_type: 'TRANSACTION.SUCCESS',
+        summary: 'payment succeeded',
+        resource: { original_type: 'transaction', algorithm: 'AEAD_AES_256_GCM', ciphertext: sealed.toString('base64'), associated_data: 'transaction', nonce },
+      });
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const headerNonce = randomBytes(16).toString('hex');
+      const signingKey = opts.forge ? merchantKeys.privateKey : platformKeys.privateKey;
+      const res = await fetch(order.notify_url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'wechatpay-timestamp': timestamp,
+          'wechatpay-nonce': headerNonce,
+          'wechatpay-serial': 'PLATFORM-SERIAL',
+          'wechatpay-signature': v3Sign(signingKey, [timestamp, headerNonce, body]),
+        },
+        body,
+      });
+      return { status: res.status, text: await res.text() };
     },
     async notifyPayment(outTradeNo, opts = {}) {
       const order = orders.get(outTradeNo);

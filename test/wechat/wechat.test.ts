@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { callbackSignature } from '../../src/wechat/callback-signature.js';
-import { createHmac } from 'node:crypto';
+import { createHmac, createPublicKey, createVerify } from 'node:crypto';
 
 const MESSAGE_TOKEN = 'push-token-1';
 
@@ -382,6 +382,70 @@ describe('WeChat Pay v2: orders, notifications, refunds', () => {
     expect((await server.request('POST', '/1/pay/refund', { auth: 'master', body: { order_no: order, refund_fee: 1 } })).body.code).toBe(10001);
     const unpaid = await paidOrder(1);
     expect((await server.request('POST', '/1/pay/refund', { auth: 'master', body: { order_no: unpaid, refund_fee: 1, desc: 'x' } })).body.code).toBe(10003);
+  });
+});
+
+describe('WeChat Pay v3 (pay.version v3)', () => {
+  beforeAll(() =>
+    start({
+      pay: {
+        version: 'v3',
+        mchId: platform.mchId,
+        apiBase: platform.url,
+        notifyUrl: 'http://placeholder/1/pay/notify/test-app',
+        apiV3Key: platform.payV3.apiV3Key,
+        privateKey: platform.payV3.privateKey,
+        serialNo: platform.payV3.serialNo,
+        platformPublicKey: platform.payV3.platformPublicKey,
+      },
+    }),
+  );
+  afterAll(async () => {
+    await server.close();
+    rmSync(fileRoot, { recursive: true, force: true });
+  });
+
+  async function order(price: number): Promise<{ out_trade_no: string; appId: string; timestamp: string; noncestr: string; package: string; signType: string; sign: string }> {
+    const res = await server.request('POST', '/1/pay', { body: { order_price: price, product_name: 'Tea', body: 'green tea', open_id: 'openid-v3', pay_type: 4 } });
+    expect(res.status).toBe(200);
+    platform.orders.get(res.body.out_trade_no)!.notify_url = `${server.url}/1/pay/notify/${TEST_APP.applicationId}`;
+    return res.body;
+  }
+
+  it('places a JSAPI order whose paySign is the merchant key\'s RSA signature', async () => {
+    const placed = await order(3.5);
+    expect(placed).toMatchObject({ signType: 'RSA', package: expect.stringMatching(/^prepay_id=wx/), appId: platform.appId });
+    const message = `${placed.appId}\n${placed.timestamp}\n${placed.noncestr}\n${placed.package}\n`;
+    expect(createVerify('RSA-SHA256').update(message).verify(createPublicKey(platform.payV3.privateKey), placed.sign, 'base64')).toBe(true);
+    expect(platform.orders.get(placed.out_trade_no)!.total_fee).toBe(350);
+  });
+
+  it('applies a platform-signed, encrypted notification once; refuses forged and wrong-amount ones', async () => {
+    const placed = await order(12);
+    const forged = await platform.notifyPaymentV3(placed.out_trade_no, { forge: true });
+    expect(forged.status).toBe(400);
+    expect(JSON.parse(forged.text)).toEqual({ code: 'FAIL', message: 'bad signature' });
+    expect((await platform.notifyPaymentV3(placed.out_trade_no, { totalFee: 1 })).status).toBe(400);
+    expect((await server.request('GET', `/1/pay/${placed.out_trade_no}`)).body.trade_state).toBe('NOTPAY');
+    const results = await Promise.all(Array.from({ length: 4 }, () => platform.notifyPaymentV3(placed.out_trade_no)));
+    expect(results.map((r) => r.status)).toEqual([204, 204, 204, 204]);
+    expect((await server.request('GET', `/1/pay/${placed.out_trade_no}`)).body).toMatchObject({ trade_state: 'SUCCESS', total_fee: 1200, transaction_id: expect.any(String) });
+  });
+
+  it('refunds through /v3/refund/domestic/refunds, never above what was paid', async () => {
+    const placed = await order(5);
+    await platform.notifyPaymentV3(placed.out_trade_no);
+    expect((await server.request('POST', '/1/pay/refund', { auth: 'master', body: { order_no: placed.out_trade_no, refund_fee: 5.01, desc: 'x' } })).body.code).toBe(10003);
+    const refunded = await server.request('POST', '/1/pay/refund', { auth: 'master', body: { order_no: placed.out_trade_no, refund_fee: 2, desc: 'part', out_refund_no: 'V3-R-1' } });
+    expect(refunded.body).toMatchObject({ msg: 'ok', refund_id: 'r-V3-R-1', refund_fee: 200, refunded_fee: 200 });
+    expect(platform.orders.get(placed.out_trade_no)!.refunded).toBe(200);
+  });
+
+  it('refuses v3 settings that cannot work at start-up', async () => {
+    const bad = { version: 'v3', mchId: 'm', notifyUrl: 'https://x/1/pay/notify/a', apiV3Key: 'short', privateKey: platform.payV3.privateKey, serialNo: 's', platformPublicKey: platform.payV3.platformPublicKey };
+    const account = { appId: platform.appId, secret: platform.secret };
+    await expect(startTestServer({ applications: [{ ...TEST_APP, featureSettings: { wechat: { miniProgram: account, pay: bad } } }] })).rejects.toThrow(/apiV3Key/);
+    await expect(startTestServer({ applications: [{ ...TEST_APP, featureSettings: { wechat: { miniProgram: account, pay: { ...bad, apiV3Key: 'x'.repeat(32), privateKey: 'not a key' } } } }] })).rejects.toThrow(/privateKey/);
   });
 });
 
