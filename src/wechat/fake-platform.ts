@@ -84,8 +84,8 @@ export interface FakeWechatPlatform {
   readonly payV3: { readonly privateKey: string; readonly serialNo: string; readonly platformPublicKey: string; readonly apiV3Key: string };
   /** Posts a Pay v3 notification (AES-256-GCM resource, platform-signed; `forge`: signed with another key). */
   notifyPaymentV3(outTradeNo: string, options?: { readonly forge?: boolean; readonly totalFee?: number }): Promise<{ status: number; text: string }>;
-  /** Posts a payment notification for an order to its notify_url (`forge`: signed with a wrong key). */
-  notifyPayment(outTradeNo: string, options?: { readonly forge?: boolean; readonly totalFee?: number }): Promise<{ status: number; text: string }>;
+  /** Posts a payment notification for an order to its notify_url or `to` (`forge`: signed with a wrong key). */
+  notifyPayment(outTradeNo: string, options?: { readonly forge?: boolean; readonly totalFee?: number; readonly to?: string }): Promise<{ status: number; text: string }>;
   /** Orders as the platform knows them. */
   readonly orders: Map<string, { total_fee: number; refunded: number; notify_url: string; openid: string; refunds: Set<string> }>;
   close(): Promise<void>;
@@ -490,7 +490,7 @@ export async function startFakeWechatPlatform(options: FakeWechatPlatformOptions
         transaction_id: `4200000${outTradeNo.slice(-12)}`,
       };
       const sign = payV2Sign(fields, opts.forge ? 'not-the-merchant-key' : payKey, signType);
-      return post(order.notify_url, toPayXml({ ...fields, sign }), 'text/xml');
+      return post(opts.to ?? order.notify_url, toPayXml({ ...fields, sign }), 'text/xml');
     },
     async deliverVirtualOrder(outTradeNo, callbackUrl, token) {
       const timestamp = String(Math.floor(Date.now() / 1000));

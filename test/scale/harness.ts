@@ -68,7 +68,7 @@ async function sharedStorage(mode: ScaleStorageMode): Promise<{ env: Record<stri
 }
 
 /** Forks `count` instance processes on one storage and one Redis, each on its own ephemeral port. */
-export async function startCluster(mode: ScaleStorageMode, options: { count?: number; stores?: 'redis' | 'memory' } = {}): Promise<Cluster> {
+export async function startCluster(mode: ScaleStorageMode, options: { count?: number; stores?: 'redis' | 'memory'; wechat?: object } = {}): Promise<Cluster> {
   const count = options.count ?? 2;
   const storage = await sharedStorage(mode);
   const redisPrefix = runPrefix('scale');
@@ -79,7 +79,7 @@ export async function startCluster(mode: ScaleStorageMode, options: { count?: nu
     const name = String.fromCharCode(65 + i);
     const child = fork(INSTANCE, [], {
       execArgv: ['--import', 'tsx'],
-      env: { ...process.env, SVC_DATABASE_URL: databaseUrl(), ...storage.env, SVC_SCALE_STORAGE: mode, SVC_REDIS_URL: REDIS_URL, SVC_SCALE_REDIS_PREFIX: redisPrefix, SVC_SCALE_INSTANCE: name, SVC_SCALE_STORES: options.stores ?? 'redis' },
+      env: { ...process.env, SVC_DATABASE_URL: databaseUrl(), ...storage.env, SVC_SCALE_STORAGE: mode, SVC_REDIS_URL: REDIS_URL, SVC_SCALE_REDIS_PREFIX: redisPrefix, SVC_SCALE_INSTANCE: name, SVC_SCALE_STORES: options.stores ?? 'redis', ...(options.wechat ? { SVC_SCALE_WECHAT: JSON.stringify(options.wechat) } : {}) },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const url = await new Promise<string>((resolve, reject) => {
