@@ -49,6 +49,12 @@ export interface VirtualPayService {
 
 const hmac = (key: string, text: string) => createHmac('sha256', key).update(text, 'utf8').digest('hex');
 
+/** The query signatures of an `/xpay/*` call: `pay_sig`, and the user's `signature` when `sessionKey` is given. */
+const xpaySigner = (path: string, appKey: string, sessionKey?: string) => (body: string) => ({
+  pay_sig: hmac(appKey, `${path}&${body}`),
+  ...(sessionKey === undefined ? {} : { signature: hmac(sessionKey, body) }),
+});
+
 function text(input: JsonObject, name: string, max = 128): string {
   const value = input[name];
   if (value === undefined || value === null || value === '') throw svcError('payParamMissing', name);
@@ -168,10 +174,7 @@ export function createVirtualPay(deps: VirtualPayDeps): VirtualPayService {
       const ctx = context(caller.app, input);
       const { openid, sk } = await user(caller.app, input, ctx);
       const path = '/xpay/query_user_balance';
-      return deps.platform.virtualPay(ctx.account, path, { openid, env: ctx.env, user_ip: userIp(caller) }, (body) => ({
-        pay_sig: hmac(ctx.appKey, `${path}&${body}`),
-        signature: hmac(sk, body),
-      }));
+      return deps.platform.virtualPay(ctx.account, path, { openid, env: ctx.env, user_ip: userIp(caller) }, xpaySigner(path, ctx.appKey, sk));
     },
 
     async queryOrder(caller, input) {
@@ -182,7 +185,7 @@ export function createVirtualPay(deps: VirtualPayDeps): VirtualPayService {
       if (!byId && !byWx) throw svcError('payParamMissing', 'order_id or wx_order_id');
       const path = '/xpay/query_order';
       const body: { [key: string]: Json } = { openid, env: ctx.env, ...(byId ? { order_id: byId } : {}), ...(byWx ? { wx_order_id: byWx } : {}) };
-      return deps.platform.virtualPay(ctx.account, path, body, (bodyText) => ({ pay_sig: hmac(ctx.appKey, `${path}&${bodyText}`) }));
+      return deps.platform.virtualPay(ctx.account, path, body, xpaySigner(path, ctx.appKey));
     },
 
     async currencyPay(caller, input) {
@@ -198,7 +201,7 @@ export function createVirtualPay(deps: VirtualPayDeps): VirtualPayService {
         payitem: input.payitem === undefined ? '' : text(input, 'payitem', 512),
         remark: input.remark === undefined ? '' : text(input, 'remark', 256),
       };
-      return deps.platform.virtualPay(ctx.account, path, body, (bodyText) => ({ pay_sig: hmac(ctx.appKey, `${path}&${bodyText}`), signature: hmac(sk, bodyText) }));
+      return deps.platform.virtualPay(ctx.account, path, body, xpaySigner(path, ctx.appKey, sk));
     },
 
     async cancelCurrencyPay(caller, input) {
@@ -213,7 +216,7 @@ export function createVirtualPay(deps: VirtualPayDeps): VirtualPayService {
         order_id: orderId(input, 'order_id'),
         amount: positiveInt(input, 'amount'),
       };
-      return deps.platform.virtualPay(ctx.account, path, body, (bodyText) => ({ pay_sig: hmac(ctx.appKey, `${path}&${bodyText}`), signature: hmac(sk, bodyText) }));
+      return deps.platform.virtualPay(ctx.account, path, body, xpaySigner(path, ctx.appKey, sk));
     },
 
     async paid(app, event) {
