@@ -15,3 +15,5 @@ export { assertNewTable } from './storage/schema-rules.js';
 export { checkIndexSpec } from './storage/kit/index-spec.js';
 export { projectRecord } from './storage/kit/projection.js';
 export type { SchemaLimits } from './storage/port.js';
+export { createStorageAdapter, type CreateStorageAdapterOptions } from './storage/kit/create-storage-adapter.js';
+export type { RecordBackend } from './storage/kit/record-backend.js';

@@ -1,6 +1,5 @@
-import type { StoredRecord, Value } from '../../core/values.js';
-import { valuesEqual } from '../../core/values.js';
-import type { IndexSpec, TableSchema } from '../../query/plan.js';
+import type { StoredRecord } from '../../core/values.js';
+import type { TableSchema } from '../../query/plan.js';
 
 /**
  * The memory adapter's state. Stored records are never mutated in place (an update stores a new
@@ -59,33 +58,4 @@ export function snapshotState(state: MemoryState): MemoryState {
 export function restoreState(state: MemoryState, snapshot: MemoryState): void {
   state.clear();
   for (const [namespace, tables] of snapshot) state.set(namespace, tables);
-}
-
-/**
- * The unique index `record` would violate in `table`, or null. Like SQL, a record with a null or
- * missing value in an indexed column never conflicts.
- */
-export function violatedUniqueIndex(table: MemoryTable, record: StoredRecord): IndexSpec | null {
-  for (const index of table.schema.indexes) {
-    if (!index.unique) continue;
-    const values = index.columns.map((c) => record[c] as Value | undefined);
-    if (values.some((v) => v === undefined || v === null)) continue;
-    for (const other of table.records.values()) {
-      if (other.objectId === record.objectId) continue;
-      if (index.columns.every((c, i) => valuesEqual(other[c] as Value | undefined, values[i]))) return index;
-    }
-  }
-  return null;
-}
-
-/** Whether existing records already hold duplicates for a unique index. */
-export function hasDuplicates(table: MemoryTable, index: IndexSpec): boolean {
-  const seen: Array<readonly Value[]> = [];
-  for (const record of table.records.values()) {
-    const values = index.columns.map((c) => (record[c] as Value | undefined) ?? null);
-    if (values.some((v) => v === null)) continue;
-    if (seen.some((s) => s.every((v, i) => valuesEqual(v, values[i])))) return true;
-    seen.push(values);
-  }
-  return false;
 }

@@ -7,10 +7,12 @@ import { runAggregate, runCount, runFind } from '../../query/evaluate/index.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
 import type { FieldOp, ReadOptions, SchemaLimits, TableRef } from '../port.js';
 import { assertNewTable } from '../schema-rules.js';
-import { cloneRecord, cloneValue } from './clone.js';
-import { type ReadBudget, readBudget, scanWithin } from './deadline-scan.js';
+import { cloneRecord, cloneValue } from '../kit/clone.js';
+import { type ReadBudget, readBudget, scanWithin } from '../kit/deadline-scan.js';
 import { checkIndexSpec } from '../kit/index-spec.js';
-import { type MemoryState, type MemoryTable, followsInCreationOrder, hasDuplicates, violatedUniqueIndex } from './memory-state.js';
+import { type MemoryState, type MemoryTable, followsInCreationOrder } from './memory-state.js';
+import { hasDuplicates, violatedUniqueIndex } from '../kit/unique-index.js';
+import { freezeSchema } from '../kit/freeze-schema.js';
 import { projectRecord } from '../kit/projection.js';
 
 const SCOPE = 'memory';
@@ -54,7 +56,7 @@ export class MemoryStore {
   createIndex(ref: TableRef, index: IndexSpec): void {
     const table = this.table(ref);
     if (checkIndexSpec(SCOPE, table?.schema ?? null, index) || !table) return;
-    if (index.unique && hasDuplicates(table, index)) throw svcError('uniqueViolation', index.columns.join(', '));
+    if (index.unique && hasDuplicates(table.records.values(), index)) throw svcError('uniqueViolation', index.columns.join(', '));
     const spec: IndexSpec = Object.freeze({ name: index.name, columns: Object.freeze([...index.columns]), unique: index.unique });
     table.schema = freezeSchema({ ...table.schema, indexes: [...table.schema.indexes, spec] });
   }
@@ -207,12 +209,6 @@ function unknownColumn(ref: TableRef, column: string): Error {
 }
 
 function assertUnique(table: MemoryTable, record: StoredRecord): void {
-  const index = violatedUniqueIndex(table, record);
+  const index = violatedUniqueIndex(table.schema, table.records.values(), record);
   if (index) throw svcError('uniqueViolation', index.columns.join(', '));
-}
-
-function freezeSchema(schema: TableSchema): TableSchema {
-  const columns: Record<string, ColumnSchema> = {};
-  for (const [name, column] of Object.entries(schema.columns)) columns[name] = Object.freeze({ ...column });
-  return Object.freeze({ className: schema.className, columns: Object.freeze(columns), indexes: Object.freeze([...schema.indexes]) });
 }

@@ -8,6 +8,7 @@ import { physicalTableName, relationTableName } from '../../query/sql/layout.js'
 import { type SchemaDrop, planDropColumn, planDropIndex, planDropTable } from '../../query/sql/schema-drops.js';
 import { compileClearRelation, compileDeleteById, compileInsert, compileSelectById } from '../../query/sql/write-compiler.js';
 import { checkIndexSpec } from '../kit/index-spec.js';
+import { freezeSchema } from '../kit/freeze-schema.js';
 import { projectRecord } from '../kit/projection.js';
 import type { FieldOp, SchemaLimits, TableRef, UpdateImages } from '../port.js';
 import { assertNewTable } from '../schema-rules.js';
@@ -17,7 +18,7 @@ import { decodePgRow, decodePgValues, encodePgRecord, pgArrayLayout } from './pg
 import { PgSchemaStore, runQuery } from './pg-schema-store.js';
 import { keyedToSchemas } from './statement-key.js';
 import { planUpdate } from './pg-update.js';
-import { referencedTables } from './plan-tables.js';
+import { referencedTables } from '../kit/plan-tables.js';
 
 const D = postgresDialect;
 
@@ -419,11 +420,4 @@ export class PgCore {
 /** The columns field operations name (an unset of an unknown column is a no-op and names none). */
 function opColumns(ops: readonly FieldOp[]): string[] {
   return ops.filter((op) => op.kind !== 'unset').map((op) => op.column);
-}
-
-function freezeSchema(schema: TableSchema): TableSchema {
-  const columns: Record<string, ColumnSchema> = {};
-  for (const [name, column] of Object.entries(schema.columns)) columns[name] = Object.freeze({ ...column });
-  const indexes = schema.indexes.map((i) => Object.freeze({ ...i, columns: Object.freeze([...i.columns]) }));
-  return Object.freeze({ className: schema.className, columns: Object.freeze(columns), indexes: Object.freeze(indexes) });
 }

@@ -1,9 +1,8 @@
-import type { ColumnType } from '../../core/values.js';
 import type { ColumnSchema, IndexSpec, TableSchema } from '../../query/plan.js';
+import { planDropNamespace, schemaFromRows } from '../sql/schema-rows.js';
 import {
   TABLE_MARKER,
   compileCreateBookkeeping,
-  compileDeleteNamespaceRows,
   compileInsertIndexRow,
   compileInsertSchemaRow,
   compileSelectIndexRows,
@@ -11,7 +10,7 @@ import {
   compileSelectSchemaRows,
   compileSelectTableNames,
 } from '../../query/sql/bookkeeping-sql.js';
-import { compileAddColumn, compileCreateIndex, compileCreateJoinTable, compileCreateTable, compileDropTable } from '../../query/sql/ddl-compiler.js';
+import { compileAddColumn, compileCreateIndex, compileCreateJoinTable, compileCreateTable } from '../../query/sql/ddl-compiler.js';
 import type { CompiledQuery } from '../../query/sql/fragment.js';
 import type { SchemaDrop } from '../../query/sql/schema-drops.js';
 import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
@@ -51,16 +50,7 @@ export class PgSchemaStore {
   async load(ref: TableRef): Promise<TableSchema | null> {
     const rows = await runQuery(this.client, compileSelectSchemaRows(D, ref.namespace, ref.className));
     if (rows.length === 0) return null;
-    const columns: Record<string, ColumnSchema> = {};
-    for (const row of rows) {
-      const column = String(row.column);
-      if (column === TABLE_MARKER) continue;
-      const type = String(row.type) as ColumnType;
-      columns[column] = row.targetClass ? { type, targetClass: String(row.targetClass) } : { type };
-    }
-    const indexRows = await runQuery(this.client, compileSelectIndexRows(D, ref.namespace, ref.className));
-    const indexes = indexRows.map((r): IndexSpec => ({ name: String(r.name), columns: JSON.parse(String(r.columns)) as string[], unique: r.unique === true }));
-    return { className: ref.className, columns, indexes };
+    return schemaFromRows(ref.className, rows, await runQuery(this.client, compileSelectIndexRows(D, ref.namespace, ref.className)));
   }
 
   async tableNames(namespace: string): Promise<string[]> {
@@ -113,13 +103,8 @@ export class PgSchemaStore {
 
   /** Drops every table of a namespace (data, join tables, bookkeeping rows). */
   async dropNamespace(namespace: string): Promise<void> {
-    const rows = await runQuery(this.client, compileSelectNamespaceRows(D, namespace));
-    const drops: CompiledQuery[] = [];
-    for (const row of rows) {
-      if (row.column === TABLE_MARKER) drops.push(compileDropTable(D, physicalTableName(namespace, String(row.className))));
-      else if (row.type === 'Relation') drops.push(compileDropTable(D, relationTableName(namespace, String(row.className), String(row.column))));
-    }
-    await ddl(this.client, drops);
-    for (const statement of compileDeleteNamespaceRows(D, namespace)) await runQuery(this.client, statement);
+    const plan = planDropNamespace(D, namespace, await runQuery(this.client, compileSelectNamespaceRows(D, namespace)));
+    await ddl(this.client, plan.ddl);
+    for (const statement of plan.rows) await runQuery(this.client, statement);
   }
 }

@@ -1,9 +1,8 @@
-import type { ColumnType } from '../../core/values.js';
 import type { ColumnSchema, IndexSpec, TableSchema } from '../../query/plan.js';
+import { type BookkeepingRow, planDropNamespace, schemaFromRows } from '../sql/schema-rows.js';
 import {
   TABLE_MARKER,
   compileCreateBookkeeping,
-  compileDeleteNamespaceRows,
   compileInsertIndexRow,
   compileInsertSchemaRow,
   compileSelectIndexRows,
@@ -11,7 +10,7 @@ import {
   compileSelectSchemaRows,
   compileSelectTableNames,
 } from '../../query/sql/bookkeeping-sql.js';
-import { compileAddColumn, compileCreateIndex, compileCreateJoinTable, compileCreateTable, compileDropTable } from '../../query/sql/ddl-compiler.js';
+import { compileAddColumn, compileCreateIndex, compileCreateJoinTable, compileCreateTable } from '../../query/sql/ddl-compiler.js';
 import type { SqlDialect } from '../../query/sql/dialect.js';
 import type { CompiledQuery } from '../../query/sql/fragment.js';
 import type { SchemaDrop } from '../../query/sql/schema-drops.js';
@@ -20,18 +19,6 @@ import { sqliteDialect } from '../../query/sql/sqlite-dialect.js';
 import type { TableRef } from '../port.js';
 import type { SqliteDatabase } from './database-shape.js';
 import type { StatementCache } from './statement-cache.js';
-
-interface SchemaRow {
-  column: string;
-  type: string;
-  targetClass: string | null;
-}
-
-interface IndexRow {
-  name: string;
-  columns: string;
-  unique: number | boolean;
-}
 
 /** Runs DDL (no parameters: DDL binds none) without caching a statement for it. */
 function execAll(db: SqliteDatabase, statements: readonly CompiledQuery[]): void {
@@ -57,16 +44,9 @@ export class SchemaStore {
 
   /** The persisted schema of a table, or null when it does not exist. */
   load(ref: TableRef): TableSchema | null {
-    const rows = this.all(compileSelectSchemaRows(this.dialect, ref.namespace, ref.className)) as SchemaRow[];
+    const rows = this.all(compileSelectSchemaRows(this.dialect, ref.namespace, ref.className)) as BookkeepingRow[];
     if (rows.length === 0) return null;
-    const columns: Record<string, ColumnSchema> = {};
-    for (const row of rows) {
-      if (row.column === TABLE_MARKER) continue;
-      columns[row.column] = row.targetClass ? { type: row.type as ColumnType, targetClass: row.targetClass } : { type: row.type as ColumnType };
-    }
-    const indexRows = this.all(compileSelectIndexRows(this.dialect, ref.namespace, ref.className)) as IndexRow[];
-    const indexes = indexRows.map((r): IndexSpec => ({ name: r.name, columns: JSON.parse(r.columns) as string[], unique: r.unique === 1 || r.unique === true }));
-    return { className: ref.className, columns, indexes };
+    return schemaFromRows(ref.className, rows, this.all(compileSelectIndexRows(this.dialect, ref.namespace, ref.className)) as BookkeepingRow[]);
   }
 
   /** The class names of every table of a namespace. */
@@ -109,14 +89,9 @@ export class SchemaStore {
 
   /** Drops every table of a namespace (data, join tables, bookkeeping rows). */
   dropNamespace(namespace: string): void {
-    const rows = this.all(compileSelectNamespaceRows(this.dialect, namespace)) as Array<{ className: string; column: string; type: string }>;
-    const drops: CompiledQuery[] = [];
-    for (const row of rows) {
-      if (row.column === TABLE_MARKER) drops.push(compileDropTable(this.dialect, physicalTableName(namespace, row.className)));
-      else if (row.type === 'Relation') drops.push(compileDropTable(this.dialect, relationTableName(namespace, row.className, row.column)));
-    }
-    execAll(this.db, drops);
-    for (const statement of compileDeleteNamespaceRows(this.dialect, namespace)) this.run(statement);
+    const plan = planDropNamespace(this.dialect, namespace, this.all(compileSelectNamespaceRows(this.dialect, namespace)) as BookkeepingRow[]);
+    execAll(this.db, plan.ddl);
+    for (const statement of plan.rows) this.run(statement);
   }
 
   private insertSchemaRow(ref: TableRef, column: string, type: string, targetClass: string | null): void {

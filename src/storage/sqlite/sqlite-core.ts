@@ -7,6 +7,7 @@ import { physicalTableName, relationTableName } from '../../query/sql/layout.js'
 import { type SchemaDrop, planDropColumn, planDropIndex, planDropTable } from '../../query/sql/schema-drops.js';
 import { compileClearRelation, compileDeleteById, compileInsert, compileSelectById } from '../../query/sql/write-compiler.js';
 import { checkIndexSpec } from '../kit/index-spec.js';
+import { freezeSchema } from '../kit/freeze-schema.js';
 import { projectRecord } from '../kit/projection.js';
 import type { FieldOp, SchemaLimits, TableRef, UpdateImages } from '../port.js';
 import { assertNewTable } from '../schema-rules.js';
@@ -337,11 +338,4 @@ function hasColumns(schema: TableSchema, wanted: Readonly<Record<string, ColumnS
     if (!current || current.type !== column.type || current.targetClass !== column.targetClass) return false;
   }
   return true;
-}
-
-function freezeSchema(schema: TableSchema): TableSchema {
-  const columns: Record<string, ColumnSchema> = {};
-  for (const [name, column] of Object.entries(schema.columns)) columns[name] = Object.freeze({ ...column });
-  const indexes = schema.indexes.map((i) => Object.freeze({ ...i, columns: Object.freeze([...i.columns]) }));
-  return Object.freeze({ className: schema.className, columns: Object.freeze(columns), indexes: Object.freeze(indexes) });
 }

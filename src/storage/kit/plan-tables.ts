@@ -24,3 +24,23 @@ export function referencedTables(where: WhereNode, out: Set<string> = new Set())
   }
   return out;
 }
+
+/**
+ * Whether evaluating `where` may read Relation links: `$relatedTo`, an inner query (it may match
+ * through a Relation column), or a Pointer compared with what may be a Relation column.
+ */
+export function readsRelations(where: WhereNode): boolean {
+  switch (where.kind) {
+    case 'and':
+    case 'or':
+      return where.nodes.some(readsRelations);
+    case 'in_query':
+    case 'select':
+    case 'related_to':
+      return true;
+    case 'compare':
+      return typeof where.value === 'object' && where.value !== null && !Array.isArray(where.value) && (where.value as { __type?: unknown }).__type === 'Pointer';
+    default:
+      return false;
+  }
+}
