@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isoOfMs } from '../../src/storage/sqlite/iso-time.js';
+import { isoOfMs } from '../../src/core/time.js';
 
 const runs = Number(process.env.FC_RUNS ?? 1000);
 

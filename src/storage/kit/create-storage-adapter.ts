@@ -1,5 +1,6 @@
 import { ExclusiveGate } from '../../core/exclusive-gate.js';
-import type { StorageAdapter, StorageCapabilities } from '../port.js';
+import type { Awaitable, StorageAdapter, StorageCapabilities } from '../port.js';
+import { type OperationRunner, adapterShell } from './adapter-shell.js';
 import type { RecordBackend } from './record-backend.js';
 import { RecordCore } from './record-core.js';
 
@@ -35,45 +36,30 @@ export function createStorageAdapter(options: CreateStorageAdapterOptions): Stor
   const core = new RecordCore(backend, name, options.queryBudgetMs ?? 5000);
   const gate = new ExclusiveGate();
   // Inside a transaction (which holds the gate), `tx` queues its calls behind each other.
-  const tx = bind(name, core, inOrder(), (work) => core.journal.atomically(() => work(tx)));
-  const outer = bind(name, core, (op) => gate.exclusive(op), (work) => gate.exclusive(() => core.journal.atomically(() => work(tx))));
-  return { ...outer, close: () => gate.exclusive(async () => backend.close?.()) };
+  const tx: StorageAdapter = adapterShell({
+    name,
+    capabilities: CAPABILITIES,
+    operations: core,
+    run: inOrder(),
+    transaction: (work) => core.journal.atomically(() => work(tx)),
+    close: () => undefined,
+  });
+  return adapterShell({
+    name,
+    capabilities: CAPABILITIES,
+    operations: core,
+    run: (op) => gate.exclusive(async () => op()),
+    transaction: (work) => gate.exclusive(() => core.journal.atomically(() => work(tx))),
+    close: () => gate.exclusive(async () => backend.close?.()),
+  });
 }
 
-/** Runs one core call: through the gate (outside a transaction) or directly (inside one). */
-type Runner = <T>(op: () => Promise<T>) => Promise<T>;
-
 /** A runner that starts each call after the previous one settled. */
-function inOrder(): Runner {
+function inOrder(): OperationRunner {
   let tail: Promise<unknown> = Promise.resolve();
-  return <T>(op: () => Promise<T>): Promise<T> => {
+  return <T>(op: () => Awaitable<T>): Promise<T> => {
     const result = tail.then(op);
     tail = result.catch(() => undefined);
     return result;
-  };
-}
-
-function bind(name: string, core: RecordCore, run: Runner, transaction: StorageAdapter['transaction']): StorageAdapter {
-  return {
-    name,
-    capabilities: CAPABILITIES,
-    getSchema: (ref) => run(() => core.getSchema(ref)),
-    ensureColumns: (ref, columns, limits) => run(() => core.ensureColumns(ref, columns, limits)),
-    createIndex: (ref, index) => run(() => core.createIndex(ref, index)),
-    insert: (ref, record) => run(() => core.insert(ref, record)),
-    get: (ref, id, projection) => run(() => core.get(ref, id, projection)),
-    update: (ref, id, ops, updatedAt) => run(() => core.update(ref, id, ops, updatedAt)),
-    updateReturningBefore: (ref, id, ops, updatedAt) => run(() => core.updateReturningBefore(ref, id, ops, updatedAt)),
-    delete: (ref, id) => run(() => core.delete(ref, id)),
-    find: (ref, plan, read) => run(() => core.find(ref, plan, read)),
-    count: (ref, where, read) => run(() => core.count(ref, where, read)),
-    aggregate: (ref, plan, read) => run(() => core.aggregate(ref, plan, read)),
-    transaction,
-    dropNamespace: (namespace) => run(() => core.dropNamespace(namespace)),
-    listTables: (namespace) => run(() => core.listTables(namespace)),
-    dropColumn: (ref, column) => run(() => core.dropColumn(ref, column)),
-    dropIndex: (ref, index) => run(() => core.dropIndex(ref, index)),
-    dropTable: (ref) => run(() => core.dropTable(ref)),
-    close: () => undefined,
   };
 }

@@ -5,7 +5,7 @@ import { applyOps } from '../../operators/apply.js';
 import type { EvalEnv } from '../../query/evaluate/index.js';
 import { runAggregate, runCount, runFind } from '../../query/evaluate/index.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
-import type { FieldOp, ReadOptions, SchemaLimits, TableRef } from '../port.js';
+import type { FieldOp, ReadOptions, SchemaLimits, TableRef, UpdateImages } from '../port.js';
 import { assertNewTable } from '../schema-rules.js';
 import { cloneRecord, cloneValue } from '../kit/clone.js';
 import { type ReadBudget, readBudget, scanWithin } from '../kit/deadline-scan.js';
@@ -103,6 +103,14 @@ export class MemoryStore {
     }
     table.records.set(objectId, next);
     return cloneRecord(next);
+  }
+
+  /** Synchronous, so the read and the update are one atomic step. */
+  updateReturningBefore(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): UpdateImages | null {
+    const before = this.get(ref, objectId);
+    if (before === null) return null;
+    const after = this.update(ref, objectId, ops, updatedAt);
+    return after === null ? null : { before, after };
   }
 
   delete(ref: TableRef, objectId: string): boolean {

@@ -1,11 +1,11 @@
-import { configError, svcError } from '../../core/errors.js';
+import { svcError } from '../../core/errors.js';
 import type { DateValue, GeoPointValue, PointerValue, StoredRecord, Value } from '../../core/values.js';
 import { dateMs } from '../../core/values.js';
-import { isoOfMs } from '../../core/time.js';
 import type { ColumnSchema, TableSchema } from '../../query/plan.js';
 import { geoLatColumn, geoLngColumn, physicalColumns } from '../../query/sql/layout.js';
 import { shortIdentifier } from '../../query/sql/long-identifier.js';
-import { type ArrayRowLayout, type ColumnDecoder, type RowKey, type RowLayout, type RowSource, rowLayouts } from '../sql/row-layout.js';
+import { columnDecoders, decodeRowWith, encodeRecordWith } from '../sql/column-decoders.js';
+import { type ArrayRowLayout, type RowSource, rowLayouts } from '../sql/row-layout.js';
 
 /**
  * Values <-> PostgreSQL columns, as src/query/sql/layout.ts lays them out with the PostgreSQL types
@@ -71,18 +71,7 @@ function jsonParam(value: Value): unknown {
 /** Every physical column of a record for an INSERT, built-in columns first. */
 export function encodePgRecord(schema: TableSchema, record: StoredRecord): PgColumnParam[] {
   if (record.objectId.includes('\u0000')) throw svcError('nulCharacterRefused', 'objectId');
-  const out: PgColumnParam[] = [
-    ['objectId', record.objectId],
-    ['createdAt', dateMs(record.createdAt)],
-    ['updatedAt', dateMs(record.updatedAt)],
-  ];
-  for (const key of Object.keys(record)) {
-    if (key === 'objectId' || key === 'createdAt' || key === 'updatedAt') continue;
-    const column = Object.hasOwn(schema.columns, key) ? schema.columns[key] : undefined;
-    if (!column) throw configError('postgres', `column '${key}' is not in the schema of ${schema.className}: call ensureColumns first`);
-    out.push(...encodePgColumn(key, column, record[key]));
-  }
-  return out;
+  return encodeRecordWith('postgres', schema, record, encodePgColumn);
 }
 
 /** How rows of a schema read as arrays: the physical columns to select, in order. */
@@ -90,7 +79,7 @@ export type PgArrayLayout = ArrayRowLayout;
 
 /** An object row (`RETURNING *`, `SELECT *`) back to a record; NULL columns are left out. */
 export function decodePgRow(schema: TableSchema, row: RowSource): StoredRecord {
-  return decodeWith(layouts.objectLayout(schema), row);
+  return decodeRowWith(layouts.objectLayout(schema), row);
 }
 
 /** The array layout of a schema: `physicalColumnNames(schema)` order, which `compileFind` selects. */
@@ -100,74 +89,15 @@ export function pgArrayLayout(schema: TableSchema): PgArrayLayout {
 
 /** An array row of `pgArrayLayout(schema).names` back to a record. */
 export function decodePgValues(schema: TableSchema, values: readonly unknown[], layout: PgArrayLayout = pgArrayLayout(schema)): StoredRecord {
-  return decodeWith(layout, values as unknown as RowSource);
+  return decodeRowWith(layout, values as unknown as RowSource);
 }
 
-function decodeWith(layout: RowLayout, source: RowSource): StoredRecord {
-  const createdMs = Number(source[layout.createdAt]);
-  const updatedMs = Number(source[layout.updatedAt]);
-  const createdIso = isoOfMs(createdMs);
-  const out: Record<string, Value> = {
-    objectId: String(source[layout.objectId]),
-    createdAt: { __type: 'Date', iso: createdIso },
-    updatedAt: { __type: 'Date', iso: updatedMs === createdMs ? createdIso : isoOfMs(updatedMs) },
-  };
-  for (const decode of layout.decoders) decode(source, out);
-  return out as StoredRecord;
-}
-
-/** A jsonb value: parsed by the driver, or its text when the client parses no jsonb. */
-function jsonValue(raw: unknown): Value {
-  return typeof raw === 'string' ? (JSON.parse(raw) as Value) : (raw as Value);
-}
-
-function columnDecoder(name: string, column: ColumnSchema, at: RowKey, latAt: RowKey, lngAt: RowKey): ColumnDecoder | null {
-  switch (column.type) {
-    case 'Relation':
-      return null;
-    case 'GeoPoint':
-      return (source, out) => {
-        const latitude = source[latAt];
-        const longitude = source[lngAt];
-        if (latitude !== null && latitude !== undefined && longitude !== null && longitude !== undefined) {
-          out[name] = { __type: 'GeoPoint', latitude: Number(latitude), longitude: Number(longitude) };
-        }
-      };
-    case 'String':
-      return (source, out) => {
-        const raw = source[at];
-        if (raw !== null && raw !== undefined) out[name] = String(raw);
-      };
-    case 'Number':
-      return (source, out) => {
-        const raw = source[at];
-        if (raw !== null && raw !== undefined) out[name] = Number(raw);
-      };
-    case 'Boolean':
-      return (source, out) => {
-        const raw = source[at];
-        if (raw !== null && raw !== undefined) out[name] = raw === true || raw === 't' || raw === 1;
-      };
-    case 'Date':
-      return (source, out) => {
-        const raw = source[at];
-        if (raw !== null && raw !== undefined) out[name] = { __type: 'Date', iso: isoOfMs(Number(raw)) };
-      };
-    case 'Pointer': {
-      const className = column.targetClass ?? '';
-      return (source, out) => {
-        const raw = source[at];
-        if (raw !== null && raw !== undefined) out[name] = { __type: 'Pointer', className, objectId: String(raw) };
-      };
-    }
-    case 'File':
-    case 'Array':
-    case 'Object':
-      return (source, out) => {
-        const raw = source[at];
-        if (raw !== null && raw !== undefined) out[name] = jsonValue(raw);
-      };
-  }
-}
-
-const layouts = rowLayouts('postgres', columnDecoder, pgColumnKey);
+const layouts = rowLayouts(
+  'postgres',
+  columnDecoders({
+    boolean: (raw) => raw === true || raw === 't' || raw === 1,
+    // Parsed by the driver, or its text when the client parses no jsonb.
+    json: (raw) => (typeof raw === 'string' ? (JSON.parse(raw) as Value) : (raw as Value)),
+  }),
+  pgColumnKey,
+);

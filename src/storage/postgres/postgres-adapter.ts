@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from '../../core/clock.js';
+import { adapterShell } from '../kit/adapter-shell.js';
 import type { StorageAdapter, StorageCapabilities } from '../port.js';
 import { type PgClient, type PgQueryable, type PgTransactionClient, pgTransaction } from './pg-client.js';
 import { type Atomically, PgCore, PgSchemaCache } from './pg-core.js';
@@ -81,28 +82,7 @@ export function postgresStorage(options: PostgresStorageOptions): StorageAdapter
         throw error;
       }
     };
-    return {
-      name,
-      capabilities: CAPABILITIES,
-      getSchema: (ref) => core.getSchema(ref),
-      ensureColumns: (ref, columns, limits) => core.ensureColumns(ref, columns, limits),
-      createIndex: (ref, index) => core.createIndex(ref, index),
-      insert: (ref, record) => core.insert(ref, record),
-      get: (ref, id, projection) => core.get(ref, id, projection),
-      update: (ref, id, ops, updatedAt) => core.update(ref, id, ops, updatedAt),
-      updateReturningBefore: (ref, id, ops, updatedAt) => core.updateReturningBefore(ref, id, ops, updatedAt),
-      delete: (ref, id) => core.delete(ref, id),
-      find: (ref, plan) => core.find(ref, plan),
-      count: (ref, where) => core.count(ref, where),
-      aggregate: (ref, plan) => core.aggregate(ref, plan),
-      transaction,
-      dropNamespace: (namespace) => core.dropNamespace(namespace),
-      listTables: (namespace) => core.listTables(namespace),
-      dropColumn: (ref, column) => core.dropColumn(ref, column),
-      dropIndex: (ref, name) => core.dropIndex(ref, name),
-      dropTable: (ref) => core.dropTable(ref),
-      close,
-    };
+    return adapterShell({ name, capabilities: CAPABILITIES, operations: core, transaction, close });
   };
 
   /** SERIALIZABLE on the pool, run again (up to 20 times) when PostgreSQL reports a serialization failure. */

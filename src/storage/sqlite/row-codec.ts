@@ -1,10 +1,9 @@
-import { configError } from '../../core/errors.js';
 import type { DateValue, GeoPointValue, PointerValue, StoredRecord, Value } from '../../core/values.js';
 import { dateMs } from '../../core/values.js';
 import type { ColumnSchema, TableSchema } from '../../query/plan.js';
 import { geoLatColumn, geoLngColumn, physicalColumns } from '../../query/sql/layout.js';
-import { isoOfMs } from './iso-time.js';
-import { type ArrayRowLayout, type ColumnDecoder, type RowKey, type RowLayout, type RowSource, rowLayouts } from '../sql/row-layout.js';
+import { columnDecoders, decodeRowWith, encodeRecordWith } from '../sql/column-decoders.js';
+import { type ArrayRowLayout, type RowSource, rowLayouts } from '../sql/row-layout.js';
 
 /**
  * Values <-> physical columns, exactly as src/query/sql/layout.ts lays them out: String TEXT, Number
@@ -44,18 +43,7 @@ export function encodeColumn(name: string, column: ColumnSchema, value: Value | 
 
 /** Every physical column of a record for an INSERT, built-in columns first. */
 export function encodeRecord(schema: TableSchema, record: StoredRecord): ColumnParam[] {
-  const out: ColumnParam[] = [
-    ['objectId', record.objectId],
-    ['createdAt', dateMs(record.createdAt)],
-    ['updatedAt', dateMs(record.updatedAt)],
-  ];
-  for (const key of Object.keys(record)) {
-    if (key === 'objectId' || key === 'createdAt' || key === 'updatedAt') continue;
-    const column = schema.columns[key];
-    if (!column) throw configError('sqlite', `column '${key}' is not in the schema of ${schema.className}: call ensureColumns first`);
-    out.push(...encodeColumn(key, column, record[key]));
-  }
-  return out;
+  return encodeRecordWith('sqlite', schema, record, encodeColumn);
 }
 
 /** A physical row: an object by column name, or an array (`statement.raw(true)`) by position. */
@@ -64,7 +52,7 @@ type Values = readonly unknown[];
 
 /** A physical row back to a record; NULL columns are left out (null and missing are the same). */
 export function decodeRow(schema: TableSchema, row: Row): StoredRecord {
-  return decodeWith(layouts.objectLayout(schema), row);
+  return decodeRowWith(layouts.objectLayout(schema), row);
 }
 
 /**
@@ -81,21 +69,7 @@ export function arrayLayout(schema: TableSchema): ArrayRowLayout {
  * array rows in about half the time of object rows (no property per column).
  */
 export function decodeValues(schema: TableSchema, values: Values, layout: ArrayRowLayout = arrayLayout(schema)): StoredRecord {
-  return decodeWith(layout, values as unknown as RowSource);
-}
-
-function decodeWith(layout: RowLayout, source: RowSource): StoredRecord {
-  const createdMs = source[layout.createdAt] as number;
-  const updatedMs = source[layout.updatedAt] as number;
-  const createdIso = isoOfMs(createdMs);
-  const out: Record<string, Value> = {
-    objectId: source[layout.objectId] as string,
-    createdAt: { __type: 'Date', iso: createdIso },
-    updatedAt: { __type: 'Date', iso: updatedMs === createdMs ? createdIso : isoOfMs(updatedMs) },
-  };
-  const decoders = layout.decoders;
-  for (let i = 0; i < decoders.length; i++) decoders[i]!(source, out);
-  return out as StoredRecord;
+  return decodeRowWith(layout, values as unknown as RowSource);
 }
 
 /** JSON text of a File/Array/Object column back to its value. */
@@ -109,55 +83,5 @@ function parseJson(raw: unknown): Value {
   return JSON.parse(raw) as Value;
 }
 
-/** Decodes one column of a row, read at `at` (a GeoPoint at `latAt` and `lngAt`) by name or by position. */
-function columnDecoder(name: string, column: ColumnSchema, at: RowKey, latAt: RowKey, lngAt: RowKey): ColumnDecoder | null {
-  switch (column.type) {
-    case 'Relation':
-      return null;
-    case 'GeoPoint':
-      return (source, out) => {
-        const latitude = source[latAt];
-        const longitude = source[lngAt];
-        if (typeof latitude === 'number' && typeof longitude === 'number') out[name] = { __type: 'GeoPoint', latitude, longitude };
-      };
-    case 'String':
-      return (source, out) => {
-        const raw = source[at];
-        if (typeof raw === 'string') out[name] = raw;
-        else if (raw !== null && raw !== undefined) out[name] = String(raw);
-      };
-    case 'Number':
-      return (source, out) => {
-        const raw = source[at];
-        if (typeof raw === 'number') out[name] = raw;
-        else if (raw !== null && raw !== undefined) out[name] = Number(raw);
-      };
-    case 'Boolean':
-      return (source, out) => {
-        const raw = source[at];
-        if (raw !== null && raw !== undefined) out[name] = raw === 1 || raw === 1n || raw === true;
-      };
-    case 'Date':
-      return (source, out) => {
-        const raw = source[at];
-        if (raw !== null && raw !== undefined) out[name] = { __type: 'Date', iso: isoOfMs(Number(raw)) };
-      };
-    case 'Pointer': {
-      const className = column.targetClass ?? '';
-      return (source, out) => {
-        const raw = source[at];
-        if (raw !== null && raw !== undefined) out[name] = { __type: 'Pointer', className, objectId: String(raw) };
-      };
-    }
-    case 'File':
-    case 'Array':
-    case 'Object':
-      return (source, out) => {
-        const raw = source[at];
-        if (raw !== null && raw !== undefined) out[name] = parseJson(raw);
-      };
-  }
-}
-
 /** Layouts compiled once per (frozen) schema object: rows are decoded without re-reading the schema. */
-const layouts = rowLayouts('sqlite', columnDecoder);
+const layouts = rowLayouts('sqlite', columnDecoders({ boolean: (raw) => raw === 1 || raw === 1n || raw === true, json: parseJson }));

@@ -1,4 +1,5 @@
 import { registerSqliteFunctions } from '../../query/sql/index.js';
+import { type AdapterShellParts, adapterShell } from '../kit/adapter-shell.js';
 import type { Awaitable, StorageAdapter, StorageCapabilities } from '../port.js';
 import { connectionGate } from '../../core/connection-gate.js';
 import { configError } from '../../core/errors.js';
@@ -133,8 +134,6 @@ export function sqliteStorage(options: SqliteStorageOptions): StorageAdapter {
   const reads = new SqliteReads(core, db, pool, { budgetMs: options.queryBudgetMs ?? 5000, stallMs: options.stallBoundMs ?? 250 });
   const gate = connectionGate(db);
   const name = options.name ?? 'sqlite';
-  // A read may itself answer with a promise (a worker); awaiting the gate's promise flattens it.
-  const gated = <T>(read: () => Awaitable<T>): Awaitable<T> => gate.run(read) as Awaitable<T>;
   let depth = 0;
 
   const savepoint = async <T>(work: () => Promise<T>): Promise<T> => {
@@ -158,49 +157,29 @@ export function sqliteStorage(options: SqliteStorageOptions): StorageAdapter {
     }
   };
 
-  const tx: StorageAdapter = {
+  /** Reads inside a transaction stay on its connection; others may go to a reader worker. */
+  const readsOf = (inTransaction: boolean): AdapterShellParts['reads'] => ({
+    find: (ref, plan, read) => reads.find(ref, plan, read, inTransaction),
+    count: (ref, where, read) => reads.count(ref, where, read, inTransaction),
+    aggregate: (ref, plan, read) => reads.aggregate(ref, plan, read, inTransaction),
+  });
+  const tx: StorageAdapter = adapterShell({
     name,
     capabilities: CAPABILITIES,
-    getSchema: (ref) => core.getSchema(ref),
-    ensureColumns: (ref, columns, limits) => core.ensureColumns(ref, columns, limits),
-    createIndex: (ref, index) => core.createIndex(ref, index),
-    insert: (ref, record) => core.insert(ref, record),
-    get: (ref, id, projection) => core.get(ref, id, projection),
-    update: (ref, id, ops, updatedAt) => core.update(ref, id, ops, updatedAt),
-    updateReturningBefore: (ref, id, ops, updatedAt) => core.updateReturningBefore(ref, id, ops, updatedAt),
-    delete: (ref, id) => core.delete(ref, id),
-    find: (ref, plan, read) => reads.find(ref, plan, read, true),
-    count: (ref, where, read) => reads.count(ref, where, read, true),
-    aggregate: (ref, plan, read) => reads.aggregate(ref, plan, read, true),
+    operations: core,
+    reads: readsOf(true),
     transaction: (work) => savepoint(() => work(tx)),
-    dropNamespace: (namespace) => core.dropNamespace(namespace),
-    listTables: (namespace) => core.listTables(namespace),
-    dropColumn: (ref, column) => core.dropColumn(ref, column),
-    dropIndex: (ref, name) => core.dropIndex(ref, name),
-    dropTable: (ref) => core.dropTable(ref),
     close: () => {},
-  };
+  });
 
-  return {
+  return adapterShell({
     name,
     capabilities: CAPABILITIES,
-    getSchema: (ref) => gate.run(() => core.getSchema(ref)),
-    ensureColumns: (ref, columns, limits) => gate.run(() => core.ensureColumns(ref, columns, limits)),
-    createIndex: (ref, index) => gate.run(() => core.createIndex(ref, index)),
-    insert: (ref, record) => gate.run(() => core.insert(ref, record)),
-    get: (ref, id, projection) => gate.run(() => core.get(ref, id, projection)),
-    update: (ref, id, ops, updatedAt) => gate.run(() => core.update(ref, id, ops, updatedAt)),
-    updateReturningBefore: (ref, id, ops, updatedAt) => gate.run(() => core.updateReturningBefore(ref, id, ops, updatedAt)),
-    delete: (ref, id) => gate.run(() => core.delete(ref, id)),
-    find: (ref, plan, read) => gated(() => reads.find(ref, plan, read, false)),
-    count: (ref, where, read) => gated(() => reads.count(ref, where, read, false)),
-    aggregate: (ref, plan, read) => gated(() => reads.aggregate(ref, plan, read, false)),
+    operations: core,
+    reads: readsOf(false),
+    // A read may itself answer with a promise (a worker); awaiting the gate's promise flattens it.
+    run: (op) => gate.run(op) as ReturnType<typeof op>,
     transaction: (work) => gate.exclusive(() => savepoint(() => work(tx))),
-    dropNamespace: (namespace) => gate.run(() => core.dropNamespace(namespace)),
-    listTables: (namespace) => gate.run(() => core.listTables(namespace)),
-    dropColumn: (ref, column) => gate.run(() => core.dropColumn(ref, column)),
-    dropIndex: (ref, name) => gate.run(() => core.dropIndex(ref, name)),
-    dropTable: (ref) => gate.run(() => core.dropTable(ref)),
     close: async () => {
       await pool?.close();
       await checkpointer?.close();
@@ -209,5 +188,5 @@ export function sqliteStorage(options: SqliteStorageOptions): StorageAdapter {
         if (options.closeDatabase !== false && db.open !== false) db.close();
       });
     },
-  };
+  });
 }
