@@ -299,6 +299,7 @@ export function createService(options: ServiceOptions): Service {
     signatureSkewMs: options.signatureSkewMs ?? 10_000,
     corsOrigins: options.corsOrigins ?? '*',
     sessions: () => registry.sessions,
+    callerScope: () => hooks.any,
   };
   const handle = createRequestHandler(handlerOptions);
   const handleUpgrade = createUpgradeHandler(handlerOptions);

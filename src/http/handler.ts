@@ -30,6 +30,12 @@ export interface HandlerOptions {
   readonly corsOrigins: '*' | readonly string[];
   /** Resolves session tokens once the users feature is present. */
   readonly sessions: () => SessionResolver | undefined;
+  /**
+   * Whether code below the routes may read `currentCaller()` (host write hooks are registered).
+   * Default: always. The scope is an AsyncLocalStorage run, which costs every request; without
+   * hooks nothing reads it.
+   */
+  readonly callerScope?: () => boolean;
 }
 
 export type RequestHandler = (request: SvcRequest) => Promise<SvcResponse>;
@@ -42,6 +48,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  */
 export function createRequestHandler(options: HandlerOptions): RequestHandler {
   const router = createRouter(options.routes);
+  const callerScope = options.callerScope ?? (() => true);
   const headerNames = brandHeaderNames(options.brands);
   const validatorFor = createBodyValidator();
   const validators = new Map<RouteDef, (body: unknown) => void>();
@@ -72,7 +79,7 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       const stream = route.body === 'stream' ? bodyStream(request, limits.maxBytes) : undefined;
       const ctx = routeContext(request, raw, stream, method, params, body, authed, options);
       // Code below the route (write hooks) sees who asked: the request's caller, for the route's duration.
-      const result = await (authed ? runAsCaller(ctx.caller, () => route.handler(ctx)) : route.handler(ctx));
+      const result = await (authed && callerScope() ? runAsCaller(ctx.caller, () => route.handler(ctx)) : route.handler(ctx));
       return toResponse(result, cors);
     } catch (error) {
       return errorResponse(error, options.logger, request, cors);

@@ -83,6 +83,7 @@ export class WriteHooks implements WriteHookRegistry {
     afterDelete: new Map(),
   };
   private afterCount = 0;
+  private total = 0;
   private readonly afterListeners: Array<() => void> = [];
 
   constructor(private readonly logger: Logger) {}
@@ -107,6 +108,11 @@ export class WriteHooks implements WriteHookRegistry {
   /** Whether a before* hook of this moment is registered for the class (writes skip the work otherwise). */
   has(moment: 'beforeSave' | 'beforeDelete', className: string): boolean {
     return (this.byMoment[moment].get(className)?.size ?? 0) > 0;
+  }
+
+  /** Whether any hook is registered (the request handler sets the caller scope only then). */
+  get any(): boolean {
+    return this.total > 0;
   }
 
   /** Whether any after* hook exists (they need the write events, as observers do). */
@@ -168,6 +174,7 @@ export class WriteHooks implements WriteHookRegistry {
     // A wrapper per registration: the same function registered twice runs twice and unregisters once.
     const entry = ((ctx: never) => (hook as (c: never) => unknown)(ctx)) as HookOf[M];
     set.add(entry);
+    this.total++;
     const isAfter = moment === 'afterSave' || moment === 'afterDelete';
     if (isAfter && this.afterCount++ === 0) for (const listener of this.afterListeners.splice(0)) listener();
     let removed = false;
@@ -175,6 +182,7 @@ export class WriteHooks implements WriteHookRegistry {
       if (removed) return;
       removed = true;
       set.delete(entry);
+      this.total--;
       if (isAfter) this.afterCount--;
     };
   }
