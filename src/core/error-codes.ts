@@ -98,6 +98,10 @@ export const ERROR_CODES = {
   functionSourceInvalid: { code: 11202, status: 400, message: 'invalid cloud function deployment: %s.' },
   functionCpuExceeded: { code: 11204, status: 424, message: 'cloud function %s used up its CPU budget (%s checks) and was stopped.' },
   functionHostDefined: { code: 11203, status: 400, message: 'cloud function %s is defined by the host and cannot be deployed over.' },
+  // --- Java cloud functions (issue 17) ---
+  javaUpdateFailed: { code: 322, status: 400, message: 'Java cloud code update failed: %s' },
+  javaUnavailable: { code: 11209, status: 424, message: 'Java cloud functions are not available on this server: %s.' },
+  javaWorkerStopped: { code: 11210, status: 424, message: 'the Java worker running cloud function %s stopped: %s.' },
   // --- mini-program platform and payments (issue 20) ---
   authDataInvalid: { code: 208, status: 400, message: 'authData error: %s.' },
   authDataTaken: { code: 208, status: 400, message: 'authData already linked by other user.' },

@@ -9,9 +9,12 @@ import type { StorageAdapter, TableRef } from '../storage/port.js';
 /** The system table of deployed function sources (master key only over `/1/classes`). */
 export const CLOUD_CODE_TABLE = '_CloudCode';
 
+/** The languages a function may be deployed in. */
+export type FunctionLanguage = 'node' | 'java';
+
 export interface DeployedSource {
   readonly name: string;
-  readonly language: 'node';
+  readonly language: FunctionLanguage;
   readonly source: string;
   /** Epoch milliseconds of the last deployment. */
   readonly updatedAt: number;
@@ -43,18 +46,18 @@ export class CloudCodeStore {
     return [...(await this.all(namespace)).values()].sort((a, b) => (a.name < b.name ? -1 : 1));
   }
 
-  async put(namespace: string, name: string, source: string): Promise<DeployedSource> {
+  async put(namespace: string, name: string, source: string, language: FunctionLanguage = 'node'): Promise<DeployedSource> {
     const ref = await this.table(namespace);
     const at = dateValue(this.clock.now());
-    const deployed: DeployedSource = { name, language: 'node', source, updatedAt: dateMs(at) };
+    const deployed: DeployedSource = { name, language, source, updatedAt: dateMs(at) };
     for (let attempt = 0; ; attempt++) {
       const row = await this.row(ref, name);
       if (row) {
-        await this.storage.update(ref, row.objectId, [{ kind: 'set', column: 'source', path: [], value: source }, { kind: 'set', column: 'language', path: [], value: 'node' }], at);
+        await this.storage.update(ref, row.objectId, [{ kind: 'set', column: 'source', path: [], value: source }, { kind: 'set', column: 'language', path: [], value: language }], at);
         break;
       }
       try {
-        await this.storage.insert(ref, { objectId: newObjectId(this.random), createdAt: at, updatedAt: at, name, language: 'node', source } as StoredRecord);
+        await this.storage.insert(ref, { objectId: newObjectId(this.random), createdAt: at, updatedAt: at, name, language, source } as StoredRecord);
         break;
       } catch (error) {
         // Another instance deployed the same name first: update it instead.
@@ -80,7 +83,7 @@ export class CloudCodeStore {
     const byName = new Map<string, DeployedSource>();
     for (const row of await this.storage.find(ref, plan)) {
       if (typeof row['name'] !== 'string' || typeof row['source'] !== 'string') continue;
-      byName.set(row['name'], { name: row['name'], language: 'node', source: row['source'], updatedAt: dateMs(row.updatedAt) });
+      byName.set(row['name'], { name: row['name'], language: row['language'] === 'java' ? 'java' : 'node', source: row['source'], updatedAt: dateMs(row.updatedAt) });
     }
     this.cache.set(namespace, { byName, loadedAt: this.clock.now() });
     return byName;

@@ -28,8 +28,9 @@ export interface FunctionRequest {
  * headers set here. A function that never sends counts as a timeout.
  */
 export interface FunctionResponse {
-  send(value?: Json): void;
-  end(value?: Json): void;
+  /** Bytes are sent as they are on the plain-HTTP path (REST replies carry them as UTF-8 text). */
+  send(value?: Json | Uint8Array): void;
+  end(value?: Json | Uint8Array): void;
   setHeader(name: string, value: string): void;
   /** The HTTP status of a plain-HTTP reply (default 200; REST replies are always 200). */
   status(code: number): FunctionResponse;

@@ -7,6 +7,7 @@ import type { CloudCodeStore, DeployedSource } from './cloud-code-store.js';
 import type { CloudFunction, FunctionModules } from './contract.js';
 import type { FunctionLogs } from './function-logs.js';
 import type { FunctionTimer } from './function-runner.js';
+import type { JavaFunctions } from './java/java-functions.js';
 import { type SandboxLimits, loadQuickJs, syntaxErrorOf } from './sandbox/quickjs-sandbox.js';
 import { SandboxPool } from './sandbox/sandbox-pool.js';
 
@@ -22,6 +23,8 @@ export interface DeployedFunctionsDeps {
   readonly logger: Logger;
   /** Names the host defines: they cannot be deployed over. */
   readonly hostNames: ReadonlySet<string>;
+  /** Java functions (java/java-functions.ts); null turns `"language":"java"` into 11209. */
+  readonly java: JavaFunctions | null;
 }
 
 const MAX_SOURCE_BYTES = 256 * 1024;
@@ -48,16 +51,26 @@ export class DeployedFunctions {
   /** The runner's lookup: the deployed function of the caller's application, if any. */
   async lookup(caller: Caller, name: string): Promise<CloudFunction | undefined> {
     const deployed = await this.deps.store.get(caller.app.namespace, name);
-    return deployed ? this.functionOf(caller.app.applicationId, deployed, this.deps.deadlineFor(caller)) : undefined;
+    if (!deployed) return undefined;
+    if (deployed.language === 'java') {
+      if (!this.deps.java) throw svcError('javaUnavailable', 'Java functions are turned off (functions.java: false)');
+      return this.deps.java.functionOf(caller, name, deployed.source, this.deps.deadlineFor(caller));
+    }
+    return this.functionOf(caller.app.applicationId, deployed, this.deps.deadlineFor(caller));
   }
 
   /** Validates (name, language, size, syntax with its line) and stores a source. */
   async deploy(caller: Caller, name: string, language: unknown, source: unknown): Promise<DeployedSource> {
     if (!NAME.test(name)) throw svcError('functionNameInvalid', name.slice(0, 64));
     if (this.deps.hostNames.has(name)) throw svcError('functionHostDefined', name);
-    if (language !== 'node') throw svcError('functionSourceInvalid', language === 'java' ? 'Java functions are not supported by this server' : 'language must be "node"');
+    if (language !== 'node' && language !== 'java') throw svcError('functionSourceInvalid', 'language must be "node" or "java"');
     if (typeof source !== 'string' || source.trim() === '') throw svcError('functionSourceInvalid', 'source must be the function\'s text');
     if (Buffer.byteLength(source) > MAX_SOURCE_BYTES) throw svcError('functionSourceInvalid', `source is larger than ${MAX_SOURCE_BYTES} bytes`);
+    if (language === 'java') {
+      if (!this.deps.java) throw svcError('javaUnavailable', 'Java functions are turned off (functions.java: false)');
+      await this.deps.java.check(name, source);
+      return this.deps.store.put(caller.app.namespace, name, source, 'java');
+    }
     const syntax = syntaxErrorOf(await this.runtime(), source);
     if (syntax) throw svcError('functionSyntax', name, syntax);
     return this.deps.store.put(caller.app.namespace, name, source);
@@ -65,6 +78,7 @@ export class DeployedFunctions {
 
   async close(): Promise<void> {
     await this.pool?.close();
+    await this.deps.java?.close();
   }
 
   private runtime(): Promise<QuickJSWASMModule> {

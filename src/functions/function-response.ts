@@ -3,7 +3,7 @@ import type { FunctionResponse } from './contract.js';
 
 /** What a function sent: its value, status and headers. */
 export interface SentReply {
-  readonly value: Json | undefined;
+  readonly value: Json | Uint8Array | undefined;
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
 }
@@ -21,7 +21,7 @@ export function functionResponse(onSend: (reply: SentReply) => void): FunctionRe
   let done = false;
   let status = 200;
   const headers: Record<string, string> = {};
-  const finish = (value?: Json) => {
+  const finish = (value?: Json | Uint8Array) => {
     if (done) return;
     done = true;
     onSend({ value, status, headers: { ...headers } });

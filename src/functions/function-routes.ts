@@ -57,6 +57,10 @@ function plainReply(reply: SentReply): RouteResult {
     headers['content-type'] ??= 'text/plain; charset=utf-8';
     return { status: reply.status, headers, body: reply.value, raw: true };
   }
+  if (reply.value instanceof Uint8Array) {
+    headers['content-type'] ??= 'application/octet-stream';
+    return { status: reply.status, headers, body: reply.value, raw: true };
+  }
   return { status: reply.status, headers, body: (reply.value ?? null) as Json };
 }
 
@@ -90,7 +94,8 @@ export function functionRoutes(deps: FunctionRouteDeps): RouteDef[] {
       handler: async (rc) => {
         const request = requestOf(rc, 'POST', rc.body ?? {});
         const reply = await deps.runner.invoke({ caller: rc.caller, name: rc.params['name'] ?? '', request, depth: 0 });
-        return { body: { result: (reply.value ?? null) as Json } };
+        const value = reply.value instanceof Uint8Array ? Buffer.from(reply.value).toString('utf8') : reply.value;
+        return { body: { result: (value ?? null) as Json } };
       },
     },
   ];

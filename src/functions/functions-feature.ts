@@ -14,7 +14,10 @@ import { MASTER_ONLY_POLICY } from '../records/class-policy.js';
 import { CLOUD_CODE_TABLE, CloudCodeStore } from './cloud-code-store.js';
 import { cloudCodeRoutes } from './cloud-code-routes.js';
 import { DeployedFunctions } from './deployed-functions.js';
+import { JavaFunctions, type JavaFunctionsOptions } from './java/java-functions.js';
 import { FunctionLogs } from './function-logs.js';
+import { isAbsolute } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './sandbox/quickjs-sandbox.js';
 
 /** `createService({ functions })`: host-defined cloud functions and their runtime rules. */
@@ -37,6 +40,12 @@ export interface FunctionsOptions {
   readonly http?: HttpModuleOptions;
   /** `modules.oRedis`: an ioredis client and a key prefix (without it oRedis answers 11039). */
   readonly redis?: FunctionRedisOptions;
+  /**
+   * Java functions (`"language":"java"` on `/1/cloudCode`), compiled with the JDK's javac and run in
+   * one JVM per application. Default on when a JDK is found (else Java deployments answer 11209);
+   * `false` turns them off.
+   */
+  readonly java?: false | JavaFunctionsOptions;
 }
 
 /** Deployed functions' sandbox: per-invocation limits and worker threads. */
@@ -114,6 +123,10 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
             timer,
             logger: ctx.logger,
             hostNames: new Set(Object.keys(definitions)),
+            java:
+              options.java === false
+                ? null
+                : new JavaFunctions({ options: options.java ?? {}, logs, timer, clock: ctx.clock, logger: ctx.logger, here: moduleFile() }),
           })
         : null;
       const runner: FunctionRunner = new FunctionRunner({
@@ -135,4 +148,9 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
       return { api: { runner }, routes, close: () => deployed?.close() };
     },
   };
+}
+
+/** This module's file (the CommonJS build has __filename; ESM and the sources have import.meta.url). */
+function moduleFile(): string {
+  return typeof __filename === 'string' && isAbsolute(__filename) ? __filename : fileURLToPath(import.meta.url);
 }

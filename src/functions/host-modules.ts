@@ -264,7 +264,8 @@ class InvocationModules implements FunctionModules {
           depth: call.depth + 1,
           ...(call.signal ? { signal: call.signal } : {}),
         });
-        return reply.value ?? null;
+        // Bytes another function sent reach a caller as their UTF-8 text.
+        return reply.value instanceof Uint8Array ? Buffer.from(reply.value).toString('utf8') : (reply.value ?? null);
       }),
     }));
   }

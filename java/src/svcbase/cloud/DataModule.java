@@ -1,0 +1,67 @@
+package svcbase.cloud;
+
+import org.json.JSONArray;
+import org.json.JSONObject;
+
+/**
+ * `modules.oData`: the data API, run by the host as the function's caller through the same services
+ * as REST (ACLs, class permissions, hooks, realtime). Synchronous: each call blocks until the host
+ * answers. `setUserSession` / `setMasterKey` change who the following calls act as.
+ */
+public final class DataModule {
+  private final Channel channel;
+
+  DataModule(Channel channel) {
+    this.channel = channel;
+  }
+
+  private HttpResponse call(String module, String method, Object... args) {
+    JSONArray list = new JSONArray();
+    for (Object arg : args) list.put(arg);
+    return HttpResponse.ofHost(channel.call(module, method, list));
+  }
+
+  private DataModule header(String name, String value) {
+    channel.call("oData", "setHeader", new JSONArray().put(new JSONObject().put(name, value)));
+    return this;
+  }
+
+  /** Kept for compatibility: calls run in the host, bounded by the function's own timeout. */
+  public DataModule setTimeout(int ms) { return this; }
+  public DataModule setUserSession(String sessionToken) { return header("X-Bmob-Session-Token", sessionToken); }
+  public DataModule setMasterKey(String masterKey) { return header("X-Bmob-Master-Key", masterKey); }
+
+  /** `setHeader("X-Bmob-Master-Key", key)` or `setHeader("X-Bmob-Session-Token", token)`. */
+  public DataModule setHeader(String... pairs) {
+    JSONObject headers = new JSONObject();
+    for (int i = 0; i + 1 < pairs.length; i += 2) headers.put(pairs[i], pairs[i + 1]);
+    return setHeader(headers);
+  }
+
+  public DataModule setHeader(JSONObject headers) {
+    channel.call("oData", "setHeader", new JSONArray().put(headers));
+    return this;
+  }
+
+  public HttpResponse insert(String table, JSONObject data) { return call("oData", "insert", new JSONObject().put("table", table).put("data", data)); }
+  public HttpResponse remove(String table, String objectId) { return call("oData", "remove", new JSONObject().put("table", table).put("objectId", objectId)); }
+  public HttpResponse update(String table, String objectId, JSONObject data) { return call("oData", "update", new JSONObject().put("table", table).put("objectId", objectId).put("data", data)); }
+  public HttpResponse findOne(String table, String objectId) { return call("oData", "findOne", new JSONObject().put("table", table).put("objectId", objectId)); }
+  public HttpResponse find(Querier query) { return call("oData", "find", query.toParams()); }
+
+  /** A BQL statement with `?` placeholders and their values. */
+  public HttpResponse bql(String bql, Object... values) {
+    JSONArray list = new JSONArray();
+    for (Object value : values) list.put(value);
+    return call("oBql", "exec", new JSONObject().put("bql", bql).put("values", list));
+  }
+
+  /** Another cloud function of the application (its reply as the body). */
+  public HttpResponse cloudCode(String funcName, JSONObject body) { return call("oFunctions", "run", new JSONObject().put("name", funcName).put("data", body == null ? new JSONObject() : body)); }
+
+  /** `POST /1/batch` with these requests (`[{method, path, body}]`). */
+  public HttpResponse batch(JSONArray requests) { return call("oBatch", "exec", new JSONObject().put("data", new JSONObject().put("requests", requests))); }
+
+  /** The host's time: `{"timestamp": seconds, "datetime": "yyyy-MM-dd HH:mm:ss"}`, as `GET /1/timestamp`. */
+  public HttpResponse getDBTime() { return call("host", "timestamp"); }
+}

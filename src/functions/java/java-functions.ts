@@ -1,0 +1,198 @@
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Caller } from '../../app/caller.js';
+import type { Clock } from '../../core/clock.js';
+import { isSvcError, svcError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import { formatDateTime } from '../../core/time.js';
+import type { Json } from '../../core/wire-values.js';
+import type { CloudFunction, FunctionModules, FunctionRequest } from '../contract.js';
+import type { FunctionLogs } from '../function-logs.js';
+import type { FunctionTimer } from '../function-runner.js';
+import { type CompiledJava, JavaBuild } from './java-build.js';
+import type { JavaRequest } from './java-protocol.js';
+import { checkJavaSource } from './java-rules.js';
+import { type JavaToolchain, findJavaToolchain, javaSourceRoot } from './java-toolchain.js';
+import { type CallFailure, JavaWorker } from './java-worker.js';
+
+export interface JavaFunctionsOptions {
+  /** The JDK to use (its `bin` holds java and javac); default: the first on PATH. */
+  readonly javaHome?: string;
+  /** Where compiled classes are cached (default `<tmp>/svcbase-java`); shared safely by processes. */
+  readonly cacheDir?: string;
+  /** Heap of each application's JVM in MiB (default 128); a function that needs more ends its worker. */
+  readonly heapMb?: number;
+}
+
+export interface JavaFunctionsDeps {
+  readonly options: JavaFunctionsOptions;
+  readonly logs: FunctionLogs;
+  readonly timer: FunctionTimer;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Where this module file is (to find java/src). */
+  readonly here: string;
+}
+
+type ModuleTarget = Record<string, ((...args: unknown[]) => unknown) | undefined>;
+
+/** The promise form of a Node module method, as the Java API's calls reach it. */
+async function nodeModule(modules: FunctionModules, module: string, method: string, args: Json[]): Promise<Json> {
+  const target = (modules as unknown as Record<string, ModuleTarget | undefined>)[module];
+  const fn = target?.[method];
+  if (typeof fn !== 'function') throw svcError('invalidParameter', `modules.${module.slice(0, 32)}.${method.slice(0, 32)} does not exist`);
+  return (await fn.apply(target, args)) as Json;
+}
+
+/** Module methods a Java function may reach (the Java API's own calls; anything else is refused). */
+const BRIDGED = new Set(['oData.setHeader', 'oData.insert', 'oData.update', 'oData.remove', 'oData.find', 'oData.findOne', 'oBql.exec', 'oFunctions.run', 'oBatch.exec', 'host.timestamp', 'javaHttp.request']);
+
+function failureOf(error: unknown): CallFailure {
+  if (isSvcError(error)) return { code: error.code, error: error.message, status: error.status };
+  return { code: 11033, error: error instanceof Error ? error.message : String(error), status: 424 };
+}
+
+/** The Java Request of a call: the path `/<secretKey>/<name>`, headers as arrays, the JSON params and their bytes. */
+function javaRequest(caller: Caller, name: string, request: FunctionRequest): JavaRequest {
+  const headers: Record<string, string[]> = {};
+  for (const [key, value] of Object.entries(request.headers)) headers[key] = [value];
+  const body = Object.keys(request.body).length > 0 ? JSON.stringify(request.body) : '';
+  return {
+    path: `/${caller.app.secretKey ?? caller.app.applicationId}/${name}`,
+    method: request.method,
+    headers,
+    query: { ...request.query },
+    params: { ...request.body },
+    body: Buffer.from(body, 'utf8').toString('base64'),
+  };
+}
+
+/**
+ * Java cloud functions: sources checked against the hosted rules (java-rules.ts) and compiled by the
+ * JDK's javac when deployed, run in one long-lived JVM per application (java-worker.ts; started on
+ * first use, so the JVM's start-up is paid once). Module calls come back to this process and run as
+ * the function's caller through the same modules as Node functions. A worker whose invocation
+ * outlives its deadline, or that dies (a crash, out of memory), is dropped: its running invocations
+ * fail with 11210 and the next call starts a fresh JVM (oMemory starts empty again).
+ */
+export class JavaFunctions {
+  private build: JavaBuild | null | undefined;
+  private readonly workers = new Map<string, JavaWorker>();
+
+  constructor(private readonly deps: JavaFunctionsDeps) {}
+
+  /** Checks the rules, then compiles (so a deployment reports javac's errors); 11209 without a JDK. */
+  async check(name: string, source: string): Promise<void> {
+    const broken = checkJavaSource(source);
+    if (broken) throw svcError('javaUpdateFailed', `rule '${broken.rule}' broken at line ${broken.line}: ${broken.detail}`);
+    await this.toolchain().compile(name, source);
+  }
+
+  /** A deployed Java source as a cloud function of the caller's application. */
+  functionOf(caller: Caller, name: string, source: string, deadlineMs: number): CloudFunction {
+    const appId = caller.app.applicationId;
+    return async (request, response, modules) => {
+      const build = this.toolchain();
+      const compiled = await build.compile(name, source);
+      const worker = await this.workerFor(appId, build);
+      await new Promise<void>((resolve, reject) => {
+        let httpUsed = false;
+        let finished = false;
+        const cancel = this.deps.timer.setTimeout(() => {
+          if (!finished) worker.kill(`cloud function ${name} was still running ${deadlineMs} ms after it started`);
+        }, deadlineMs);
+        const finish = () => {
+          finished = true;
+          cancel();
+        };
+        worker.invoke(compiled, javaRequest(caller, name, request), {
+          call: (module, method, args) => {
+            if (!BRIDGED.has(`${module}.${method}`)) return Promise.reject(svcError('invalidParameter', `no such module call ${module}.${method}`));
+            if (module === 'host') return Promise.resolve(this.timestamp(caller));
+            if (module === 'javaHttp') {
+              if (httpUsed) return Promise.reject(svcError('invalidParameter', 'oHttp sends 1 request per execution'));
+              httpUsed = true;
+              return this.http(modules, args[0]);
+            }
+            if (module === 'oData' && method === 'setHeader') {
+              modules.oData.setHeader(args[0] as Record<string, string>);
+              return Promise.resolve(null);
+            }
+            return nodeModule(modules, module, method, args);
+          },
+          log: (level, text) => this.deps.logs.append(appId, name, level === 'debug' ? 'log' : level, text),
+          send: (reply) => {
+            try {
+              for (const [header, value] of Object.entries(reply.headers)) response.setHeader(header, String(value));
+              if (reply.status !== 200) response.status(reply.status);
+              response.send(reply.text ? reply.body : Buffer.from(reply.body, 'base64'));
+              resolve();
+            } catch (error) {
+              reject(error);
+            }
+          },
+          finished: (error) => {
+            finish();
+            // A method that returns without sending is left to the runner's timeout, as on the hosted service.
+            if (error !== undefined) reject(new Error(error));
+          },
+          stopped: (reason) => {
+            finish();
+            reject(svcError('javaWorkerStopped', name, reason));
+          },
+        });
+      });
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const worker of this.workers.values()) worker.kill('the service is closing');
+    this.workers.clear();
+  }
+
+  /** The build of this process: found and checked once; 11209 without a JDK or the Java sources. */
+  private toolchain(): JavaBuild {
+    if (this.build === undefined) {
+      const toolchain: JavaToolchain | null = findJavaToolchain(this.deps.options.javaHome);
+      const sources = javaSourceRoot(this.deps.here);
+      this.build = toolchain && sources ? new JavaBuild(toolchain, sources, this.deps.options.cacheDir ?? join(tmpdir(), 'svcbase-java')) : null;
+      if (!this.build) this.deps.logger.info('Java cloud functions are off', { reason: toolchain ? 'the java/ sources are missing from this build' : 'no JDK (java and javac) found' });
+    }
+    if (!this.build) throw svcError('javaUnavailable', findJavaToolchain(this.deps.options.javaHome) ? 'the java/ sources are missing from this build' : 'java and javac were not found');
+    return this.build;
+  }
+
+  private async workerFor(appId: string, build: JavaBuild): Promise<JavaWorker> {
+    let worker = this.workers.get(appId);
+    if (!worker || !worker.alive) {
+      const api = await build.apiClasses();
+      await mkdir(build.functionsRoot, { recursive: true });
+      const java = findJavaToolchain(this.deps.options.javaHome)!.java;
+      worker = new JavaWorker({ java, apiDir: api.dir, functionsRoot: build.functionsRoot, heapMb: this.deps.options.heapMb ?? 128, logger: this.deps.logger }, failureOf);
+      this.workers.set(appId, worker);
+    }
+    await worker.ready.catch((error: unknown) => {
+      throw svcError('javaWorkerStopped', 'worker', error instanceof Error ? error.message : String(error));
+    });
+    return worker;
+  }
+
+  private timestamp(caller: Caller): Json {
+    const now = this.deps.clock.now();
+    return { timestamp: Math.floor(now / 1000), datetime: formatDateTime(now, caller.app.settings.timeZone) };
+  }
+
+  /** The Java oHttp request through the Node oHttp (same guard); bodies as UTF-8 text, the reply's as base64. */
+  private async http(modules: FunctionModules, params: Json | undefined): Promise<Json> {
+    const p = (params ?? {}) as { url?: unknown; method?: unknown; headers?: unknown; body?: unknown };
+    if (typeof p.url !== 'string') throw svcError('invalidParameter', 'oHttp needs a url');
+    const method = typeof p.method === 'string' ? p.method.toUpperCase() : 'GET';
+    const headers: Record<string, string> = {};
+    if (p.headers && typeof p.headers === 'object') for (const [k, v] of Object.entries(p.headers)) headers[k] = String(v);
+    const body = typeof p.body === 'string' ? Buffer.from(p.body, 'base64').toString('utf8') : undefined;
+    const options = { url: p.url, method, headers, ...(body !== undefined ? { body } : {}) };
+    const result = (await (method === 'GET' ? modules.oHttp.get(options) : modules.oHttp.post(options)))!;
+    return { statusCode: result.statusCode, statusText: '', headers: result.headers, body: Buffer.from(result.body, 'utf8').toString('base64') };
+  }
+}

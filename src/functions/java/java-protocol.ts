@@ -1,0 +1,58 @@
+import type { Json } from '../../core/wire-values.js';
+
+/**
+ * The frames between the Node host and a JVM worker (java/src/svcbase/worker): a 4-byte big-endian
+ * length, then that many bytes of UTF-8 JSON.
+ */
+export type ToJava =
+  | { readonly t: 'invoke'; readonly id: number; readonly dir: string; readonly cls: string; readonly request: JavaRequest }
+  | { readonly t: 'answer'; readonly id: number; readonly call: number; readonly ok: true; readonly value: Json }
+  | { readonly t: 'answer'; readonly id: number; readonly call: number; readonly ok: false; readonly code: number; readonly error: string; readonly status: number };
+
+export type FromJava =
+  | { readonly t: 'ready' }
+  | { readonly t: 'call'; readonly id: number; readonly call: number; readonly module: string; readonly method: string; readonly args: Json[] }
+  | { readonly t: 'log'; readonly id: number; readonly level: string; readonly text: string }
+  | { readonly t: 'send'; readonly id: number; readonly status: number; readonly text: boolean; readonly body: string; readonly headers: Record<string, string>; readonly statusMessage?: string }
+  | { readonly t: 'end'; readonly id: number }
+  | { readonly t: 'fail'; readonly id: number; readonly error: string };
+
+/** The call as `svcbase.cloud.Request` reads it. */
+export interface JavaRequest {
+  readonly path: string;
+  readonly method: string;
+  /** Values are arrays, as the hosted Request's headers are. */
+  readonly headers: Record<string, string[]>;
+  readonly query: Record<string, string>;
+  readonly params: Record<string, Json>;
+  /** Base64 of the body bytes. */
+  readonly body: string;
+}
+
+export function encodeFrame(frame: ToJava): Buffer {
+  const body = Buffer.from(JSON.stringify(frame), 'utf8');
+  const out = Buffer.allocUnsafe(4 + body.length);
+  out.writeUInt32BE(body.length, 0);
+  body.copy(out, 4);
+  return out;
+}
+
+/** Splits a byte stream into frames; a frame over `maxBytes` is a protocol error. */
+export class FrameReader {
+  private buffered: Buffer = Buffer.alloc(0);
+
+  constructor(private readonly maxBytes = 64 * 1024 * 1024) {}
+
+  push(chunk: Buffer): FromJava[] {
+    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+    const frames: FromJava[] = [];
+    while (this.buffered.length >= 4) {
+      const length = this.buffered.readUInt32BE(0);
+      if (length > this.maxBytes) throw new Error(`frame of ${length} bytes from the Java worker`);
+      if (this.buffered.length < 4 + length) break;
+      frames.push(JSON.parse(this.buffered.subarray(4, 4 + length).toString('utf8')) as FromJava);
+      this.buffered = this.buffered.subarray(4 + length);
+    }
+    return frames;
+  }
+}

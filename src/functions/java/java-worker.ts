@@ -1,0 +1,167 @@
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import type { Logger } from '../../core/logger.js';
+import type { Json } from '../../core/wire-values.js';
+import type { CompiledJava } from './java-build.js';
+import { type FromJava, FrameReader, type JavaRequest, encodeFrame } from './java-protocol.js';
+
+/** What the host does with one invocation's frames. */
+export interface JavaInvocation {
+  call(module: string, method: string, args: Json[]): Promise<Json>;
+  log(level: string, text: string): void;
+  send(reply: Extract<FromJava, { t: 'send' }>): void;
+  /** The function's method returned (sent or not) or threw (`error`). */
+  finished(error?: string): void;
+  /** The worker stopped before the invocation finished. */
+  stopped(reason: string): void;
+}
+
+export interface JavaWorkerOptions {
+  readonly java: string;
+  readonly apiDir: string;
+  readonly functionsRoot: string;
+  /** Heap of the JVM in MiB (default 128). */
+  readonly heapMb: number;
+  readonly logger: Logger;
+}
+
+/** A coded answer of a failed host call, as the Java side turns it into an HttpResponse. */
+export interface CallFailure {
+  readonly code: number;
+  readonly error: string;
+  readonly status: number;
+}
+
+/**
+ * One JVM worker process (java/src/svcbase/worker/Main.java), long-lived: invocations are frames
+ * in, replies and module calls frames out. When the process exits, every invocation still running
+ * on it is told (`stopped`); the owner starts a new worker for the next call.
+ */
+export class JavaWorker {
+  private readonly child: ChildProcessByStdio<Writable, Readable, Readable>;
+  private readonly running = new Map<number, JavaInvocation>();
+  private nextId = 0;
+  private stderrTail = '';
+  private exitReason: string | null = null;
+  readonly ready: Promise<void>;
+
+  constructor(
+    private readonly options: JavaWorkerOptions,
+    private readonly failure: (error: unknown) => CallFailure,
+  ) {
+    const args = [
+      `-Xmx${options.heapMb}m`,
+      '-Xss1m',
+      '-XX:+UseSerialGC',
+      '-XX:TieredStopAtLevel=1',
+      '-XX:+ExitOnOutOfMemoryError',
+      '-Djava.security.manager=allow',
+      '-cp',
+      options.apiDir,
+      'svcbase.worker.Main',
+      options.functionsRoot,
+    ];
+    this.child = spawn(options.java, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const reader = new FrameReader();
+    let markReady: () => void = () => undefined;
+    let failReady: (error: Error) => void = () => undefined;
+    this.ready = new Promise<void>((resolve, reject) => {
+      markReady = resolve;
+      failReady = reject;
+    });
+    this.ready.catch(() => undefined);
+    this.child.stdout.on('data', (chunk: Buffer) => {
+      let frames: FromJava[];
+      try {
+        frames = reader.push(chunk);
+      } catch (error) {
+        this.kill(String(error));
+        return;
+      }
+      for (const frame of frames) {
+        if (frame.t === 'ready') markReady();
+        else this.onFrame(frame);
+      }
+    });
+    this.child.stderr.on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-4096);
+    });
+    this.child.stdin.on('error', () => undefined);
+    this.child.on('error', (error) => this.onExit(`could not start java: ${error.message}`, failReady));
+    this.child.on('exit', (code, signal) => this.onExit(this.exitReason ?? `the JVM exited (${signal ?? `code ${String(code)}`})${this.lastError()}`, failReady));
+  }
+
+  get alive(): boolean {
+    return this.exitReason === null;
+  }
+
+  /** Invocations in flight. */
+  get busy(): number {
+    return this.running.size;
+  }
+
+  invoke(compiled: CompiledJava, request: JavaRequest, invocation: JavaInvocation): void {
+    if (!this.alive) {
+      invocation.stopped(this.exitReason ?? 'the worker stopped');
+      return;
+    }
+    const id = ++this.nextId;
+    this.running.set(id, invocation);
+    this.child.stdin.write(encodeFrame({ t: 'invoke', id, dir: compiled.dir, cls: compiled.className, request }));
+  }
+
+  /** Stops the JVM at once (a deadline passed, or the service closes); running invocations are told why. */
+  kill(reason: string): void {
+    if (this.exitReason === null) this.exitReason = reason;
+    this.child.kill('SIGKILL');
+  }
+
+  private lastError(): string {
+    const line = this.stderrTail
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('WARNING'))
+      .pop();
+    return line ? `: ${line.slice(0, 300)}` : '';
+  }
+
+  private onExit(reason: string, failReady: (error: Error) => void): void {
+    this.exitReason ??= reason;
+    failReady(new Error(reason));
+    const stopped = [...this.running.values()];
+    this.running.clear();
+    for (const invocation of stopped) invocation.stopped(this.exitReason);
+    if (this.stderrTail.trim()) this.options.logger.debug('java worker stderr', { tail: this.stderrTail.slice(-1000) });
+  }
+
+  private onFrame(frame: Exclude<FromJava, { t: 'ready' }>): void {
+    const invocation = this.running.get(frame.id);
+    if (!invocation) return;
+    switch (frame.t) {
+      case 'call':
+        invocation.call(frame.module, frame.method, frame.args).then(
+          (value) => this.answer({ t: 'answer', id: frame.id, call: frame.call, ok: true, value }),
+          (error: unknown) => this.answer({ t: 'answer', id: frame.id, call: frame.call, ok: false, ...this.failure(error) }),
+        );
+        break;
+      case 'log':
+        invocation.log(frame.level, frame.text);
+        break;
+      case 'send':
+        invocation.send(frame);
+        break;
+      case 'end':
+        this.running.delete(frame.id);
+        invocation.finished();
+        break;
+      case 'fail':
+        this.running.delete(frame.id);
+        invocation.finished(frame.error);
+        break;
+    }
+  }
+
+  private answer(frame: Parameters<typeof encodeFrame>[0]): void {
+    if (this.alive && this.running.has(frame.id)) this.child.stdin.write(encodeFrame(frame));
+  }
+}
