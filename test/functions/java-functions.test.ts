@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findJavaToolchain } from '../../src/functions/java/java-toolchain.js';
 import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
 import { manualTimer } from './manual-timer.js';
@@ -46,5 +46,168 @@ describe.skipIf(!findJavaToolchain())('Java cloud functions', () => {
     const plain = await fetch(`${server.url}/${SECRET}/hello?name=plain`);
     expect([plain.status, plain.headers.get('content-type'), await plain.text()]).toEqual([200, 'text/plain; charset=utf-8', 'hello plain via GET']);
     expect((await master('GET', '/1/cloudCode/hello')).body).toMatchObject({ language: 'java', source: expect.stringContaining('hello ') });
+  }, 60_000);
+
+  it('refuses each broken rule with 322, naming the rule and the line, and stores nothing', async () => {
+    const cases: Array<[string, string]> = [
+      ['public static void onRequest(Request request, Response response, Modules modules) {\n}', "rule 'entry' broken at line 1"],
+      [fn('  response.send("x");') + '\n// trailing', "rule 'last-character' broken"],
+      [fn('  /* block */ response.send("x");'), "rule 'block-comment' broken at line 2"],
+      [fn('  long t = System.currentTimeMillis();\n  response.send(t);'), "rule 'forbidden-word' broken at line 2: 'System'"],
+      [fn('  response.send("x");\n  java.io.File f = null;'), "rule 'forbidden-word' broken at line 3: 'File'"],
+      [fn('  response.send(String.valueOf(request.getClass()));'), "rule 'forbidden-word' broken at line 2"],
+      [fn('  response.send("x");') + '\npublic static void other() {\n}', "rule 'one-method' broken at line 4"],
+      [fn('  response.send("x");\n  // a comment that closes nothing }'), null as never],
+      [fn('  class Inner { static int n; }\n  response.send("x");'), "rule 'no-statics' broken at line 2"],
+    ];
+    for (const [source, message] of cases) {
+      const res = await deploy('ruled', source);
+      if (message === null) {
+        expect(res.status).toBe(200);
+        continue;
+      }
+      expect([res.status, res.body.code]).toEqual([400, 322]);
+      expect(res.body.error).toContain(message);
+    }
+    const list = await master('GET', '/1/cloudCode');
+    expect(list.body.results.map((r: { name: string }) => r.name)).toEqual(['hello', 'ruled']);
+  }, 60_000);
+
+  it("answers javac's errors with 322 and the function's own line numbers", async () => {
+    const res = await deploy('broken', fn('  int n = "text";\n  response.send(n);'));
+    expect([res.status, res.body.code]).toEqual([400, 322]);
+    expect(res.body.error).toMatch(/broken line 2: incompatible types: String cannot be converted to int/);
+    expect((await master('GET', '/1/cloudCode/broken')).body.code).toBe(11032);
+  }, 60_000);
+
+  it('reaches data as the caller through oData, with Querier and BmobUpdater, sessions and the master key', async () => {
+    const ann = (await server.request('POST', '/1/users', { body: { username: 'ann', password: 'pw-123' } })).body as { objectId: string; sessionToken: string };
+    await deploy(
+      'notes',
+      fn(`  JSONObject p = request.getParams();
+  if (p.has("session")) modules.oData.setUserSession(p.getString("session"));
+  if (p.has("master")) modules.oData.setMasterKey(p.getString("master"));
+  String op = p.getString("op");
+  if (op.equals("insert")) {
+    JSONObject acl = new JSONObject().put(p.getString("owner"), new JSONObject().put("read", true).put("write", true));
+    HttpResponse r = modules.oData.insert("Note", new JSONObject().put("text", p.getString("text")).put("n", 1).put("ACL", acl));
+    response.send(r.stringData);
+  } else if (op.equals("bump")) {
+    HttpResponse r = modules.oData.update("Note", p.getString("id"), BmobUpdater.increment(new JSONObject(), "n", 5));
+    response.send(r.err == null ? "ok" : r.jsonData.toString());
+  } else if (op.equals("find")) {
+    HttpResponse r = modules.oData.find(new Querier("Note").addWhereGreaterThanOrEqualTo("n", 1).order("-n").keys("text,n").count(1));
+    response.send(r.jsonData);
+  } else if (op.equals("one")) {
+    response.send(modules.oData.findOne("Note", p.getString("id")).stringData);
+  } else if (op.equals("remove")) {
+    response.send(modules.oData.remove("Note", p.getString("id")).stringData);
+  } else if (op.equals("time")) {
+    response.send(modules.oData.getDBTime().jsonData.getLong("timestamp") > 0);
+  }`),
+    );
+    const created = await call('notes', { op: 'insert', text: "ann's note", owner: ann.objectId, session: ann.sessionToken });
+    const id = JSON.parse(created.body.result).objectId as string;
+    expect(id).toMatch(/^\w{10}$/);
+    // Anonymous: the ACL hides the note, and the update is refused with the REST code.
+    expect(JSON.parse((await call('notes', { op: 'find' })).body.result)).toEqual({ results: [], count: 0 });
+    expect(JSON.parse((await call('notes', { op: 'bump', id })).body.result)).toMatchObject({ code: 101 });
+    // As ann, and with the master key.
+    expect((await call('notes', { op: 'bump', id, session: ann.sessionToken })).body.result).toBe('ok');
+    const found = JSON.parse((await call('notes', { op: 'find', session: ann.sessionToken })).body.result);
+    expect(found).toMatchObject({ count: 1, results: [{ objectId: id, text: "ann's note", n: 6 }] });
+    expect(JSON.parse((await call('notes', { op: 'one', id, master: TEST_APP.masterKey })).body.result)).toMatchObject({ n: 6 });
+    const wrongKey = await call('notes', { op: 'one', id, master: 'not-the-key' });
+    expect([wrongKey.status, wrongKey.body.code]).toEqual([424, 11033]);
+    expect(wrongKey.body.error).toMatch(/IllegalArgumentException: .*master key/i);
+    expect((await call('notes', { op: 'time' })).body.result).toBe('true');
+    expect(JSON.parse((await call('notes', { op: 'remove', id, session: ann.sessionToken })).body.result)).toEqual({ msg: 'ok' });
+    expect((await server.request('GET', `/1/classes/Note/${id}`, { auth: 'master' })).status).toBe(404);
+  }, 60_000);
+
+  it('shares oMemory between the functions of one application, within 64 KB, one API at a time', async () => {
+    await deploy('memPut', fn('  JSONObject p = request.getParams();\n  response.send(modules.oMemory.putMap(p.getString("k"), p.getString("v")));'));
+    await deploy('memGet', fn('  response.send(String.valueOf(modules.oMemory.getMap(request.getParams().getString("k"))));'));
+    await deploy('memBytes', fn('  modules.oMemory.writeByte(0, (byte) 7);\n  response.send(modules.oMemory.readByte(0));'));
+    await deploy('memClean', fn('  modules.oMemory.clean();\n  response.send(modules.oMemory.MemorySize);'));
+    expect((await call('memPut', { k: 'greeting', v: 'hi' })).body.result).toBe('true');
+    expect((await call('memGet', { k: 'greeting' })).body.result).toBe('hi');
+    expect((await call('memPut', { k: 'big', v: 'x'.repeat(70 * 1024) })).body.result).toBe('false');
+    const mixed = await call('memBytes');
+    expect([mixed.status, mixed.body.code]).toEqual([424, 11033]);
+    expect(mixed.body.error).toContain('cannot be mixed');
+    expect((await call('memClean')).body.result).toBe('65536');
+    expect((await call('memBytes')).body.result).toBe('7');
+  }, 60_000);
+
+  it('writes oLog lines at or above the level to the function log', async () => {
+    await deploy('logs', fn('  modules.oLog.d("debug one");\n  modules.oLog.level = LogModule.Level_Warn;\n  modules.oLog.d("dropped");\n  modules.oLog.warn("warned %d", 2);\n  modules.oLog.e("bad");\n  response.send("logged");'));
+    expect((await call('logs')).body.result).toBe('logged');
+    const lines = (await master('GET', '/1/cloudCode/logs/logs')).body.results.map((l: { level: string; message: string }) => [l.level, l.message]);
+    expect(lines).toEqual([['error', 'bad'], ['warn', 'warned 2'], ['log', 'debug one']]);
+  }, 60_000);
+
+  it('sends one oHttp request per execution through the Node guard', async () => {
+    await deploy(
+      'fetcher',
+      fn(`  HttpResponse first = modules.oHttp.get(request.getParams().getString("url"));
+  HttpResponse second = modules.oHttp.get(request.getParams().getString("url"));
+  response.send(first.res.code + " " + first.jsonData.getString("path") + " | " + second.err);`),
+    );
+    expect((await call('fetcher', { url: `${upstreamUrl}/ping?x=1` })).body.result).toBe('200 /ping?x=1 | oHttp sends 1 request per execution');
+    await deploy('metadata', fn('  response.send(modules.oHttp.get("http://169.254.169.254/latest").jsonData.getInt("code"));'));
+    expect((await call('metadata')).body.result).toBe('11036');
+  }, 60_000);
+
+  it('runs function code with no permissions: files, sockets and properties are refused', async () => {
+    await deploy('reader', fn('  java.io.FileInputStream in = new java.io.FileInputStream("/etc/hostname");\n  response.send("read " + in.read());'));
+    const read = await call('reader');
+    expect([read.status, read.body.code]).toEqual([424, 11033]);
+    expect(read.body.error).toMatch(/AccessControlException.*FilePermission.*\(line 2\)$/);
+    await deploy('dialer', fn(`  new java.net.Socket("127.0.0.1", ${new URL(upstreamUrl).port});\n  response.send("connected");`));
+    expect((await call('dialer')).body.error).toMatch(/AccessControlException.*SocketPermission/);
+    await deploy('props', fn('  response.send(Integer.getInteger("java.version", 1));'));
+    expect((await call('props')).body.error).toMatch(/AccessControlException.*PropertyPermission/);
+  }, 60_000);
+
+  it('a function that throws answers 11033 with the exception and its line', async () => {
+    await deploy('thrower', fn('  int[] list = new int[1];\n  response.send(list[5]);'));
+    const res = await call('thrower');
+    expect([res.status, res.body.code]).toEqual([424, 11033]);
+    expect(res.body.error).toContain('ArrayIndexOutOfBoundsException: Index 5 out of bounds for length 1 (line 3)');
+  }, 60_000);
+
+  it('times out a function that never sends, and replaces a worker that stays busy past its deadline', async () => {
+    await deploy('silent', fn('  int n = 1;'));
+    await deploy('spinner', fn('  long n = 0;\n  while (n >= 0) n++;\n  response.send(n);'));
+    await deploy('mark', fn('  modules.oMemory.clean();\n  response.send(modules.oMemory.putMap("jvm", "first"));'));
+    await deploy('peek', fn('  response.send(String.valueOf(modules.oMemory.getMap("jvm")));'));
+    expect((await call('mark')).body.result).toBe('true');
+    const silent = call('silent');
+    const spinning = call('spinner');
+    // Both running: two function timeouts and the spinner's worker deadline (the silent one's ended with its method).
+    await vi.waitFor(() => expect(timer.pending()).toBe(3), { timeout: 20_000, interval: 20 });
+    timer.fireAll();
+    const [a, b] = await Promise.all([silent, spinning]);
+    expect([a.status, a.body.code]).toEqual([424, 11030]);
+    expect([b.status, b.body.code]).toEqual([424, 11030]);
+    // The spinning JVM was killed: the next call gets a fresh one (its oMemory starts empty).
+    expect((await call('peek')).body).toEqual({ result: 'null' });
+  }, 60_000);
+
+  it('a JVM that dies mid-call (out of memory) fails that call with 11210; the next call succeeds', async () => {
+    await deploy('hog', fn('  java.util.List<long[]> keep = new java.util.ArrayList<>();\n  while (true) keep.add(new long[1 << 20]);'));
+    const res = await call('hog');
+    expect([res.status, res.body.code]).toEqual([424, 11210]);
+    expect(res.body.error).toContain('Java worker running cloud function hog stopped');
+    await deploy('pong', fn('  response.send("pong");'));
+    expect((await call('pong')).body).toEqual({ result: 'pong' });
+  }, 60_000);
+
+  it('sends bytes raw, with the status and headers the function chose', async () => {
+    await deploy('bytes', fn('  JSONObject h = new JSONObject().put("X-Kind", "raw");\n  response.send(new byte[] {1, 2, (byte) 255}, 202, "Accepted", h);'));
+    const res = await fetch(`${server.url}/${SECRET}/bytes`);
+    expect([res.status, res.headers.get('x-kind'), res.headers.get('content-type')]).toEqual([202, 'raw', 'application/octet-stream']);
+    expect([...new Uint8Array(await res.arrayBuffer())]).toEqual([1, 2, 255]);
   }, 60_000);
 });

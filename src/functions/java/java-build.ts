@@ -10,6 +10,8 @@ import type { JavaToolchain } from './java-toolchain.js';
 export interface CompiledJava {
   readonly dir: string;
   readonly className: string;
+  /** Lines of the generated class before the function's first line (stack traces are reported on the function's lines). */
+  readonly lineOffset: number;
 }
 
 /** Lines the wrapper puts before the function's own first line (errors are reported on the function's lines). */
@@ -128,7 +130,7 @@ export class JavaBuild {
     const hash = createHash('sha256').update(api.hash).update('\0').update(sourceHash).digest('hex').slice(0, 32);
     const className = `SvcFn_${hash}`;
     const dir = join(this.functionsRoot, hash);
-    if (existsSync(dir)) return { dir, className };
+    if (existsSync(dir)) return { dir, className, lineOffset: WRAPPER_LINES };
     const tmp = join(this.cacheDir, `build-${randomBytes(6).toString('hex')}`);
     const out = join(tmp, 'classes');
     await mkdir(out, { recursive: true });
@@ -139,7 +141,7 @@ export class JavaBuild {
       if (result.code !== 0) throw svcError('javaUpdateFailed', compileErrors(result.output, className, name));
       await mkdir(this.functionsRoot, { recursive: true });
       await publish(out, dir);
-      return { dir, className };
+      return { dir, className, lineOffset: WRAPPER_LINES };
     } finally {
       await rm(tmp, { recursive: true, force: true });
     }

@@ -107,17 +107,17 @@ export class JavaFunctions {
           cancel();
         };
         worker.invoke(compiled, javaRequest(caller, name, request), {
-          call: (module, method, args) => {
-            if (!BRIDGED.has(`${module}.${method}`)) return Promise.reject(svcError('invalidParameter', `no such module call ${module}.${method}`));
-            if (module === 'host') return Promise.resolve(this.timestamp(caller));
+          call: async (module, method, args) => {
+            if (!BRIDGED.has(`${module}.${method}`)) throw svcError('invalidParameter', `no such module call ${module}.${method}`);
+            if (module === 'host') return this.timestamp(caller);
             if (module === 'javaHttp') {
-              if (httpUsed) return Promise.reject(svcError('invalidParameter', 'oHttp sends 1 request per execution'));
+              if (httpUsed) throw svcError('invalidParameter', 'oHttp sends 1 request per execution');
               httpUsed = true;
               return this.http(modules, args[0]);
             }
             if (module === 'oData' && method === 'setHeader') {
               modules.oData.setHeader(args[0] as Record<string, string>);
-              return Promise.resolve(null);
+              return null;
             }
             return nodeModule(modules, module, method, args);
           },

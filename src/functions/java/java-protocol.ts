@@ -5,7 +5,7 @@ import type { Json } from '../../core/wire-values.js';
  * length, then that many bytes of UTF-8 JSON.
  */
 export type ToJava =
-  | { readonly t: 'invoke'; readonly id: number; readonly dir: string; readonly cls: string; readonly request: JavaRequest }
+  | { readonly t: 'invoke'; readonly id: number; readonly dir: string; readonly cls: string; readonly lineOffset: number; readonly request: JavaRequest }
   | { readonly t: 'answer'; readonly id: number; readonly call: number; readonly ok: true; readonly value: Json }
   | { readonly t: 'answer'; readonly id: number; readonly call: number; readonly ok: false; readonly code: number; readonly error: string; readonly status: number };
 

@@ -107,7 +107,7 @@ export class JavaWorker {
     }
     const id = ++this.nextId;
     this.running.set(id, invocation);
-    this.child.stdin.write(encodeFrame({ t: 'invoke', id, dir: compiled.dir, cls: compiled.className, request }));
+    this.child.stdin.write(encodeFrame({ t: 'invoke', id, dir: compiled.dir, cls: compiled.className, lineOffset: compiled.lineOffset, request }));
   }
 
   /** Stops the JVM at once (a deadline passed, or the service closes); running invocations are told why. */
@@ -139,7 +139,10 @@ export class JavaWorker {
     if (!invocation) return;
     switch (frame.t) {
       case 'call':
-        invocation.call(frame.module, frame.method, frame.args).then(
+        // Every call is answered, even one that throws before returning its promise: the Java side waits for it.
+        Promise.resolve()
+          .then(() => invocation.call(frame.module, frame.method, frame.args))
+          .then(
           (value) => this.answer({ t: 'answer', id: frame.id, call: frame.call, ok: true, value }),
           (error: unknown) => this.answer({ t: 'answer', id: frame.id, call: frame.call, ok: false, ...this.failure(error) }),
         );

@@ -22,8 +22,7 @@ public final class DataModule {
   }
 
   private DataModule header(String name, String value) {
-    channel.call("oData", "setHeader", new JSONArray().put(new JSONObject().put(name, value)));
-    return this;
+    return setHeader(new JSONObject().put(name, value));
   }
 
   /** Kept for compatibility: calls run in the host, bounded by the function's own timeout. */
@@ -38,8 +37,10 @@ public final class DataModule {
     return setHeader(headers);
   }
 
+  /** Throws IllegalArgumentException when the host refuses the headers (a master key that is not the application's). */
   public DataModule setHeader(JSONObject headers) {
-    channel.call("oData", "setHeader", new JSONArray().put(headers));
+    JSONObject answer = channel.call("oData", "setHeader", new JSONArray().put(headers));
+    if (!answer.optBoolean("ok")) throw new IllegalArgumentException(answer.optString("error"));
     return this;
   }
 

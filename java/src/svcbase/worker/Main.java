@@ -78,18 +78,19 @@ public final class Main {
       entry.invoke(null, new Request(frame.getJSONObject("request")), new Response(invocation), new Modules(invocation, memory));
       frames.write(new JSONObject().put("t", "end").put("id", id));
     } catch (InvocationTargetException e) {
-      frames.write(new JSONObject().put("t", "fail").put("id", id).put("error", describe(e.getCause())));
+      frames.write(new JSONObject().put("t", "fail").put("id", id).put("error", describe(e.getCause(), frame.optInt("lineOffset"))));
     } catch (Throwable e) {
-      frames.write(new JSONObject().put("t", "fail").put("id", id).put("error", describe(e)));
+      frames.write(new JSONObject().put("t", "fail").put("id", id).put("error", describe(e, 0)));
     } finally {
       running.remove(id);
     }
   }
 
-  private static String describe(Throwable error) {
+  /** The exception, and the line of the function's own source it came from (`lineOffset`: the wrapper's lines before it). */
+  private static String describe(Throwable error, int lineOffset) {
     String text = String.valueOf(error);
     for (StackTraceElement at : error.getStackTrace()) {
-      if (at.getClassName().startsWith("SvcFn_")) return text + " (line " + at.getLineNumber() + ")";
+      if (at.getClassName().startsWith("SvcFn_")) return text + " (line " + (at.getLineNumber() - lineOffset) + ")";
     }
     return text;
   }
