@@ -19,6 +19,9 @@ const HEADERS = { 'x-svc-application-id': 'benchfn', 'x-svc-rest-api-key': 'rest
 const BODY = new TextEncoder().encode('{"name":"bench"}');
 
 const DEPLOYED_SOURCE = 'function onRequest(request, response) { response.send("hello " + request.body.name) }';
+const JAVA_SOURCE =
+  'public static void onRequest(final Request request, final Response response, final Modules modules) throws Throwable {\n' +
+  '  response.send("hello " + request.getParams().getString("name"));\n}';
 
 /** Median first-call and warm-call times of a deployed function, each on a fresh service. */
 async function coldStart(config: BenchConfig): Promise<Comparison & { detail: { coldMs: number; warmMs: number; samples: number } }> {
@@ -98,6 +101,19 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
     const deployed = await compare(config, call('/1/functions/helloDeployed'), call('/1/bench/hello'), { clock: 'wall' });
     config.log('functions: cold start of a deployed function');
     const cold = await coldStart(config);
+    const javaDeploy = await service.handle({
+      method: 'PUT',
+      path: '/1/cloudCode/helloJava',
+      search: '',
+      headers: { ...HEADERS, 'x-svc-master-key': 'master' },
+      body: new TextEncoder().encode(JSON.stringify({ language: 'java', source: JAVA_SOURCE })),
+    });
+    let java: Comparison | null = null;
+    if (javaDeploy.status === 200) {
+      await check('/1/functions/helloJava');
+      config.log('functions: a Java function (the application\'s JVM worker, warm)');
+      java = await compare(config, call('/1/functions/helloJava'), call('/1/bench/hello'), { clock: 'wall' });
+    } else config.log(`functions: no Java row (${String(javaDeploy.body).slice(0, 120)})`);
     return [
       comparisonRow('functions', 'POST /1/functions/hello (host-defined) vs a host route doing the same', 'host route', result, 0.5, {
         unit: 'req/s',
@@ -111,6 +127,14 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
         unit: 'calls/s',
         note: `cold ${cold.detail.coldMs.toFixed(1)} ms, warm ${cold.detail.warmMs.toFixed(2)} ms (median of ${cold.detail.samples})`,
       }),
+      ...(java
+        ? [
+            comparisonRow('functions', 'POST /1/functions/helloJava (Java, warm JVM worker of the application) vs a host route doing the same', 'host route', java, null, {
+              unit: 'req/s',
+              note: 'wall clock; each invocation: two pipe frames (invoke, send) and a thread of the JVM worker; compiled and started before timing',
+            }),
+          ]
+        : []),
     ];
   } finally {
     await service.close();

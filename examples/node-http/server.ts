@@ -11,7 +11,7 @@
  *   or in PostgreSQL's process when SVC_DATABASE_URL is set: run one instance then, docs/scaling.md;
  *   with it, realtime events and access-cache invalidations also fan out between instances over Redis pub/sub)
  *   SVC_FILES (uploads' folder on PostgreSQL; on SQLite they live beside the database file)
- *   SVC_FUNCTIONS_DIR (./functions: every <name>.js there is deployed at start-up into the sandbox)
+ *   SVC_FUNCTIONS_DIR (./functions: every <name>.js there is deployed at start-up into the sandbox, every <name>.java compiled)
  *   SVC_VAPID_PUBLIC_KEY, SVC_VAPID_PRIVATE_KEY, SVC_VAPID_SUBJECT (Web Push for POST /1/push; without
  *   them /1/push answers 11199; `npx web-push generate-vapid-keys` makes a pair)
  *   SVC_AI_BASE_URL, SVC_AI_API_KEY, SVC_AI_MODEL (an OpenAI-compatible API for AI chat at
@@ -164,16 +164,18 @@ export async function start(options: StartOptions = {}) {
 }
 
 /**
- * Deploys every `<name>.js` of `dir` as a cloud function, through the same route an operator uses
+ * Deploys every `<name>.js` (and `<name>.java`: a Java function's method, compiled when a JDK is
+ * installed) of `dir` as a cloud function, through the same route an operator uses
  * (`PUT /1/cloudCode/<name>` with the master key). A file that does not deploy (a syntax error, a bad
- * name) is reported and skipped.
+ * name, no JDK) is reported and skipped.
  */
 async function deployFunctionsDir(service: Service, dir: string, app: ApplicationConfig, log: (line: string) => void): Promise<string[]> {
   if (!existsSync(dir)) return [];
   const deployed: string[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.js')).sort()) {
-    const name = file.slice(0, -3);
-    const body = JSON.stringify({ language: 'node', source: readFileSync(join(dir, file), 'utf8') });
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.js') || f.endsWith('.java')).sort()) {
+    const java = file.endsWith('.java');
+    const name = file.slice(0, java ? -5 : -3);
+    const body = JSON.stringify({ language: java ? 'java' : 'node', source: readFileSync(join(dir, file), 'utf8') });
     const reply = await service.handle({
       method: 'PUT',
       path: `/1/cloudCode/${encodeURIComponent(name)}`,

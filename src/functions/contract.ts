@@ -20,6 +20,10 @@ export interface FunctionRequest {
   readonly query: { readonly [key: string]: string };
   /** Request headers, names lower-case (plain-HTTP calls; REST calls see theirs too). */
   readonly headers: { readonly [key: string]: string };
+  /** The body's bytes as sent, when there was one (Java functions' `getBody()`). */
+  readonly raw?: Uint8Array;
+  /** The path called (`/<secretKey>/<name>`, `/1/functions/<name>`), for Java functions' `getPath()`. */
+  readonly path?: string;
 }
 
 /**

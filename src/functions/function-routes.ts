@@ -3,6 +3,7 @@ import type { Application } from '../app/application.js';
 import { type SessionResolver, sessionCaller } from '../app/caller.js';
 import { svcError } from '../core/errors.js';
 import type { Json } from '../core/wire-values.js';
+import { isJsonContentType, parseFormBody, parseJsonBody } from '../http/body.js';
 import type { RouteContext, RouteDef, RouteResult } from '../http/types.js';
 import type { FunctionRequest } from './contract.js';
 import type { FunctionRunner } from './function-runner.js';
@@ -34,13 +35,29 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** The body's bytes are already within the route's limit; this only bounds nesting. */
+const PARAM_LIMITS = { maxBytes: Number.POSITIVE_INFINITY, maxDepth: 32 };
+
+/**
+ * The params of a body read raw: a JSON object when the content type says JSON (refused as every
+ * JSON body is when it is not one), else the urlencoded fields, as the plain-HTTP POST always read them.
+ */
+function paramsOf(rc: RouteContext): FunctionRequest['body'] {
+  if (!rc.rawBody || rc.rawBody.length === 0) return {};
+  const type = rc.headers['content-type'];
+  const contentType = typeof type === 'string' ? type : undefined;
+  return isJsonContentType(contentType) ? parseJsonBody(rc.rawBody, contentType, PARAM_LIMITS) : parseFormBody(rc.rawBody, PARAM_LIMITS);
+}
+
 /** A function's request over a route: `query` and `headers` are copied only when the function reads them. */
-function requestOf(rc: RouteContext, method: string, body: FunctionRequest['body']): FunctionRequest {
+function requestOf(rc: RouteContext, method: string, body: FunctionRequest['body'], path: string): FunctionRequest {
   let query: FunctionRequest['query'] | undefined;
   let headers: FunctionRequest['headers'] | undefined;
   return {
     method,
     body,
+    path,
+    ...(rc.rawBody && rc.rawBody.length > 0 ? { raw: rc.rawBody } : {}),
     get query() {
       return (query ??= queryOf(rc));
     },
@@ -72,6 +89,9 @@ function plainReply(reply: SentReply): RouteResult {
  * running `notfound` when defined. The reply there is what the function sent, with its status and
  * headers. An unknown secret key answers 404 (11001), as an unknown route does.
  */
+/** Methods the any-method forms add beside GET and POST. */
+const ANY_OTHER_METHOD = ['PUT', 'DELETE', 'PATCH'] as const;
+
 export function functionRoutes(deps: FunctionRouteDeps): RouteDef[] {
   const appBySecret = (secret: string): Application | undefined => {
     for (const app of deps.applications.values()) if (app.secretKey !== undefined && sameSecret(secret, app.secretKey)) return app;
@@ -81,7 +101,8 @@ export function functionRoutes(deps: FunctionRouteDeps): RouteDef[] {
     const app = appBySecret(rc.params['secretKey'] ?? '');
     if (!app) throw svcError('routeNotFound', rc.method, `${deps.path}/…`);
     const caller = sessionCaller(app, { credential: 'secret-path', isMaster: false, sessionToken: null, address: rc.remoteAddress }, deps.sessions);
-    const request = requestOf(rc, rc.method, body);
+    const { secretKey = '', name: asked } = rc.params;
+    const request = requestOf(rc, rc.method, body, `${deps.path.replace(/\/+$/, '')}/${secretKey}${asked ? `/${asked}` : ''}`);
     return plainReply(await deps.runner.invoke({ caller, name, request, depth: 0, fallback: 'notfound' }));
   };
   const base = deps.path.replace(/\/+$/, '');
@@ -92,17 +113,29 @@ export function functionRoutes(deps: FunctionRouteDeps): RouteDef[] {
       auth: 'app',
       body: 'optional-json',
       handler: async (rc) => {
-        const request = requestOf(rc, 'POST', rc.body ?? {});
+        const request = requestOf(rc, 'POST', rc.body ?? {}, `/1/functions/${rc.params['name'] ?? ''}`);
         const reply = await deps.runner.invoke({ caller: rc.caller, name: rc.params['name'] ?? '', request, depth: 0 });
         const value = reply.value instanceof Uint8Array ? Buffer.from(reply.value).toString('utf8') : reply.value;
         return { body: { result: (value ?? null) as Json } };
       },
     },
   ];
+  // The Java host's forms (rest-facts §7.1): any other method, any content type, the keys or the master
+  // key alone; the reply is what the function sent, as on the plain-HTTP path.
+  for (const method of ANY_OTHER_METHOD) {
+    routes.push({
+      method,
+      path: '/1/functions/:name',
+      auth: 'app',
+      body: 'raw',
+      handler: async (rc) => plainReply(await deps.runner.invoke({ caller: rc.caller, name: rc.params['name'] ?? '', request: requestOf(rc, method, paramsOf(rc), `/1/functions/${rc.params['name'] ?? ''}`), depth: 0 })),
+    });
+  }
   for (const [suffix, nameOf] of [['/:secretKey/:name', (rc: RouteContext) => rc.params['name'] ?? ''], ['/:secretKey', () => 'index']] as const) {
+    for (const method of ANY_OTHER_METHOD) routes.push({ method, path: `${base}${suffix}`, auth: 'none', body: 'raw', handler: (rc) => plain(rc, nameOf(rc), paramsOf(rc))() });
     routes.push(
       { method: 'GET', path: `${base}${suffix}`, auth: 'none', body: 'none', handler: (rc) => plain(rc, nameOf(rc), {})() },
-      { method: 'POST', path: `${base}${suffix}`, auth: 'none', body: 'form', handler: (rc) => plain(rc, nameOf(rc), rc.body ?? {})() },
+      { method: 'POST', path: `${base}${suffix}`, auth: 'none', body: 'raw', handler: (rc) => plain(rc, nameOf(rc), paramsOf(rc))() },
     );
   }
   return routes;

@@ -69,7 +69,8 @@ describe('deployed cloud functions', () => {
   it('refuses bad deployments with coded errors and keeps nothing of them', async () => {
     const cases: Array<[string, unknown, number]> = [
       ['broken', { language: 'node', source: 'function onRequest(a) {\n  let x = ;\n}' }, 11201],
-      ['javaOne', { language: 'java', source: 'public static void onRequest() {}' }, 11202],
+      ['javaOne', { language: 'java', source: 'public static void onRequest() {}' }, 322],
+      ['cobol', { language: 'cobol', source: 'DISPLAY 1.' }, 11202],
       ['empty', { language: 'node', source: '   ' }, 11202],
       ['huge', { language: 'node', source: `// ${'x'.repeat(300 * 1024)}` }, 11202],
       ['hostDouble', { language: 'node', source: 'function onRequest(q, r) { r.send(1) }' }, 11203],

@@ -210,4 +210,36 @@ describe.skipIf(!findJavaToolchain())('Java cloud functions', () => {
     expect([res.status, res.headers.get('x-kind'), res.headers.get('content-type')]).toEqual([202, 'raw', 'application/octet-stream']);
     expect([...new Uint8Array(await res.arrayBuffer())]).toEqual([1, 2, 255]);
   }, 60_000);
+
+  it('serves the Java host forms: any method and content type, the master key alone, index and notfound', async () => {
+    await deploy('echo', fn('  response.send(request.getMethod() + " " + request.getHeader("Content-Type") + " " + new String(request.getBody(), "UTF-8") + " " + request.getParams().optString("k", "-"));'));
+    const put = await fetch(`${server.url}/1/functions/echo`, { method: 'PUT', headers: { 'X-Svc-Master-Key': TEST_APP.masterKey, 'content-type': 'text/csv' }, body: 'a,b\n1,2' });
+    expect([put.status, await put.text()]).toEqual([200, 'PUT text/csv a,b\n1,2 -']);
+    const del = await fetch(`${server.url}/${SECRET}/echo`, { method: 'DELETE', headers: { 'content-type': 'application/json' }, body: '{"k":"v"}' });
+    expect(await del.text()).toBe('DELETE application/json {"k":"v"} v');
+    const noKey = await fetch(`${server.url}/1/functions/echo`, { method: 'PATCH', body: 'x' });
+    expect(noKey.status).toBe(401);
+    await deploy('index', fn('  response.send("home");'));
+    await deploy('notfound', fn('  response.send("no " + request.getPath(), 404);'));
+    expect(await (await fetch(`${server.url}/${SECRET}`)).text()).toBe('home');
+    const missing = await fetch(`${server.url}/${SECRET}/nothing-here`, { method: 'PUT', body: 'x' });
+    expect([missing.status, await missing.text()]).toEqual([404, `no /${SECRET}/nothing-here`]);
+  }, 60_000);
+});
+
+describe('Java cloud functions without a JDK', () => {
+  it('answers 11209 for Java deployments, and everything else works', async () => {
+    const server = await startTestServer({ captcha: false, functions: { java: { javaHome: '/nonexistent-jdk' } } });
+    try {
+      const java = await server.request('PUT', '/1/cloudCode/j', { auth: 'master', body: { language: 'java', source: fn('  response.send("x");') } });
+      expect([java.status, java.body.code]).toEqual([424, 11209]);
+      expect(java.body.error).toContain('java and javac were not found');
+      expect((await server.request('GET', '/1/cloudCode/j', { auth: 'master' })).body.code).toBe(11032);
+      const node = await server.request('PUT', '/1/cloudCode/n', { auth: 'master', body: { language: 'node', source: 'function onRequest(q, r) { r.send("node ok") }' } });
+      expect(node.status).toBe(200);
+      expect((await server.request('POST', '/1/functions/n', { body: {} })).body).toEqual({ result: 'node ok' });
+    } finally {
+      await server.close();
+    }
+  });
 });

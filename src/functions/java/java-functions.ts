@@ -53,18 +53,18 @@ function failureOf(error: unknown): CallFailure {
   return { code: 11033, error: error instanceof Error ? error.message : String(error), status: 424 };
 }
 
-/** The Java Request of a call: the path `/<secretKey>/<name>`, headers as arrays, the JSON params and their bytes. */
+/** The Java Request of a call: the path called (`/<secretKey>/<name>` for another function's call), headers as arrays, the params, and the body's bytes (the params' JSON text over REST). */
 function javaRequest(caller: Caller, name: string, request: FunctionRequest): JavaRequest {
   const headers: Record<string, string[]> = {};
   for (const [key, value] of Object.entries(request.headers)) headers[key] = [value];
-  const body = Object.keys(request.body).length > 0 ? JSON.stringify(request.body) : '';
+  const body = request.raw ? Buffer.from(request.raw) : Buffer.from(Object.keys(request.body).length > 0 ? JSON.stringify(request.body) : '', 'utf8');
   return {
-    path: `/${caller.app.secretKey ?? caller.app.applicationId}/${name}`,
+    path: request.path ?? `/${caller.app.secretKey ?? caller.app.applicationId}/${name}`,
     method: request.method,
     headers,
     query: { ...request.query },
     params: { ...request.body },
-    body: Buffer.from(body, 'utf8').toString('base64'),
+    body: body.toString('base64'),
   };
 }
 
