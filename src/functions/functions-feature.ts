@@ -15,6 +15,7 @@ import { CLOUD_CODE_TABLE, CloudCodeStore } from './cloud-code-store.js';
 import { cloudCodeRoutes } from './cloud-code-routes.js';
 import { DeployedFunctions } from './deployed-functions.js';
 import { JavaFunctions, type JavaFunctionsOptions } from './java/java-functions.js';
+import { PersistenceStore } from './java/persistence-store.js';
 import { FunctionLogs } from './function-logs.js';
 import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -126,7 +127,15 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
             java:
               options.java === false
                 ? null
-                : new JavaFunctions({ options: options.java ?? {}, logs, timer, clock: ctx.clock, logger: ctx.logger, here: moduleFile() }),
+                : new JavaFunctions({
+                    options: options.java ?? {},
+                    logs,
+                    timer,
+                    clock: ctx.clock,
+                    logger: ctx.logger,
+                    here: moduleFile(),
+                    persistence: new PersistenceStore(ctx.kv, ctx.clock),
+                  }),
           })
         : null;
       const runner: FunctionRunner = new FunctionRunner({

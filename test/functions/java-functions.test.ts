@@ -225,6 +225,42 @@ describe.skipIf(!findJavaToolchain())('Java cloud functions', () => {
     const missing = await fetch(`${server.url}/${SECRET}/nothing-here`, { method: 'PUT', body: 'x' });
     expect([missing.status, await missing.text()]).toEqual([404, `no /${SECRET}/nothing-here`]);
   }, 60_000);
+
+  it('keeps oPersistence items: one read and one write per execution, 50 items, limits held under racing writers', async () => {
+    await deploy(
+      'store',
+      fn(`  JSONObject p = request.getParams();
+  PersistenceItem item = modules.oPersistence.get("notes", p.optString("name", "none"));
+  if (p.getString("op").equals("write")) {
+    boolean first = item.write(p.getString("text").getBytes("UTF-8"), p.optBoolean("append"));
+    boolean second = item.write(new byte[] {1});
+    response.send(first + " " + second);
+  } else if (p.getString("op").equals("read")) {
+    byte[] buff = new byte[64];
+    int n = item.read(buff, p.optLong("skip"));
+    int again = item.read(buff);
+    response.send(n + ":" + (n > 0 ? new String(buff, 0, n, "UTF-8") : "") + " " + again + " size " + item.size());
+  } else if (p.getString("op").equals("delete")) {
+    response.send(item.delete());
+  } else {
+    response.send(modules.oPersistence.getStruct().toString() + " " + (modules.oPersistence.get("..", "x") == null));
+  }`),
+    );
+    const store = async (params: object) => (await call('store', params)).body.result as string;
+    expect(await store({ op: 'write', name: 'a', text: 'hello' })).toBe('true false');
+    expect(await store({ op: 'write', name: 'a', text: ' world', append: true })).toBe('true false');
+    expect(await store({ op: 'read', name: 'a', skip: 6 })).toBe('5:world -1 size 11');
+    expect(await store({ op: 'read', name: 'missing' })).toBe('-1: -1 size 0');
+    expect(await store({ op: 'struct' })).toBe('{"notes":{"a":11}} true');
+    // 48 more items make 49; then 10 racing writers of new items: exactly one fits.
+    for (let i = 0; i < 48; i++) expect(await store({ op: 'write', name: `n${i}`, text: 'x' })).toBe('true false');
+    const racing = await Promise.all(Array.from({ length: 10 }, (_, i) => store({ op: 'write', name: `race${i}`, text: 'y' })));
+    expect(racing.filter((r) => r === 'true false')).toHaveLength(1);
+    expect(racing.filter((r) => r === 'false false')).toHaveLength(9);
+    expect(await store({ op: 'write', name: 'a', text: 'rewritten' })).toBe('true false');
+    expect(await store({ op: 'delete', name: 'a' })).toBe('true');
+    expect(await store({ op: 'write', name: 'b', text: 'fits again' })).toBe('true false');
+  }, 60_000);
 });
 
 describe('Java cloud functions without a JDK', () => {

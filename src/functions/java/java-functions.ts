@@ -13,6 +13,7 @@ import type { FunctionTimer } from '../function-runner.js';
 import { type CompiledJava, JavaBuild } from './java-build.js';
 import type { JavaRequest } from './java-protocol.js';
 import { checkJavaSource } from './java-rules.js';
+import { type PersistenceStore, persistencePath } from './persistence-store.js';
 import { type JavaToolchain, findJavaToolchain, javaSourceRoot } from './java-toolchain.js';
 import { type CallFailure, JavaWorker } from './java-worker.js';
 
@@ -33,6 +34,8 @@ export interface JavaFunctionsDeps {
   readonly logger: Logger;
   /** Where this module file is (to find java/src). */
   readonly here: string;
+  /** oPersistence's items (in the service's KvStore). */
+  readonly persistence: PersistenceStore;
 }
 
 type ModuleTarget = Record<string, ((...args: unknown[]) => unknown) | undefined>;
@@ -46,7 +49,11 @@ async function nodeModule(modules: FunctionModules, module: string, method: stri
 }
 
 /** Module methods a Java function may reach (the Java API's own calls; anything else is refused). */
-const BRIDGED = new Set(['oData.setHeader', 'oData.insert', 'oData.update', 'oData.remove', 'oData.find', 'oData.findOne', 'oBql.exec', 'oFunctions.run', 'oBatch.exec', 'host.timestamp', 'javaHttp.request']);
+const BRIDGED = new Set([
+  'oData.setHeader', 'oData.insert', 'oData.update', 'oData.remove', 'oData.find', 'oData.findOne', 'oBql.exec', 'oFunctions.run', 'oBatch.exec',
+  'host.timestamp', 'javaHttp.request',
+  'javaPersistence.size', 'javaPersistence.read', 'javaPersistence.write', 'javaPersistence.delete', 'javaPersistence.struct',
+]);
 
 function failureOf(error: unknown): CallFailure {
   if (isSvcError(error)) return { code: error.code, error: error.message, status: error.status };
@@ -98,6 +105,7 @@ export class JavaFunctions {
       const worker = await this.workerFor(appId, build);
       await new Promise<void>((resolve, reject) => {
         let httpUsed = false;
+        const persisted = { reads: 0, writes: 0 };
         let finished = false;
         const cancel = this.deps.timer.setTimeout(() => {
           if (!finished) worker.kill(`cloud function ${name} was still running ${deadlineMs} ms after it started`);
@@ -115,6 +123,7 @@ export class JavaFunctions {
               httpUsed = true;
               return this.http(modules, args[0]);
             }
+            if (module === 'javaPersistence') return this.persist(appId, method, args, persisted);
             if (module === 'oData' && method === 'setHeader') {
               modules.oData.setHeader(args[0] as Record<string, string>);
               return null;
@@ -176,6 +185,23 @@ export class JavaFunctions {
       throw svcError('javaWorkerStopped', 'worker', error instanceof Error ? error.message : String(error));
     });
     return worker;
+  }
+
+  /** oPersistence's calls; one read and one write (or delete) per execution, as the hosted limits say. */
+  private async persist(appId: string, method: string, args: Json[], used: { reads: number; writes: number }): Promise<Json> {
+    const store = this.deps.persistence;
+    if (method === 'struct') return (await store.struct(appId)) as Json;
+    const path = persistencePath(String(args[0] ?? '').split('/'));
+    if (!path) throw svcError('invalidParameter', 'an oPersistence path is 1 to 8 parts of letters, digits, _ . -');
+    if (method === 'size') return store.size(appId, path);
+    if (method === 'read') {
+      if (used.reads++ > 0) throw svcError('invalidParameter', 'oPersistence allows 1 read per execution');
+      const data = await store.read(appId, path);
+      return data === null ? null : data.toString('base64');
+    }
+    if (used.writes++ > 0) throw svcError('invalidParameter', 'oPersistence allows 1 write per execution');
+    if (method === 'delete') return store.delete(appId, path);
+    return store.write(appId, path, Buffer.from(String(args[1] ?? ''), 'base64'), args[2] === true);
   }
 
   private timestamp(caller: Caller): Json {
