@@ -16,6 +16,7 @@ import { cloudCodeRoutes } from './cloud-code-routes.js';
 import { DeployedFunctions } from './deployed-functions.js';
 import { JavaFunctions, type JavaFunctionsOptions } from './java/java-functions.js';
 import { PersistenceStore } from './java/persistence-store.js';
+import { WECHAT_FOR_FUNCTIONS } from './java/java-wechat.js';
 import { FunctionLogs } from './function-logs.js';
 import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,6 +136,7 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
                     logger: ctx.logger,
                     here: moduleFile(),
                     persistence: new PersistenceStore(ctx.kv, ctx.clock),
+                    wechat: () => ctx.find(WECHAT_FOR_FUNCTIONS)?.forFunctions,
                   }),
           })
         : null;

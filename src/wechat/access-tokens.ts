@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import { svcError } from '../core/errors.js';
 import type { KvStore } from '../kv/port.js';
@@ -34,7 +35,9 @@ interface CachedToken {
  */
 export function createAccessTokens(deps: { readonly kv: KvStore; readonly clock: Clock; readonly fetch?: typeof fetch }): AccessTokens {
   const inFlight = new Map<string, Promise<string>>();
-  const key = (account: PlatformAccount) => `wechat:token:${account.appId}`;
+  // The secret (hashed) is part of the key: naming a mini program's appid with the wrong secret (a
+  // Java function's initWechatApp) must not reach the token cached for whoever knows the right one.
+  const key = (account: PlatformAccount) => `wechat:token:${account.appId}:${createHash('sha256').update(`${account.secret}\u0000${account.apiBase}`).digest('hex').slice(0, 24)}`;
 
   const cached = async (account: PlatformAccount): Promise<CachedToken | null> => {
     const now = deps.clock.now();
@@ -65,7 +68,7 @@ export function createAccessTokens(deps: { readonly kv: KvStore; readonly clock:
   };
 
   const singleFlight = (account: PlatformAccount, force: boolean): Promise<string> => {
-    const flightKey = `${account.appId}:${force}`;
+    const flightKey = `${key(account)}:${force}`;
     let pending = inFlight.get(flightKey);
     if (!pending) {
       pending = fetchToken(account, force).finally(() => inFlight.delete(flightKey));

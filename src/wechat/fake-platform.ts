@@ -74,7 +74,7 @@ export interface FakeWechatPlatform {
   /** The next call to `path` answers this error instead. */
   failNext(path: string, errcode: number, errmsg: string): void;
   /** Messages sent through subscribe/send and template/send. */
-  readonly messages: Array<{ kind: 'subscribe' | 'template'; body: Record<string, unknown> }>;
+  readonly messages: Array<{ kind: 'subscribe' | 'template' | 'custom'; body: Record<string, unknown> }>;
   /** Posts the verdict of an async media check to `callbackUrl`, signed with the message `token`. */
   finishMediaCheck(traceId: string, suggest: 'pass' | 'review' | 'risky', callbackUrl: string, token: string, options?: { readonly nonce?: string; readonly timestamp?: number }): Promise<{ status: number; text: string }>;
   /**
@@ -254,6 +254,14 @@ export async function startFakeWechatPlatform(options: FakeWechatPlatformOptions
       case '/cgi-bin/message/subscribe/send': {
         if (refusedSubscribers.has(String(b.touser))) return json(res, { errcode: 43101, errmsg: 'user refuse to accept the msg' });
         messages.push({ kind: 'subscribe', body: b });
+        return json(res, { errcode: 0, errmsg: 'ok' });
+      }
+      case '/cgi-bin/message/custom/send': {
+        const type = String(b.msgtype);
+        const content = b[type] as Record<string, unknown> | undefined;
+        if (!['text', 'image', 'link'].includes(type) || typeof content !== 'object' || content === null) return json(res, { errcode: 40008, errmsg: 'invalid message type' });
+        if (type === 'text' && typeof content.content !== 'string') return json(res, { errcode: 44003, errmsg: 'empty news data' });
+        messages.push({ kind: 'custom', body: b });
         return json(res, { errcode: 0, errmsg: 'ok' });
       }
       case '/cgi-bin/message/template/send':

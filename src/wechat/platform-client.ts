@@ -45,6 +45,8 @@ export interface PlatformClient {
   /** A mini-program code or QR code image. */
   qrCode(account: PlatformAccount, iface: QrInterface, request: QrRequest): Promise<Uint8Array>;
   sendSubscribeMessage(account: PlatformAccount, message: JsonObject): Promise<void>;
+  /** A customer-service message (`/cgi-bin/message/custom/send`); with `token`, that access token is used as given. */
+  sendCustomerMessage(account: PlatformAccount, message: JsonObject, token?: string): Promise<void>;
   /** An official-account template message: its `msgid`. */
   sendTemplateMessage(account: PlatformAccount, message: JsonObject): Promise<number | string | null>;
   /**
@@ -138,6 +140,10 @@ export function wechatPlatformClient(deps: { readonly tokens: AccessTokens; read
     },
     async sendSubscribeMessage(account, message) {
       json(await withToken(account, 'POST', '/cgi-bin/message/subscribe/send', {}, () => message));
+    },
+    async sendCustomerMessage(account, message, token) {
+      if (token === undefined) json(await withToken(account, 'POST', '/cgi-bin/message/custom/send', {}, () => message));
+      else json(await call(account, 'POST', '/cgi-bin/message/custom/send', { access_token: token }, message));
     },
     async sendTemplateMessage(account, message) {
       const body = json(await withToken(account, 'POST', '/cgi-bin/message/template/send', {}, () => message));

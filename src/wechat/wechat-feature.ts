@@ -1,3 +1,6 @@
+import type { Application } from '../app/application.js';
+import { svcError } from '../core/errors.js';
+import type { FunctionWechatAccount, WechatForFunctions } from '../functions/java/java-wechat.js';
 import { type FeatureDefinition, featureKey } from '../features/contract.js';
 import type { FunctionsApi } from '../functions/functions-feature.js';
 import { MASTER_ONLY_POLICY } from '../records/class-policy.js';
@@ -14,7 +17,7 @@ import { createSessionKeyLedger } from './session-keys.js';
 import { weappAuthProvider } from './weapp-provider.js';
 import { wechatRoutes } from './wechat-routes.js';
 import { type WechatService, createWechatService } from './wechat-service.js';
-import { DEFAULT_WECHAT_SETTINGS, type WechatSettings, resolveWechatSettings } from './wechat-settings.js';
+import { DEFAULT_API_BASE, DEFAULT_WECHAT_SETTINGS, type PlatformAccount, type WechatSettings, resolveWechatSettings } from './wechat-settings.js';
 
 /** `createService({ wechat })`: how the service reaches the platform (defaults: the real HTTP APIs). */
 export interface WechatOptions {
@@ -31,6 +34,8 @@ export interface WechatApi {
   readonly service: WechatService;
   readonly pay: PayService;
   readonly virtualPay: VirtualPayService;
+  /** What Java functions' `oWechat` uses (src/functions/java/java-wechat.ts). */
+  readonly forFunctions: WechatForFunctions;
 }
 
 export const WECHAT = featureKey<WechatApi>('wechat');
@@ -81,7 +86,20 @@ export function wechatFeature(options: WechatOptions = {}): FeatureDefinition<We
         ...(options.fetch ? { fetch: options.fetch } : {}),
       });
       ctx.find(USERS)?.authProviders.register('weapp', weappAuthProvider({ settings, platform, sessionKeys }));
-      return { api: { service, pay, virtualPay }, routes: wechatRoutes(service, pay, virtualPay, ctx.applications) };
+      // A function may name another mini program (initWechatApp): it keeps the configured base and timeout.
+      const accountFor = (app: Application, given: FunctionWechatAccount | undefined): PlatformAccount => {
+        const configured = settings(app).miniProgram;
+        if (!given) {
+          if (!configured) throw svcError('platformNotConfigured', 'miniProgram');
+          return configured;
+        }
+        return { appId: given.appId, secret: given.secret, apiBase: configured?.apiBase ?? DEFAULT_API_BASE, timeoutMs: configured?.timeoutMs ?? 5000 };
+      };
+      const forFunctions: WechatForFunctions = {
+        accessToken: (app, account) => platform.accessToken(accountFor(app, account)),
+        sendCustomerMessage: (app, message, { account, token }) => platform.sendCustomerMessage(accountFor(app, account), message, token),
+      };
+      return { api: { service, pay, virtualPay, forFunctions }, routes: wechatRoutes(service, pay, virtualPay, ctx.applications) };
     },
   };
 }

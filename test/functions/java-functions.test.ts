@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findJavaToolchain } from '../../src/functions/java/java-toolchain.js';
+import { type FakeWechatPlatform, startFakeWechatPlatform } from '../../src/wechat/fake-platform.js';
+import { createHash } from 'node:crypto';
 import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
 import { manualTimer } from './manual-timer.js';
 
@@ -17,6 +19,7 @@ describe.skipIf(!findJavaToolchain())('Java cloud functions', () => {
   let server: TestServer;
   let upstream: ReturnType<typeof createServer>;
   let upstreamUrl = '';
+  let platform: FakeWechatPlatform;
   const cacheDir = mkdtempSync(join(tmpdir(), 'svc-java-test-'));
   const timer = manualTimer();
   const master = (method: string, path: string, body?: unknown) => server.request(method, path, { body, auth: 'master' });
@@ -27,13 +30,16 @@ describe.skipIf(!findJavaToolchain())('Java cloud functions', () => {
     upstream = createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.url, method: req.method })));
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    platform = await startFakeWechatPlatform();
     server = await startTestServer({
       captcha: false,
       functions: { timer, limits: { suspendAfter: 3 }, http: { allowHosts: ['127.0.0.1'] }, java: { cacheDir, heapMb: 64 } },
+      applications: [{ ...TEST_APP, featureSettings: { wechat: { miniProgram: { appId: platform.appId, secret: platform.secret, apiBase: platform.url } } } }],
     });
   }, 60_000);
   afterAll(async () => {
     await server.close();
+    await platform.close();
     await new Promise((resolve) => upstream.close(resolve));
     rmSync(cacheDir, { recursive: true, force: true });
   });
@@ -260,6 +266,40 @@ describe.skipIf(!findJavaToolchain())('Java cloud functions', () => {
     expect(await store({ op: 'write', name: 'a', text: 'rewritten' })).toBe('true false');
     expect(await store({ op: 'delete', name: 'a' })).toBe('true');
     expect(await store({ op: 'write', name: 'b', text: 'fits again' })).toBe('true false');
+  }, 60_000);
+
+  it('reaches the mini-program platform through oWechat: token, customer messages, request signatures', async () => {
+    await deploy(
+      'wx',
+      fn(`  JSONObject p = request.getParams();
+  String op = p.has("op") ? p.getString("op") : String.valueOf(request.getQueryParam("op"));
+  if (op.equals("token")) { response.send(modules.oWechat.getAccessToken() != null); return; }
+  if (op.equals("check")) { response.send(modules.oWechat.isWechatRequest("msg-token", request)); return; }
+  if (p.has("app")) modules.oWechat.initWechatApp(p.getString("app"), p.getString("secret"));
+  if (p.has("token")) modules.oWechat.setAccessToken(p.getString("token"));
+  HttpResponse r = op.equals("link")
+    ? modules.oWechat.sendWechatAppMsg("openid-1", "link", new JSONObject().put("title", "t").put("url", "https://example.com"))
+    : modules.oWechat.sendWechatAppMsg("openid-1", "text", "hi from java");
+  response.send(r.err == null ? r.stringData : r.jsonData.toString());`),
+    );
+    expect((await call('wx', { op: 'token' })).body.result).toBe('true');
+    const before = platform.messages.length;
+    expect(JSON.parse((await call('wx', { op: 'text' })).body.result)).toEqual({ errcode: 0, errmsg: 'ok' });
+    expect(JSON.parse((await call('wx', { op: 'link' })).body.result)).toEqual({ errcode: 0, errmsg: 'ok' });
+    expect(platform.messages.slice(before).map((m) => [m.kind, m.body.msgtype, m.body.touser])).toEqual([
+      ['custom', 'text', 'openid-1'],
+      ['custom', 'link', 'openid-1'],
+    ]);
+    expect(platform.messages[before]!.body.text).toEqual({ content: 'hi from java' });
+    // Another mini program's wrong secret, and a bogus token: the platform's refusals come back coded (301).
+    expect(JSON.parse((await call('wx', { op: 'text', app: platform.appId, secret: 'wrong' })).body.result)).toMatchObject({ code: 301, error: expect.stringContaining('40125') });
+    expect(JSON.parse((await call('wx', { op: 'text', token: 'bogus' })).body.result)).toMatchObject({ code: 301, error: expect.stringContaining('40001') });
+    const [timestamp, nonce] = ['1700000000', 'n0nce'];
+    const signature = createHash('sha1').update(['msg-token', timestamp, nonce].sort().join('')).digest('hex');
+    const signed = await fetch(`${server.url}/${SECRET}/wx?op=check&signature=${signature}&timestamp=${timestamp}&nonce=${nonce}`);
+    expect(await signed.text()).toBe('true');
+    const forged = await fetch(`${server.url}/${SECRET}/wx?op=check&signature=${signature}&timestamp=1700000001&nonce=${nonce}`);
+    expect(await forged.text()).toBe('false');
   }, 60_000);
 });
 

@@ -6,7 +6,7 @@ import type { Clock } from '../../core/clock.js';
 import { isSvcError, svcError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { formatDateTime } from '../../core/time.js';
-import type { Json } from '../../core/wire-values.js';
+import type { Json, JsonObject } from '../../core/wire-values.js';
 import type { CloudFunction, FunctionModules, FunctionRequest } from '../contract.js';
 import type { FunctionLogs } from '../function-logs.js';
 import type { FunctionTimer } from '../function-runner.js';
@@ -14,6 +14,7 @@ import { type CompiledJava, JavaBuild } from './java-build.js';
 import type { JavaRequest } from './java-protocol.js';
 import { checkJavaSource } from './java-rules.js';
 import { type PersistenceStore, persistencePath } from './persistence-store.js';
+import type { WechatForFunctions } from './java-wechat.js';
 import { type JavaToolchain, findJavaToolchain, javaSourceRoot } from './java-toolchain.js';
 import { type CallFailure, JavaWorker } from './java-worker.js';
 
@@ -36,6 +37,8 @@ export interface JavaFunctionsDeps {
   readonly here: string;
   /** oPersistence's items (in the service's KvStore). */
   readonly persistence: PersistenceStore;
+  /** The mini-program platform feature, when the service has it (`oWechat`). */
+  readonly wechat: () => WechatForFunctions | undefined;
 }
 
 type ModuleTarget = Record<string, ((...args: unknown[]) => unknown) | undefined>;
@@ -53,6 +56,7 @@ const BRIDGED = new Set([
   'oData.setHeader', 'oData.insert', 'oData.update', 'oData.remove', 'oData.find', 'oData.findOne', 'oBql.exec', 'oFunctions.run', 'oBatch.exec',
   'host.timestamp', 'javaHttp.request',
   'javaPersistence.size', 'javaPersistence.read', 'javaPersistence.write', 'javaPersistence.delete', 'javaPersistence.struct',
+  'javaWechat.token', 'javaWechat.send',
 ]);
 
 function failureOf(error: unknown): CallFailure {
@@ -124,6 +128,7 @@ export class JavaFunctions {
               return this.http(modules, args[0]);
             }
             if (module === 'javaPersistence') return this.persist(appId, method, args, persisted);
+            if (module === 'javaWechat') return this.wechat(caller, method, args[0]);
             if (module === 'oData' && method === 'setHeader') {
               modules.oData.setHeader(args[0] as Record<string, string>);
               return null;
@@ -202,6 +207,18 @@ export class JavaFunctions {
     if (used.writes++ > 0) throw svcError('invalidParameter', 'oPersistence allows 1 write per execution');
     if (method === 'delete') return store.delete(appId, path);
     return store.write(appId, path, Buffer.from(String(args[1] ?? ''), 'base64'), args[2] === true);
+  }
+
+  /** oWechat's calls: the token, or a customer-service message, for the configured mini program or the one the function named. */
+  private async wechat(caller: Caller, method: string, params: Json | undefined): Promise<Json> {
+    const wechat = this.deps.wechat();
+    if (!wechat) throw svcError('platformNotConfigured', 'the mini-program platform feature is off');
+    const p = (params ?? {}) as { appId?: unknown; secret?: unknown; token?: unknown; message?: unknown };
+    const account = typeof p.appId === 'string' && typeof p.secret === 'string' ? { appId: p.appId, secret: p.secret } : undefined;
+    if (method === 'token') return wechat.accessToken(caller.app, account);
+    if (typeof p.message !== 'object' || p.message === null || Array.isArray(p.message)) throw svcError('invalidParameter', 'message must be an object');
+    await wechat.sendCustomerMessage(caller.app, p.message as JsonObject, { ...(account ? { account } : {}), ...(typeof p.token === 'string' ? { token: p.token } : {}) });
+    return { errcode: 0, errmsg: 'ok' };
   }
 
   private timestamp(caller: Caller): Json {
