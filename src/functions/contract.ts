@@ -60,6 +60,20 @@ export interface DataModule {
   setHeader(headers: { [name: string]: string }): void;
 }
 
+/** `oData`'s user methods, as the users REST routes answer them (11007 when the users feature is off). */
+export interface UserDataMethods {
+  userSignUp: ModuleMethod<{ data: { [key: string]: Json } }>;
+  userLogin: ModuleMethod<{ username: string; password: string }>;
+  /** The hosted name (sic): `/1/requestPasswordReset` with `{data: {email}}`. */
+  userRestPassword: ModuleMethod<{ data?: { [key: string]: Json }; email?: string }>;
+  requestEmailVerify: ModuleMethod<{ data?: { [key: string]: Json }; email?: string }>;
+  getUserByObjectId: ModuleMethod<{ objectId: string }>;
+  /** Needs the user's session (`setHeader`) or the master key. */
+  updateUserByObjectId: ModuleMethod<{ objectId: string; data: { [key: string]: Json } }>;
+  removeUserByObjectId: ModuleMethod<{ objectId: string }>;
+  getAllUser: ModuleMethod<{ limit?: number; skip?: number } | undefined>;
+}
+
 /** `modules.oFunctions`: another function of the same application (bounded call depth). */
 export interface FunctionsModule {
   run: ModuleMethod<{ name: string; data?: { [key: string]: Json } }>;
@@ -129,7 +143,7 @@ export interface FunctionModules {
   readonly oBql: BqlModule;
   /** Outbound HTTP with a timeout, a size cap and no private destinations (docs/functions.md). */
   readonly oHttp: HttpModule;
-  readonly oData: DataModule;
+  readonly oData: DataModule & UserDataMethods;
   readonly oFunctions: FunctionsModule;
   readonly oRelation: RelationModule;
   readonly oAtom: AtomModule;

@@ -1,5 +1,7 @@
 import { type FeatureDefinition, featureKey } from '../features/contract.js';
 import type { RecordsFeature } from '../records/records-feature.js';
+import type { UsersFeature } from '../users/users-feature.js';
+import type { SmsApi } from '../sms/sms-api.js';
 import type { SessionResolver } from '../app/caller.js';
 import { configError } from '../core/errors.js';
 import type { CloudFunction } from './contract.js';
@@ -86,6 +88,8 @@ export interface FunctionsApi {
 const RECORDS = featureKey<RecordsFeature>('records');
 const SESSIONS = featureKey<SessionResolver>('sessions');
 const FILES = featureKey<FilesApi>('files');
+const USERS = featureKey<UsersFeature>('users');
+const SMS = featureKey<SmsApi>('sms');
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 const PATH = /^(\/[A-Za-z0-9_-]+)*$/;
@@ -137,6 +141,7 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
                     here: moduleFile(),
                     persistence: new PersistenceStore(ctx.kv, ctx.clock),
                     wechat: () => ctx.find(WECHAT_FOR_FUNCTIONS)?.forFunctions,
+                    sms: () => ctx.find(SMS),
                   }),
           })
         : null;
@@ -151,7 +156,7 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
         clock: ctx.clock,
         timer,
         logger: ctx.logger,
-        modules: (call) => hostModules({ records: records.service, storage: ctx.storage, http: options.http ?? {}, redis: options.redis, files: () => ctx.find(FILES), logger: ctx.logger, sessions, runner: () => runner }, call),
+        modules: (call) => hostModules({ records: records.service, storage: ctx.storage, http: options.http ?? {}, redis: options.redis, files: () => ctx.find(FILES), logger: ctx.logger, sessions, runner: () => runner, users: () => ctx.find(USERS)?.service }, call),
       });
       records.registerClassPolicy(CLOUD_CODE_TABLE, MASTER_ONLY_POLICY);
       const routes = functionRoutes({ runner, applications: ctx.applications, sessions, path });

@@ -3,6 +3,7 @@ import { type Caller, type SessionResolver, internalCaller, sessionCaller } from
 import { isSvcError, svcError } from '../core/errors.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
 import type { RecordsService } from '../records/records-service.js';
+import type { UsersService } from '../users/users-service.js';
 import type { FilesApi } from '../files/files-api.js';
 import { parseBatch, runBatch } from '../records/batch.js';
 import { bqlValues, executeBql } from '../records/bql.js';
@@ -11,7 +12,7 @@ import { type HttpModuleOptions, httpModule } from './http-module.js';
 import { type FunctionRedisOptions, redisModule } from './redis-module.js';
 import { encodingModule, eventModule, gzipModule, logModule } from './util-modules.js';
 import type { Logger } from '../core/logger.js';
-import type { DataModule, FunctionModules, ModuleCallback, ModuleMethod } from './contract.js';
+import type { DataModule, FunctionModules, ModuleCallback, ModuleMethod, UserDataMethods } from './contract.js';
 import type { FunctionCall, FunctionRunner } from './function-runner.js';
 
 export interface HostModuleDeps {
@@ -28,6 +29,8 @@ export interface HostModuleDeps {
   readonly logger: Logger;
   readonly sessions: () => SessionResolver | undefined;
   readonly runner: () => FunctionRunner;
+  /** The users feature's service, when users are on (`oData`'s user methods). */
+  readonly users: () => UsersService | undefined;
 }
 
 /**
@@ -83,7 +86,7 @@ function lister(deps: HostModuleDeps, acting: Acting, tableOf: (table: string) =
   };
 }
 
-function dataModule(deps: HostModuleDeps, acting: Acting): DataModule {
+function dataModule(deps: HostModuleDeps, acting: Acting): DataModule & UserDataMethods {
   const list = lister(deps, acting);
   return {
     find: method(list),
@@ -100,6 +103,7 @@ function dataModule(deps: HostModuleDeps, acting: Acting): DataModule {
       await deps.records.delete(acting.caller, text(params.table, 'table'), text(params.objectId, 'objectId'));
       return { msg: 'ok' };
     }),
+    ...userMethods(deps, acting),
     setHeader(headers) {
       for (const [name, value] of Object.entries(headers)) {
         const header = name.toLowerCase();
@@ -111,6 +115,46 @@ function dataModule(deps: HostModuleDeps, acting: Acting): DataModule {
         }
       }
     },
+  };
+}
+
+/**
+ * `oData`'s user methods (rest-facts §7.2), through the users service as the acting caller, so each
+ * answers what its REST route answers (sign-up 202/203/209, 101 for a wrong password, 206 without the
+ * user's session or the master key for another user's record).
+ */
+function userMethods(deps: HostModuleDeps, acting: Acting): UserDataMethods {
+  const users = (): UsersService => {
+    const service = deps.users();
+    if (!service) throw svcError('featureDisabled', 'users');
+    return service;
+  };
+  const emailOf = (params: { data?: JsonObject; email?: string }): JsonObject => (params.data ? object(params.data, 'data') : { email: text(params.email, 'email') });
+  return {
+    userSignUp: method(async (params: { data: JsonObject }) => (await users().signUp(acting.caller, object(params.data, 'data'))).reply),
+    userLogin: method(async (params: { username: string; password: string }) => users().login(acting.caller, { username: text(params.username, 'username'), password: text(params.password, 'password') })),
+    userRestPassword: method(async (params: { data?: JsonObject; email?: string }) => {
+      await users().requestPasswordReset(acting.caller, emailOf(params));
+      return { msg: 'ok' };
+    }),
+    requestEmailVerify: method(async (params: { data?: JsonObject; email?: string }) => {
+      await users().requestEmailVerify(acting.caller, emailOf(params));
+      return { msg: 'ok' };
+    }),
+    getUserByObjectId: method(async (params: { objectId: string }) => users().get(acting.caller, text(params.objectId, 'objectId'))),
+    updateUserByObjectId: method(async (params: { objectId: string; data: JsonObject }) => users().update(acting.caller, text(params.objectId, 'objectId'), object(params.data, 'data'))),
+    removeUserByObjectId: method(async (params: { objectId: string }) => {
+      await users().delete(acting.caller, text(params.objectId, 'objectId'));
+      return { msg: 'ok' };
+    }),
+    getAllUser: method(async (params: { limit?: number; skip?: number } | undefined) => {
+      const query = new URLSearchParams();
+      if (params && typeof params === 'object') {
+        if (params.limit !== undefined) query.set('limit', String(params.limit));
+        if (params.skip !== undefined) query.set('skip', String(params.skip));
+      }
+      return users().list(acting.caller, query);
+    }),
   };
 }
 

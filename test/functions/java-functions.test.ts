@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findJavaToolchain } from '../../src/functions/java/java-toolchain.js';
 import { type FakeWechatPlatform, startFakeWechatPlatform } from '../../src/wechat/fake-platform.js';
 import { createHash } from 'node:crypto';
+import { memorySmsTransport } from '../../src/sms/memory-transport.js';
 import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
 import { manualTimer } from './manual-timer.js';
 
@@ -20,6 +21,7 @@ describe.skipIf(!findJavaToolchain())('Java cloud functions', () => {
   let upstream: ReturnType<typeof createServer>;
   let upstreamUrl = '';
   let platform: FakeWechatPlatform;
+  const sms = memorySmsTransport();
   const cacheDir = mkdtempSync(join(tmpdir(), 'svc-java-test-'));
   const timer = manualTimer();
   const master = (method: string, path: string, body?: unknown) => server.request(method, path, { body, auth: 'master' });
@@ -34,7 +36,10 @@ describe.skipIf(!findJavaToolchain())('Java cloud functions', () => {
     server = await startTestServer({
       captcha: false,
       functions: { timer, limits: { suspendAfter: 3 }, http: { allowHosts: ['127.0.0.1'] }, java: { cacheDir, heapMb: 64 } },
-      applications: [{ ...TEST_APP, featureSettings: { wechat: { miniProgram: { appId: platform.appId, secret: platform.secret, apiBase: platform.url } } } }],
+      applications: [
+        { ...TEST_APP, settings: { sms: { quota: 'unlimited' } }, featureSettings: { wechat: { miniProgram: { appId: platform.appId, secret: platform.secret, apiBase: platform.url } } } },
+      ],
+      sms: { transport: sms },
     });
   }, 60_000);
   afterAll(async () => {
@@ -300,6 +305,35 @@ describe.skipIf(!findJavaToolchain())('Java cloud functions', () => {
     expect(await signed.text()).toBe('true');
     const forged = await fetch(`${server.url}/${SECRET}/wx?op=check&signature=${signature}&timestamp=1700000001&nonce=${nonce}`);
     expect(await forged.text()).toBe('false');
+  }, 60_000);
+
+  it('signs users up and in, manages roles with the master key, and sends and verifies SMS codes', async () => {
+    await deploy(
+      'accounts',
+      fn(`  JSONObject p = request.getParams();
+  String op = p.getString("op");
+  HttpResponse r;
+  if (op.equals("signUp")) r = modules.oData.userSignUp(new JSONObject().put("username", p.getString("u")).put("password", p.getString("pw")));
+  else if (op.equals("login")) r = modules.oData.userLogin(p.getString("u"), p.getString("pw"));
+  else if (op.equals("role")) r = modules.oData.setMasterKey(p.getString("master")).roleInsert(new JSONObject().put("name", p.getString("name")));
+  else if (op.equals("roleGet")) r = modules.oData.roleFindOne(p.getString("id"));
+  else if (op.equals("code")) r = modules.oData.sendSMSCode(p.getString("mobile"), null);
+  else r = modules.oData.verifySMSCode(p.getString("mobile"), p.getString("code"));
+  response.send(r.stringData);`),
+    );
+    const run = async (params: object) => JSON.parse((await call('accounts', params)).body.result as string) as Record<string, unknown>;
+    expect(await run({ op: 'signUp', u: 'javauser', pw: 'secret-1' })).toMatchObject({ objectId: expect.any(String), sessionToken: expect.any(String) });
+    expect(await run({ op: 'signUp', u: 'javauser', pw: 'secret-1' })).toMatchObject({ code: 202 });
+    expect(await run({ op: 'login', u: 'javauser', pw: 'secret-1' })).toMatchObject({ username: 'javauser', sessionToken: expect.any(String) });
+    expect(await run({ op: 'login', u: 'javauser', pw: 'wrong' })).toMatchObject({ code: 101 });
+    const role = await run({ op: 'role', master: TEST_APP.masterKey, name: 'Editors' });
+    expect(role).toMatchObject({ objectId: expect.any(String) });
+    expect(await run({ op: 'roleGet', id: role.objectId })).toMatchObject({ name: 'Editors' });
+    expect(await run({ op: 'code', mobile: '13800138000' })).toMatchObject({ smsId: expect.any(Number) });
+    const code = sms.lastCode('13800138000')!;
+    expect(await run({ op: 'verify', mobile: '13800138000', code: '000000' === code ? '111111' : '000000' })).toMatchObject({ code: 207 });
+    expect(await run({ op: 'verify', mobile: '13800138000', code })).toEqual({ msg: 'ok' });
+    expect(await run({ op: 'verify', mobile: '13800138000', code })).toMatchObject({ code: 207 });
   }, 60_000);
 });
 

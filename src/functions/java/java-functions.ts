@@ -15,6 +15,7 @@ import type { JavaRequest } from './java-protocol.js';
 import { checkJavaSource } from './java-rules.js';
 import { type PersistenceStore, persistencePath } from './persistence-store.js';
 import type { WechatForFunctions } from './java-wechat.js';
+import type { SmsApi } from '../../sms/sms-api.js';
 import { type JavaToolchain, findJavaToolchain, javaSourceRoot } from './java-toolchain.js';
 import { type CallFailure, JavaWorker } from './java-worker.js';
 
@@ -39,6 +40,8 @@ export interface JavaFunctionsDeps {
   readonly persistence: PersistenceStore;
   /** The mini-program platform feature, when the service has it (`oWechat`). */
   readonly wechat: () => WechatForFunctions | undefined;
+  /** The SMS feature, when the service has it (`oData.sendSMSCode`, `verifySMSCode`). */
+  readonly sms: () => SmsApi | undefined;
 }
 
 type ModuleTarget = Record<string, ((...args: unknown[]) => unknown) | undefined>;
@@ -57,6 +60,7 @@ const BRIDGED = new Set([
   'host.timestamp', 'javaHttp.request',
   'javaPersistence.size', 'javaPersistence.read', 'javaPersistence.write', 'javaPersistence.delete', 'javaPersistence.struct',
   'javaWechat.token', 'javaWechat.send',
+  'oData.userSignUp', 'oData.userLogin', 'oData.userRestPassword', 'javaSms.sendCode', 'javaSms.verify',
 ]);
 
 function failureOf(error: unknown): CallFailure {
@@ -129,6 +133,7 @@ export class JavaFunctions {
             }
             if (module === 'javaPersistence') return this.persist(appId, method, args, persisted);
             if (module === 'javaWechat') return this.wechat(caller, method, args[0]);
+            if (module === 'javaSms') return this.sms(caller, method, args[0]);
             if (module === 'oData' && method === 'setHeader') {
               modules.oData.setHeader(args[0] as Record<string, string>);
               return null;
@@ -219,6 +224,21 @@ export class JavaFunctions {
     if (typeof p.message !== 'object' || p.message === null || Array.isArray(p.message)) throw svcError('invalidParameter', 'message must be an object');
     await wechat.sendCustomerMessage(caller.app, p.message as JsonObject, { ...(account ? { account } : {}), ...(typeof p.token === 'string' ? { token: p.token } : {}) });
     return { errcode: 0, errmsg: 'ok' };
+  }
+
+  /** SMS codes for the caller's application: subject to the same templates, limits and quota as `requestSmsCode`. */
+  private async sms(caller: Caller, method: string, params: Json | undefined): Promise<Json> {
+    const sms = this.deps.sms();
+    if (!sms) throw svcError('featureDisabled', 'sms');
+    const p = (params ?? {}) as { mobile?: unknown; template?: unknown; code?: unknown };
+    if (typeof p.mobile !== 'string') throw svcError('invalidParameter', 'mobile is needed');
+    if (method === 'sendCode') {
+      const template = typeof p.template === 'string' && p.template !== '' ? p.template : undefined;
+      return sms.requestCode(caller.app, p.mobile, template ? { template } : {}) as Promise<Json>;
+    }
+    if (typeof p.code !== 'string') throw svcError('invalidParameter', 'smsCode is needed');
+    await sms.verifyCode(caller.app, p.mobile, p.code);
+    return { msg: 'ok' };
   }
 
   private timestamp(caller: Caller): Json {

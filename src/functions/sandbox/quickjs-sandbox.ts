@@ -23,7 +23,11 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { memoryBytes: 32 * 1024 * 
 
 /** Module methods a sandboxed function reaches through the bridge, and their style. */
 const BRIDGED: Readonly<Record<string, Readonly<Record<string, 'callback' | 'promise'>>>> = {
-  oData: { find: 'callback', findOne: 'callback', insert: 'callback', update: 'callback', remove: 'callback' },
+  oData: {
+    find: 'callback', findOne: 'callback', insert: 'callback', update: 'callback', remove: 'callback',
+    userSignUp: 'callback', userLogin: 'callback', userRestPassword: 'callback', requestEmailVerify: 'callback',
+    getUserByObjectId: 'callback', updateUserByObjectId: 'callback', removeUserByObjectId: 'callback', getAllUser: 'callback',
+  },
   oFunctions: { run: 'callback' },
   oRelation: { add: 'callback', update: 'callback', delete: 'callback', query: 'callback' },
   oAtom: { exec: 'callback' },

@@ -63,6 +63,22 @@ public final class DataModule {
   /** `POST /1/batch` with these requests (`[{method, path, body}]`). */
   public HttpResponse batch(JSONArray requests) { return call("oBatch", "exec", new JSONObject().put("data", new JSONObject().put("requests", requests))); }
 
+  public HttpResponse userSignUp(JSONObject data) { return call("oData", "userSignUp", new JSONObject().put("data", data)); }
+  public HttpResponse userLogin(String username, String password) { return call("oData", "userLogin", new JSONObject().put("username", username).put("password", password)); }
+  /** Mails a password-reset link (`/1/requestPasswordReset`). */
+  public HttpResponse userResetPasswordByEmail(String email) { return call("oData", "userRestPassword", new JSONObject().put("data", new JSONObject().put("email", email))); }
+
+  /** A role (`/1/roles`): `{"name", "users"?, "roles"?, "ACL"?}`; roles are records of `_Role`. */
+  public HttpResponse roleInsert(JSONObject data) { return call("oData", "insert", new JSONObject().put("table", "_Role").put("data", data)); }
+  public HttpResponse roleFindOne(String roleId) { return call("oData", "findOne", new JSONObject().put("table", "_Role").put("objectId", roleId)); }
+  public HttpResponse roleUpdate(String roleId, JSONObject data) { return call("oData", "update", new JSONObject().put("table", "_Role").put("objectId", roleId).put("data", data)); }
+  public HttpResponse roleDelete(String roleId) { return call("oData", "remove", new JSONObject().put("table", "_Role").put("objectId", roleId)); }
+
+  /** Sends a verification code with an approved code template (`requestSmsCode`; `template` may be null for the default). */
+  public HttpResponse sendSMSCode(String mobile, String template) { return call("javaSms", "sendCode", new JSONObject().put("mobile", mobile).put("template", template == null ? "" : template)); }
+  /** Consumes the mobile's current code when it matches (`verifySmsCode`): `{"msg":"ok"}`, else 207. */
+  public HttpResponse verifySMSCode(String mobile, String smsCode) { return call("javaSms", "verify", new JSONObject().put("mobile", mobile).put("code", smsCode)); }
+
   /** The host's time: `{"timestamp": seconds, "datetime": "yyyy-MM-dd HH:mm:ss"}`, as `GET /1/timestamp`. */
   public HttpResponse getDBTime() { return call("host", "timestamp"); }
 }
