@@ -142,6 +142,9 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
                     persistence: new PersistenceStore(ctx.kv, ctx.clock),
                     wechat: () => ctx.find(WECHAT_FOR_FUNCTIONS)?.forFunctions,
                     sms: () => ctx.find(SMS),
+                    users: () => ctx.find(USERS)?.service,
+                    sessions,
+                    files: () => ctx.find(FILES),
                   }),
           })
         : null;

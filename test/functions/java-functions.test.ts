@@ -8,6 +8,7 @@ import { findJavaToolchain } from '../../src/functions/java/java-toolchain.js';
 import { type FakeWechatPlatform, startFakeWechatPlatform } from '../../src/wechat/fake-platform.js';
 import { createHash } from 'node:crypto';
 import { memorySmsTransport } from '../../src/sms/memory-transport.js';
+import { localFileStore } from '../../src/files/index.js';
 import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
 import { manualTimer } from './manual-timer.js';
 
@@ -37,9 +38,10 @@ describe.skipIf(!findJavaToolchain())('Java cloud functions', () => {
       captcha: false,
       functions: { timer, limits: { suspendAfter: 3 }, http: { allowHosts: ['127.0.0.1'] }, java: { cacheDir, heapMb: 64 } },
       applications: [
-        { ...TEST_APP, settings: { sms: { quota: 'unlimited' } }, featureSettings: { wechat: { miniProgram: { appId: platform.appId, secret: platform.secret, apiBase: platform.url } } } },
+        { ...TEST_APP, settings: { sms: { quota: 'unlimited', limits: { perMinute: 10, perHour: 50, perDay: 100 } } }, featureSettings: { wechat: { miniProgram: { appId: platform.appId, secret: platform.secret, apiBase: platform.url } } } },
       ],
       sms: { transport: sms },
+      files: { store: localFileStore({ root: join(cacheDir, 'files') }), media: false },
     });
   }, 60_000);
   afterAll(async () => {
@@ -334,6 +336,45 @@ describe.skipIf(!findJavaToolchain())('Java cloud functions', () => {
     expect(await run({ op: 'verify', mobile: '13800138000', code: '000000' === code ? '111111' : '000000' })).toMatchObject({ code: 207 });
     expect(await run({ op: 'verify', mobile: '13800138000', code })).toEqual({ msg: 'ok' });
     expect(await run({ op: 'verify', mobile: '13800138000', code })).toMatchObject({ code: 207 });
+  }, 60_000);
+
+  it('logs in by SMS code, resets passwords by SMS and by the old one, and stores and deletes files', async () => {
+    await deploy(
+      'more',
+      fn(`  JSONObject p = request.getParams();
+  String op = p.getString("op");
+  HttpResponse r;
+  if (op.equals("smsLogin")) r = modules.oData.userLoginBySMS(p.getString("mobile"), p.getString("code"), new JSONObject().put("nickname", "phone user"));
+  else if (op.equals("smsReset")) r = modules.oData.userResetPasswordBySMS(p.getString("code"), p.getString("password"));
+  else if (op.equals("pwdReset")) r = modules.oData.userResetPasswordByPWD(p.getString("id"), p.getString("session"), p.getString("old"), p.getString("password"));
+  else if (op.equals("upload")) r = modules.oData.uploadfile("hello.txt", "file body".getBytes("UTF-8"));
+  else if (op.equals("delete")) r = modules.oData.deletefile("upyun", p.getString("url"));
+  else r = modules.oData.deletefiles(new JSONObject().put("upyun", new JSONArray().put(p.getString("url"))));
+  response.send(r.stringData);`),
+    );
+    const run = async (params: object) => JSON.parse((await call('more', params)).body.result as string) as Record<string, unknown>;
+    const phone = '13900139000';
+    await server.request('POST', '/1/requestSmsCode', { body: { mobilePhoneNumber: phone } });
+    const user = await run({ op: 'smsLogin', mobile: phone, code: sms.lastCode(phone) });
+    expect(user).toMatchObject({ mobilePhoneNumber: phone, nickname: 'phone user', sessionToken: expect.any(String) });
+    await server.request('POST', '/1/requestSmsCode', { body: { mobilePhoneNumber: phone } });
+    expect(await run({ op: 'smsReset', code: sms.lastCode(phone), password: 'by-sms-1' })).toEqual({ msg: 'ok' });
+    // The reset ended the old sessions (211 with it); a new login gives one.
+    expect(await run({ op: 'pwdReset', id: user.objectId, session: user.sessionToken, old: 'by-sms-1', password: 'x-2' })).toMatchObject({ code: 211 });
+    const login = await server.request('GET', `/1/login?mobilePhoneNumber=${phone}&password=by-sms-1`);
+    expect(login.status).toBe(200);
+    const session = (login.body as { sessionToken: string }).sessionToken;
+    expect(await run({ op: 'pwdReset', id: user.objectId, session, old: 'wrong', password: 'x-2' })).toMatchObject({ code: 210 });
+    expect(await run({ op: 'pwdReset', id: user.objectId, session, old: 'by-sms-1', password: 'by-pwd-2' })).toEqual({ msg: 'ok' });
+    expect((await server.request('GET', `/1/login?mobilePhoneNumber=${phone}&password=by-pwd-2`)).status).toBe(200);
+
+    const file = await run({ op: 'upload' });
+    // Without files.baseUrl, files put through the API have a url relative to the service's mount.
+    expect(file).toMatchObject({ cdn: 'upyun', filename: 'hello.txt', url: expect.stringMatching(/^\/files\/test_app\//) });
+    expect(await (await fetch(`${server.url}${String(file.url)}`)).text()).toBe('file body');
+    expect(await run({ op: 'delete', url: file.url })).toEqual({ msg: 'ok' });
+    expect(await run({ op: 'delete', url: file.url })).toMatchObject({ code: 11144 });
+    expect(await run({ op: 'deleteMany', url: file.url })).toMatchObject({ fail: [file.url] });
   }, 60_000);
 });
 

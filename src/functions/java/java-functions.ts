@@ -16,6 +16,9 @@ import { checkJavaSource } from './java-rules.js';
 import { type PersistenceStore, persistencePath } from './persistence-store.js';
 import type { WechatForFunctions } from './java-wechat.js';
 import type { SmsApi } from '../../sms/sms-api.js';
+import type { UsersService } from '../../users/users-service.js';
+import type { FilesApi } from '../../files/files-api.js';
+import { type SessionResolver, sessionCaller } from '../../app/caller.js';
 import { type JavaToolchain, findJavaToolchain, javaSourceRoot } from './java-toolchain.js';
 import { type CallFailure, JavaWorker } from './java-worker.js';
 
@@ -42,6 +45,11 @@ export interface JavaFunctionsDeps {
   readonly wechat: () => WechatForFunctions | undefined;
   /** The SMS feature, when the service has it (`oData.sendSMSCode`, `verifySMSCode`). */
   readonly sms: () => SmsApi | undefined;
+  /** The users service and session resolver (`oData.userLoginBySMS` and the password resets). */
+  readonly users: () => UsersService | undefined;
+  readonly sessions: () => SessionResolver | undefined;
+  /** The files feature, when on (`oData.uploadfile`, `deletefile`, `deletefiles`). */
+  readonly files: () => FilesApi | undefined;
 }
 
 type ModuleTarget = Record<string, ((...args: unknown[]) => unknown) | undefined>;
@@ -61,6 +69,7 @@ const BRIDGED = new Set([
   'javaPersistence.size', 'javaPersistence.read', 'javaPersistence.write', 'javaPersistence.delete', 'javaPersistence.struct',
   'javaWechat.token', 'javaWechat.send',
   'oData.userSignUp', 'oData.userLogin', 'oData.userRestPassword', 'javaSms.sendCode', 'javaSms.verify',
+  'javaUsers.loginBySms', 'javaUsers.resetBySms', 'javaUsers.resetByPassword', 'javaFiles.upload', 'javaFiles.delete',
 ]);
 
 function failureOf(error: unknown): CallFailure {
@@ -134,6 +143,8 @@ export class JavaFunctions {
             if (module === 'javaPersistence') return this.persist(appId, method, args, persisted);
             if (module === 'javaWechat') return this.wechat(caller, method, args[0]);
             if (module === 'javaSms') return this.sms(caller, method, args[0]);
+            if (module === 'javaUsers') return this.users(caller, method, args[0]);
+            if (module === 'javaFiles') return this.files(caller, method, args[0]);
             if (module === 'oData' && method === 'setHeader') {
               modules.oData.setHeader(args[0] as Record<string, string>);
               return null;
@@ -239,6 +250,46 @@ export class JavaFunctions {
     if (typeof p.code !== 'string') throw svcError('invalidParameter', 'smsCode is needed');
     await sms.verifyCode(caller.app, p.mobile, p.code);
     return { msg: 'ok' };
+  }
+
+  /** Phone login and the password resets, as their REST routes answer them. */
+  private async users(caller: Caller, method: string, params: Json | undefined): Promise<Json> {
+    const users = this.deps.users();
+    if (!users) throw svcError('featureDisabled', 'users');
+    const p = (params ?? {}) as Record<string, Json>;
+    const text = (key: string): string => {
+      const value = p[key];
+      if (typeof value !== 'string' || value === '') throw svcError('paramRequired', key);
+      return value;
+    };
+    if (method === 'loginBySms') {
+      const info = typeof p['userInfo'] === 'object' && p['userInfo'] !== null && !Array.isArray(p['userInfo']) ? (p['userInfo'] as JsonObject) : {};
+      return (await users.phoneSignUpOrLogin(caller, { ...info, mobilePhoneNumber: text('mobile'), smsCode: text('smsCode') })).reply;
+    }
+    if (method === 'resetBySms') {
+      await users.resetPasswordBySmsCode(caller, text('smsCode'), { password: text('password') });
+      return { msg: 'ok' };
+    }
+    // The user's own session, as `PUT /1/updateUserPassword/<id>` with its token.
+    const asUser = sessionCaller(caller.app, { credential: 'internal', isMaster: false, sessionToken: text('session') }, this.deps.sessions);
+    await users.changePassword(asUser, { oldPassword: text('oldPassword'), newPassword: text('newPassword') }, text('userId'));
+    return { msg: 'ok' };
+  }
+
+  /** Files of the caller's application, through the files feature (its limits, quota and types apply). */
+  private async files(caller: Caller, method: string, params: Json | undefined): Promise<Json> {
+    const files = this.deps.files();
+    if (!files) throw svcError('featureDisabled', 'files');
+    const p = (params ?? {}) as Record<string, Json>;
+    if (method === 'upload') {
+      if (typeof p['filename'] !== 'string' || typeof p['data'] !== 'string') throw svcError('paramRequired', 'filename');
+      return { ...(await files.put(caller, p['filename'], Buffer.from(p['data'], 'base64'))) };
+    }
+    const urls = Array.isArray(p['urls']) ? p['urls'].filter((u): u is string => typeof u === 'string') : [];
+    const fail: string[] = [];
+    for (const url of urls) if (!(await files.delete(caller, url))) fail.push(url);
+    if (p['single'] === true && fail.length === 1) throw svcError('fileNotFound', fail[0]!.slice(0, 128));
+    return fail.length === 0 ? { msg: 'ok' } : { msg: 'some files were not deleted', fail };
   }
 
   private timestamp(caller: Caller): Json {

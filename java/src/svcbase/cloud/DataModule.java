@@ -68,6 +68,40 @@ public final class DataModule {
   /** Mails a password-reset link (`/1/requestPasswordReset`). */
   public HttpResponse userResetPasswordByEmail(String email) { return call("oData", "userRestPassword", new JSONObject().put("data", new JSONObject().put("email", email))); }
 
+  /** Signs up or logs in by phone with an SMS code (`userInfo`: more fields for a new user, may be null). */
+  public HttpResponse userLoginBySMS(String mobile, String smsCode, JSONObject userInfo) {
+    return call("javaUsers", "loginBySms", new JSONObject().put("mobile", mobile).put("smsCode", smsCode).put("userInfo", userInfo == null ? new JSONObject() : userInfo));
+  }
+
+  /** Sets a new password with an SMS code sent to the user's phone (`/1/resetPasswordBySmsCode`). */
+  public HttpResponse userResetPasswordBySMS(String smsCode, String password) { return call("javaUsers", "resetBySms", new JSONObject().put("smsCode", smsCode).put("password", password)); }
+
+  /** Changes a user's password with its session and old password (`/1/updateUserPassword`). */
+  public HttpResponse userResetPasswordByPWD(String userId, String session, String oldPassword, String newPassword) {
+    return call("javaUsers", "resetByPassword", new JSONObject().put("userId", userId).put("session", session).put("oldPassword", oldPassword).put("newPassword", newPassword));
+  }
+
+  /** Stores a file of the application: `{"cdn", "filename", "url"}`; the type comes from the name and the bytes. */
+  public HttpResponse uploadfile(String fileName, byte[] data) { return uploadfile(fileName, data, null); }
+
+  /** `contentType` is accepted for compatibility: the stored type comes from the name and the bytes. */
+  public HttpResponse uploadfile(String fileName, byte[] data, String contentType) {
+    return call("javaFiles", "upload", new JSONObject().put("filename", fileName).put("data", java.util.Base64.getEncoder().encodeToString(data)));
+  }
+
+  /** Deletes one file of the application by its url (`cdnName` is accepted for compatibility). */
+  public HttpResponse deletefile(String cdnName, String url) { return call("javaFiles", "delete", new JSONObject().put("urls", new JSONArray().put(url)).put("single", true)); }
+
+  /** Deletes files by url, `{"upyun": [urls...]}` as `/2/cdnBatchDelete` takes them: `{"msg":"ok"}` or the ones that failed in `fail`. */
+  public HttpResponse deletefiles(JSONObject byCdn) {
+    JSONArray urls = new JSONArray();
+    for (String cdn : byCdn.keySet()) {
+      JSONArray list = byCdn.optJSONArray(cdn);
+      if (list != null) for (Object url : list) urls.put(url);
+    }
+    return call("javaFiles", "delete", new JSONObject().put("urls", urls));
+  }
+
   /** A role (`/1/roles`): `{"name", "users"?, "roles"?, "ACL"?}`; roles are records of `_Role`. */
   public HttpResponse roleInsert(JSONObject data) { return call("oData", "insert", new JSONObject().put("table", "_Role").put("data", data)); }
   public HttpResponse roleFindOne(String roleId) { return call("oData", "findOne", new JSONObject().put("table", "_Role").put("objectId", roleId)); }
