@@ -60,7 +60,7 @@ export function eventModule(): EventModule {
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 /** Largest inflated result of `ungzip` (a small gzip bomb cannot take the host's memory). */
-const MAX_INFLATED = 16 * 1024 * 1024;
+export const MAX_INFLATED = 16 * 1024 * 1024;
 
 export const gzipModule: GzipModule = {
   gzip: (data) => gzipAsync(typeof data === 'string' ? Buffer.from(data) : data),

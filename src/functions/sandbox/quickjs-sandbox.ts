@@ -4,6 +4,8 @@ import { createHash } from 'node:crypto';
 import { svcError } from '../../core/errors.js';
 import type { Json } from '../../core/wire-values.js';
 import { SANDBOX_PRELUDE } from './sandbox-prelude.js';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { MAX_INFLATED, encodingModule } from '../util-modules.js';
 
 /** What one deployed invocation may use. */
 export interface SandboxLimits {
@@ -124,10 +126,12 @@ export function runInQuickJs(quickjs: QuickJSWASMModule, source: string, request
   runtime.setInterruptHandler(() => ++ticks > limits.cpuTicks);
   const context: QuickJSContext = runtime.newContext();
 
+  const timers = sandboxTimers();
   const dispose = () => {
     if (!runtime) return;
     const rt = runtime;
     runtime = null;
+    timers.clearAll();
     context.dispose();
     rt.dispose();
     host.idle();
@@ -161,9 +165,10 @@ export function runInQuickJs(quickjs: QuickJSWASMModule, source: string, request
     host.send(JSON.parse(context.getString(text)) as { value: Json; status: number; headers: Record<string, string> });
   });
   bind('__fail', (text) => failWith(context.getString(text)));
-  bind('__hostSync', (kind, argsText) => {
+  bind('__hostSync', (kindHandle, argsText) => {
     const args = JSON.parse(context.getString(argsText)) as unknown[];
-    switch (context.getString(kind)) {
+    const kind = context.getString(kindHandle);
+    switch (kind) {
       case 'setHeader':
         host.setHeader(args[0] as Record<string, string>);
         return context.newString('null');
@@ -175,6 +180,17 @@ export function runInQuickJs(quickjs: QuickJSWASMModule, source: string, request
       case 'log':
         host.log(String(args[0]), String(args[1]).slice(0, 8192));
         return context.newString('null');
+      case 'clearTimer':
+        timers.clear(Number(args[0]));
+        return context.newString('null');
+      case 'gzip':
+      case 'ungzip':
+      case 'convert':
+        try {
+          return context.newString(jsonText({ __bytes: bytesCall(kind, args).toString('base64') }));
+        } catch (error) {
+          return context.newError(error instanceof Error ? error.message : String(error));
+        }
       default:
         return context.newError('unknown host call');
     }
@@ -186,7 +202,8 @@ export function runInQuickJs(quickjs: QuickJSWASMModule, source: string, request
     const deferred = context.newPromise();
     pendingHostCalls++;
     const known = (Object.hasOwn(BRIDGED, module) && Object.hasOwn(BRIDGED[module]!, method)) || (module === 'oHttp' && (method === 'get' || method === 'post'));
-    (known ? host.call(module, method, args) : Promise.reject({ code: 11005, error: `modules.${module.slice(0, 32)}.${method.slice(0, 32)} does not exist` }))
+    const answer = module === 'timer' ? timers.wait(Number(args[0]), Number(args[1])) : known ? host.call(module, method, args) : Promise.reject({ code: 11005, error: `modules.${module.slice(0, 32)}.${method.slice(0, 32)} does not exist` });
+    answer
       .then(
         (value) => ({ ok: value }),
         (error: unknown) => ({ err: isCoded(error) ? error : { code: 11033, error: error instanceof Error ? error.message : String(error) } }),
@@ -225,6 +242,65 @@ export function runInQuickJs(quickjs: QuickJSWASMModule, source: string, request
     run('__start()', 'start.js');
   }
   pump();
+}
+
+/** Longest a function's timer may wait: the runner's timeout ends the invocation first anyway. */
+const MAX_TIMER_MS = 60_000;
+/** Timers one invocation may have waiting at once. */
+const MAX_TIMERS = 1000;
+
+/**
+ * A deployed function's `setTimeout` and `setInterval`: each wait is a pending host call resolved by
+ * a timer of the worker, so the runtime stays alive while timers wait and is freed with them; a
+ * cleared timer's wait ends at once. Bounded in count and length.
+ */
+function sandboxTimers() {
+  const waiting = new Map<number, { readonly handle: ReturnType<typeof setTimeout>; readonly done: (value: Json) => void }>();
+  return {
+    wait(ms: number, id: number): Promise<Json> {
+      if (waiting.size >= MAX_TIMERS) return Promise.reject({ code: 11005, error: `at most ${MAX_TIMERS} timers may wait at once` });
+      const delay = Number.isFinite(ms) ? Math.min(Math.max(0, ms), MAX_TIMER_MS) : 0;
+      return new Promise<Json>((resolve) => {
+        const done = (value: Json) => {
+          waiting.delete(id);
+          resolve(value);
+        };
+        waiting.set(id, { handle: setTimeout(() => done(true), delay), done });
+      });
+    },
+    clear(id: number): void {
+      const timer = waiting.get(id);
+      if (!timer) return;
+      clearTimeout(timer.handle);
+      timer.done(false);
+    },
+    clearAll(): void {
+      for (const timer of waiting.values()) clearTimeout(timer.handle);
+      waiting.clear();
+    },
+  };
+}
+
+/** Decodes the `{__bytes: base64}` the prelude sends for a Uint8Array; strings pass. */
+function bytesArg(value: unknown): string | Buffer {
+  if (typeof value === 'object' && value !== null && typeof (value as { __bytes?: unknown }).__bytes === 'string') return Buffer.from((value as { __bytes: string }).__bytes, 'base64');
+  if (typeof value === 'string') return value;
+  throw new TypeError('expected a string or a Uint8Array');
+}
+
+/** oGzip and oEncodeing, run in the worker (synchronous zlib, the same caps as the host modules). */
+function bytesCall(kind: string, args: readonly unknown[]): Buffer {
+  const input = bytesArg(args[0]);
+  if (kind === 'gzip') return gzipSync(typeof input === 'string' ? Buffer.from(input) : input);
+  if (kind === 'ungzip') {
+    if (typeof input === 'string') throw new TypeError('oGzip.ungzip takes bytes');
+    try {
+      return gunzipSync(input, { maxOutputLength: MAX_INFLATED });
+    } catch (error) {
+      throw new Error(`oGzip.ungzip: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return encodingModule.convert(input, String(args[1] ?? 'utf8'), args[2] === undefined || args[2] === null ? undefined : String(args[2]));
 }
 
 function isCoded(error: unknown): error is { code: number; error: string } {

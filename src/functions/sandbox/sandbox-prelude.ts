@@ -23,6 +23,12 @@ export const SANDBOX_PRELUDE = String.raw`
     pending.then((value) => callback(null, JSON.stringify(value)), (err) => callback(err));
   };
   const promiseStyle = (module, method) => (...args) => call(module, method, args);
+  /** A synchronous host call: its JSON answer, or the Error it answered thrown here. */
+  const sync = (kind, args) => {
+    const answer = hostSync(kind, JSON.stringify(args));
+    if (answer instanceof Error) throw answer;
+    return answer;
+  };
   const BRIDGED = global.__bridged;
   delete global.__bridged;
   const modules = {};
@@ -39,11 +45,154 @@ export const SANDBOX_PRELUDE = String.raw`
   modules.oHttp = { get: http('get'), post: http('post') };
   modules.oData.setHeader = (headers) => { hostSync('setHeader', JSON.stringify([headers])); };
   modules.oCrypto = {
-    createHash: (algorithm) => ({ update: (text) => ({ digest: (encoding) => JSON.parse(hostSync('hash', JSON.stringify([algorithm, String(text), encoding]))) }) }),
+    createHash: (algorithm) => ({ update: (text) => ({ digest: (encoding) => JSON.parse(sync('hash', [algorithm, String(text), encoding])) }) }),
   };
   const log = (level) => (...parts) => { hostSync('log', JSON.stringify([level, parts.map((p) => typeof p === 'string' ? p : JSON.stringify(p)).join(' ')])); };
   global.console = { log: log('info'), info: log('info'), warn: log('warn'), error: log('error'), debug: log('debug') };
   modules.oLog = { log: (message) => log('info')(message) };
+
+  // Bytes cross the boundary as {__bytes: base64}: QuickJS has Uint8Array but no Buffer or btoa.
+  const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  const toBase64 = (bytes) => {
+    let out = '';
+    for (let i = 0; i < bytes.length; i += 3) {
+      const n = (bytes[i] << 16) | ((bytes[i + 1] || 0) << 8) | (bytes[i + 2] || 0);
+      out += B64[(n >> 18) & 63] + B64[(n >> 12) & 63] + (i + 1 < bytes.length ? B64[(n >> 6) & 63] : '=') + (i + 2 < bytes.length ? B64[n & 63] : '=');
+    }
+    return out;
+  };
+  const fromBase64 = (text) => {
+    const clean = text.replace(/=+$/, '');
+    const out = new Uint8Array(Math.floor(clean.length * 3 / 4));
+    let bits = 0, value = 0, at = 0;
+    for (const ch of clean) {
+      value = (value << 6) | B64.indexOf(ch);
+      bits += 6;
+      if (bits >= 8) { bits -= 8; out[at++] = (value >> bits) & 255; }
+    }
+    return out;
+  };
+  const bytesArg = (value) => value instanceof Uint8Array ? { __bytes: toBase64(value) } : String(value);
+  const bytesOf = (text) => {
+    const bytes = fromBase64(JSON.parse(text).__bytes);
+    // Buffer's common toString encodings, so code written for the hosted Buffers keeps working.
+    bytes.toString = function (encoding) {
+      if (encoding === 'base64') return toBase64(this);
+      if (encoding === 'hex') return Array.from(this, (b) => b.toString(16).padStart(2, '0')).join('');
+      if (encoding === 'latin1' || encoding === 'binary') return Array.from(this, (b) => String.fromCharCode(b)).join('');
+      return decodeUtf8(this);
+    };
+    return bytes;
+  };
+  const decodeUtf8 = (bytes) => {
+    let out = '';
+    for (let i = 0; i < bytes.length; ) {
+      const b = bytes[i++];
+      let code = b;
+      if (b >= 0xf0) code = ((b & 7) << 18) | ((bytes[i++] & 63) << 12) | ((bytes[i++] & 63) << 6) | (bytes[i++] & 63);
+      else if (b >= 0xe0) code = ((b & 15) << 12) | ((bytes[i++] & 63) << 6) | (bytes[i++] & 63);
+      else if (b >= 0xc0) code = ((b & 31) << 6) | (bytes[i++] & 63);
+      out += String.fromCodePoint(code);
+    }
+    return out;
+  };
+  modules.oGzip = {
+    gzip: (data) => { try { return Promise.resolve(bytesOf(sync('gzip', [bytesArg(data)]))); } catch (e) { return Promise.reject(e); } },
+    ungzip: (data) => { try { return Promise.resolve(bytesOf(sync('ungzip', [bytesArg(data)]))); } catch (e) { return Promise.reject(e); } },
+  };
+  modules.oEncodeing = {
+    convert: (text, toCharset, fromCharset) => bytesOf(sync('convert', [bytesArg(text), toCharset, fromCharset === undefined ? null : fromCharset])),
+  };
+
+  // Timers: each wait is a host call the worker resolves; the runner's timeout still ends the call.
+  let nextTimer = 0;
+  const cancelled = new Set();
+  global.setTimeout = (fn, ms, ...args) => {
+    if (typeof fn !== 'function') throw new TypeError('setTimeout needs a function');
+    const id = ++nextTimer;
+    host('timer', 'wait', JSON.stringify([Number(ms) || 0, id])).then(() => {
+      if (cancelled.delete(id)) return;
+      fn(...args);
+    });
+    return id;
+  };
+  global.clearTimeout = (id) => {
+    if (typeof id !== 'number' || id > nextTimer) return;
+    cancelled.add(id);
+    hostSync('clearTimer', JSON.stringify([id]));
+  };
+  global.setImmediate = (fn, ...args) => global.setTimeout(fn, 0, ...args);
+  const intervals = new Map();
+  global.setInterval = (fn, ms, ...args) => {
+    const handle = { id: 0, stopped: false };
+    const tick = () => { if (handle.stopped) return; handle.id = global.setTimeout(() => { if (!handle.stopped) { fn(...args); tick(); } }, ms); };
+    tick();
+    const id = ++nextTimer;
+    intervals.set(id, handle);
+    return id;
+  };
+  global.clearInterval = (id) => {
+    const handle = intervals.get(id);
+    if (!handle) return;
+    handle.stopped = true;
+    intervals.delete(id);
+    global.clearTimeout(handle.id);
+  };
+
+  // require('async'): the async library's everyday helpers, as the hosted runtime offers the package.
+  const once = (fn) => { let called = false; return (...a) => { if (!called) { called = true; fn(...a); } }; };
+  const tasksOf = (tasks) => Array.isArray(tasks) ? { keys: tasks.map((_, i) => i), list: tasks, out: [] } : { keys: Object.keys(tasks), list: Object.keys(tasks).map((k) => tasks[k]), out: {} };
+  const asyncLib = {
+    series(tasks, done = () => {}) {
+      const { keys, list, out } = tasksOf(tasks);
+      const step = (i) => {
+        if (i === list.length) return done(null, out);
+        list[i](once((err, ...values) => { out[keys[i]] = values.length > 1 ? values : values[0]; if (err) return done(err, out); step(i + 1); }));
+      };
+      step(0);
+    },
+    parallel(tasks, done = () => {}) {
+      const { keys, list, out } = tasksOf(tasks);
+      let left = list.length, failed = false;
+      if (left === 0) return done(null, out);
+      list.forEach((task, i) => task(once((err, ...values) => {
+        if (failed) return;
+        out[keys[i]] = values.length > 1 ? values : values[0];
+        if (err) { failed = true; return done(err, out); }
+        if (--left === 0) done(null, out);
+      })));
+    },
+    waterfall(tasks, done = () => {}) {
+      const step = (i, args) => {
+        if (i === tasks.length) return done(null, ...args);
+        tasks[i](...args, once((err, ...values) => err ? done(err) : step(i + 1, values)));
+      };
+      step(0, []);
+    },
+    eachSeries(items, fn, done = () => {}) {
+      const list = Array.from(items);
+      const step = (i) => i === list.length ? done(null) : fn(list[i], once((err) => err ? done(err) : step(i + 1)));
+      step(0);
+    },
+    each(items, fn, done = () => {}) {
+      asyncLib.parallel(Array.from(items).map((item) => (cb) => fn(item, cb)), (err) => done(err || null));
+    },
+    mapSeries(items, fn, done = () => {}) {
+      asyncLib.series(Array.from(items).map((item) => (cb) => fn(item, cb)), done);
+    },
+    map(items, fn, done = () => {}) {
+      asyncLib.parallel(Array.from(items).map((item) => (cb) => fn(item, cb)), done);
+    },
+    times(n, fn, done = () => {}) {
+      asyncLib.parallel(Array.from({ length: n }, (_, i) => (cb) => fn(i, cb)), done);
+    },
+  };
+  asyncLib.forEach = asyncLib.each;
+  asyncLib.forEachSeries = asyncLib.eachSeries;
+  global.require = (name) => {
+    if (name === 'async') return asyncLib;
+    throw new Error("Cannot find module '" + String(name) + "' (only 'async' is available)");
+  };
   const listeners = new Map();
   modules.oEvent = {
     on(event, callback) { listeners.set(event, [...(listeners.get(event) || []), { callback, times: Infinity, list: [] }]); },

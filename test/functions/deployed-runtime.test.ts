@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gunzipSync } from 'node:zlib';
+import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
+
+const SECRET = TEST_APP.secretKey!;
+
+/** Deployed functions' timers, require('async'), oGzip and oEncodeing, inside the QuickJS sandbox, over real HTTP. */
+describe('deployed functions: timers, async, bytes', () => {
+  let server: TestServer;
+  const deploy = (name: string, source: string) => server.request('PUT', `/1/cloudCode/${name}`, { auth: 'master', body: { language: 'node', source } });
+  const call = (name: string, body: object = {}) => server.request('POST', `/1/functions/${name}`, { body });
+
+  beforeAll(async () => {
+    server = await startTestServer({ captcha: false, functions: {} });
+  });
+  afterAll(() => server.close());
+
+  it('runs setTimeout, clearTimeout, setInterval and setImmediate callbacks in order', async () => {
+    const source = `function onRequest(request, response) {
+  const seen = [];
+  const dropped = setTimeout(() => seen.push('cleared'), 1);
+  clearTimeout(dropped);
+  setImmediate(() => seen.push('immediate'));
+  setTimeout((word) => seen.push(word), 5, 'timeout');
+  let n = 0;
+  const every = setInterval(() => {
+    seen.push('tick' + (++n));
+    if (n === 3) { clearInterval(every); setTimeout(() => response.send(seen), 2); }
+  }, 1);
+}`;
+    expect((await deploy('timers', source)).status).toBe(200);
+    const result = (await call('timers')).body.result as string[];
+    expect(result).not.toContain('cleared');
+    expect(result.filter((s) => s.startsWith('tick'))).toEqual(['tick1', 'tick2', 'tick3']);
+    expect(result).toEqual(expect.arrayContaining(['immediate', 'timeout']));
+    expect(result[0]).toBe('immediate');
+  });
+
+  it("offers require('async') for series, parallel, waterfall and the collection helpers", async () => {
+    const source = `function onRequest(request, response) {
+  const async = require('async');
+  const later = (value) => (cb) => setTimeout(() => cb(null, value), 1);
+  async.series([later(1), later(2)], (err, series) => {
+    async.parallel({ a: later('x'), b: (cb) => cb(null, 'y') }, (err2, parallel) => {
+      async.waterfall([(cb) => cb(null, 2), (n, cb) => cb(null, n * 21)], (err3, answer) => {
+        async.mapSeries([1, 2, 3], (n, cb) => cb(null, n * n), (err4, squares) => {
+          async.eachSeries([1, 2], (n, cb) => cb(n === 2 ? { code: 1, error: 'two' } : null), (err5) => {
+            let missing = null;
+            try { require('fs'); } catch (e) { missing = e.message; }
+            response.send({ series, parallel, answer, squares, stopped: err5.error, missing });
+          });
+        });
+      });
+    });
+  });
+}`;
+    expect((await deploy('asyncLib', source)).status).toBe(200);
+    expect((await call('asyncLib')).body.result).toEqual({
+      series: [1, 2],
+      parallel: { a: 'x', b: 'y' },
+      answer: 42,
+      squares: [1, 4, 9],
+      stopped: 'two',
+      missing: "Cannot find module 'fs' (only 'async' is available)",
+    });
+  });
+
+  it('gzips and converts bytes with oGzip and oEncodeing', async () => {
+    const source = `function onRequest(request, response, modules) {
+  modules.oGzip.gzip(request.body.text).then((zipped) => {
+    modules.oGzip.ungzip(zipped).then((back) => {
+      const latin = modules.oEncodeing.convert('café', 'latin1');
+      response.send({ zipped: zipped.toString('base64'), back: back.toString(), latin: latin.toString('hex'), size: latin.length });
+    });
+  });
+}`;
+    expect((await deploy('bytes', source)).status).toBe(200);
+    const result = (await call('bytes', { text: 'héllo wörld' })).body.result as { zipped: string; back: string; latin: string; size: number };
+    expect(gunzipSync(Buffer.from(result.zipped, 'base64')).toString('utf8')).toBe('héllo wörld');
+    expect(result).toMatchObject({ back: 'héllo wörld', latin: '636166e9', size: 4 });
+    const bad = `function onRequest(request, response, modules) {
+  modules.oGzip.ungzip(modules.oEncodeing.convert('not gzip', 'utf8')).then(() => response.send('no'), (e) => response.send('refused: ' + e.message));
+}`;
+    expect((await deploy('badZip', bad)).status).toBe(200);
+    expect((await call('badZip')).body.result).toMatch(/^refused: oGzip.ungzip: /);
+    const gbk = `function onRequest(request, response, modules) { try { modules.oEncodeing.convert('x', 'gbk'); } catch (e) { response.send(e.message); } }`;
+    expect((await deploy('gbk', gbk)).status).toBe(200);
+    expect((await call('gbk')).body.result).toMatch(/charset 'gbk' is not supported/);
+  });
+
+  it('a waiting timer keeps no invocation past its send, and the plain path serves it too', async () => {
+    const source = `function onRequest(request, response) { setTimeout(() => {}, 60000); response.send('sent before the timer'); }`;
+    expect((await deploy('longTimer', source)).status).toBe(200);
+    expect(await (await fetch(`${server.url}/${SECRET}/longTimer`)).text()).toBe('sent before the timer');
+    expect((await call('timers')).status).toBe(200); // the worker is free for the next call
+  });
+});
