@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -375,6 +375,20 @@ describe.skipIf(!findJavaToolchain())('Java cloud functions', () => {
     expect(await run({ op: 'delete', url: file.url })).toEqual({ msg: 'ok' });
     expect(await run({ op: 'delete', url: file.url })).toMatchObject({ code: 11144 });
     expect(await run({ op: 'deleteMany', url: file.url })).toMatchObject({ fail: [file.url] });
+  }, 60_000);
+
+  it('refuses a class cache others can write to (classes planted there would run)', async () => {
+    const shared = mkdtempSync(join(tmpdir(), 'svc-java-shared-'));
+    chmodSync(shared, 0o777);
+    const other = await startTestServer({ captcha: false, functions: { java: { cacheDir: shared } } });
+    try {
+      const res = await other.request('PUT', '/1/cloudCode/j', { auth: 'master', body: { language: 'java', source: fn('  response.send("x");') } });
+      expect([res.status, res.body.code]).toEqual([424, 11209]);
+      expect(res.body.error).toContain('others cannot write to');
+    } finally {
+      await other.close();
+      rmSync(shared, { recursive: true, force: true });
+    }
   }, 60_000);
 });
 

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { svcError } from '../../core/errors.js';
 import type { JavaToolchain } from './java-toolchain.js';
@@ -65,7 +65,7 @@ async function publish(tmp: string, dir: string): Promise<void> {
 }
 
 /**
- * Compiles Java with the JDK's javac into a cache directory (default `<tmp>/svcbase-java`): the API
+ * Compiles Java with the JDK's javac into a cache directory (default `<tmp>/svcbase-java-<uid>`): the API
  * and worker (java/src) once per version of their sources, each function once per version of its
  * source. Builds land in a temporary directory and are renamed into place, so processes sharing the
  * cache never see half a build.
@@ -87,7 +87,9 @@ export class JavaBuild {
 
   /** The compiled API and worker classes (built on first use). */
   apiClasses(): Promise<{ dir: string; hash: string }> {
-    this.api ??= this.buildApi().catch((error: unknown) => {
+    this.api ??= this.safeCache()
+      .then(() => this.buildApi())
+      .catch((error: unknown) => {
       this.api = null;
       throw error;
     });
@@ -105,6 +107,20 @@ export class JavaBuild {
       if (this.functions.size > 1000) this.functions.delete(this.functions.keys().next().value!);
     }
     return pending;
+  }
+
+  /**
+   * The cache holds classes the worker runs (the API's with every permission), so it must be this
+   * user's alone: created 0700, and refused when it is someone else's or others may write to it (a
+   * shared temporary directory where another local user planted classes).
+   */
+  private async safeCache(): Promise<void> {
+    await mkdir(this.cacheDir, { recursive: true, mode: 0o700 });
+    const info = await lstat(this.cacheDir);
+    const uid = typeof process.getuid === 'function' ? process.getuid() : null;
+    if (!info.isDirectory() || (uid !== null && info.uid !== uid) || (info.mode & 0o022) !== 0) {
+      throw svcError('javaUnavailable', `the class cache ${this.cacheDir} must be a directory of this user that others cannot write to`);
+    }
   }
 
   private async buildApi(): Promise<{ dir: string; hash: string }> {

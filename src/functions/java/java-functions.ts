@@ -25,7 +25,7 @@ import { type CallFailure, JavaWorker } from './java-worker.js';
 export interface JavaFunctionsOptions {
   /** The JDK to use (its `bin` holds java and javac); default: the first on PATH. */
   readonly javaHome?: string;
-  /** Where compiled classes are cached (default `<tmp>/svcbase-java`); shared safely by processes. */
+  /** Where compiled classes are cached (default `<tmp>/svcbase-java-<uid>`); shared safely by this user's processes, refused when others can write to it. */
   readonly cacheDir?: string;
   /** Heap of each application's JVM in MiB (default 128); a function that needs more ends its worker. */
   readonly heapMb?: number;
@@ -186,7 +186,7 @@ export class JavaFunctions {
     if (this.build === undefined) {
       const toolchain: JavaToolchain | null = findJavaToolchain(this.deps.options.javaHome);
       const sources = javaSourceRoot(this.deps.here);
-      this.build = toolchain && sources ? new JavaBuild(toolchain, sources, this.deps.options.cacheDir ?? join(tmpdir(), 'svcbase-java')) : null;
+      this.build = toolchain && sources ? new JavaBuild(toolchain, sources, this.deps.options.cacheDir ?? join(tmpdir(), `svcbase-java-${typeof process.getuid === 'function' ? process.getuid() : 'user'}`)) : null;
       if (!this.build) this.deps.logger.info('Java cloud functions are off', { reason: toolchain ? 'the java/ sources are missing from this build' : 'no JDK (java and javac) found' });
     }
     if (!this.build) throw svcError('javaUnavailable', findJavaToolchain(this.deps.options.javaHome) ? 'the java/ sources are missing from this build' : 'java and javac were not found');
