@@ -134,6 +134,12 @@ export interface ServiceOptions {
   signatureSkewMs?: number;
   /** Origins allowed by CORS (default `*`). */
   corsOrigins?: '*' | string[];
+  /**
+   * An access log: one `info` line per request through the logger (`GET /1/classes/Post 200 3ms
+   * {"requestId":"..."}`, no query string) and `X-Request-Id` on every response (the client's own when
+   * short and plain, else a fresh UUID). Default off: a client's own X-Request-Id is still echoed.
+   */
+  accessLog?: boolean;
   /** Rate-limit counters shared by SMS send limits and login throttling. Default: in memory. */
   counters?: CounterStore;
   /**
@@ -300,6 +306,7 @@ export function createService(options: ServiceOptions): Service {
     corsOrigins: options.corsOrigins ?? '*',
     sessions: () => registry.sessions,
     callerScope: () => hooks.any,
+    accessLog: options.accessLog === true,
   };
   const handle = createRequestHandler(handlerOptions);
   const handleUpgrade = createUpgradeHandler(handlerOptions);

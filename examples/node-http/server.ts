@@ -40,7 +40,6 @@ import { postgresStorage } from 'svcbase/postgres';
 import { redisCounterStore, redisEventBus, redisKvStore } from 'svcbase/redis';
 import { sqliteCounterStore, sqliteKvStore, sqliteStorage } from 'svcbase/sqlite';
 import { applyServerLimits } from '../server-limits.js';
-import { withRequestLog } from './request-log.js';
 
 const env = process.env;
 const print = (line: string) => process.stdout.write(line + '\n');
@@ -144,9 +143,11 @@ export async function start(options: StartOptions = {}) {
     ai: options.ai ?? aiFromEnv(),
     push: pushFromEnv(),
     logger,
+    // One line per request with its X-Request-Id (the client's own when sane, else a fresh one).
+    accessLog: true,
   });
   const deployed = await deployFunctionsDir(service, resolve(options.functionsDir ?? env.SVC_FUNCTIONS_DIR ?? 'functions'), devApplication(url), log);
-  server.on('request', withRequestLog(toNodeListener(service), logger));
+  server.on('request', toNodeListener(service));
   server.on('upgrade', (request, socket, head) => service.handleUpgrade(request, socket, head));
   return {
     url,

@@ -13,7 +13,7 @@ export function preflightResponse(cors: Record<string, string>, credentialHeader
     status: 204,
     headers: {
       ...cors,
-      'access-control-allow-methods': 'GET, POST, PUT, DELETE, OPTIONS',
+      'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
       'access-control-allow-headers': ['content-type', ...credentialHeaders].join(', '),
       'access-control-max-age': '86400',
     },

@@ -9,6 +9,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export interface FailedRequest {
   readonly method: string;
   readonly path: string;
+  /** The request's id, when the service assigns or echoes one (access log). */
+  readonly requestId?: string;
 }
 
 /**
@@ -29,6 +31,7 @@ export function errorResponse(error: unknown, logger: Logger, request: FailedReq
   logger.error('internal error', {
     method: request.method,
     path: request.path,
+    ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
     error: error instanceof Error ? { message: error.message, stack: error.stack } : String(error),
   });
   return { status: 500, headers, body: '{"error":"internal server error"}' };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Application } from '../app/application.js';
 import { type Caller, sessionCaller } from '../app/caller.js';
 import { runAsCaller } from '../app/caller-scope.js';
@@ -36,7 +37,16 @@ export interface HandlerOptions {
    * hooks nothing reads it.
    */
   readonly callerScope?: () => boolean;
+  /**
+   * One `info` line per request through the logger: `GET /1/classes/Post 200 3ms {"requestId"}`, the
+   * query string left out. With it every response carries `X-Request-Id` (the client's when short and
+   * plain, else a fresh UUID); without it only a client's own id is echoed.
+   */
+  readonly accessLog?: boolean;
 }
+
+/** An incoming X-Request-Id is kept only when it is short and plain; anything else gets a fresh id. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export type RequestHandler = (request: SvcRequest) => Promise<SvcResponse>;
 
@@ -61,7 +71,9 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
     signatureSkewMs: options.signatureSkewMs,
   };
 
-  return async (request) => {
+  const accessLog = options.accessLog === true;
+  /** `logged.path`: the path as the access log writes it (a secret key in it masked). */
+  const handle = async (request: SvcRequest, requestId: string | undefined, logged: { path: string }): Promise<SvcResponse> => {
     const method = request.method.toUpperCase();
     const cors = corsHeaders(request.headers.origin, options.corsOrigins);
     if (method === 'OPTIONS') return preflightResponse(cors, headerNames.allHeaders);
@@ -69,6 +81,10 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       const match = router.match(method, request.path);
       if (!match) throw svcError('routeNotFound', method, request.path);
       const { route, params } = match;
+      // The plain-HTTP function paths carry an application's secret key: never into a log line (a
+      // wrong guess neither). Short first segments (`/1/...` routes that fell through) stay readable.
+      const secret = params['secretKey'];
+      if (secret !== undefined && secret.length >= 8) logged.path = request.path.replace(`/${secret}`, '/<secretKey>');
       const limits = route.bodyLimit === undefined ? options.bodyLimits : { ...options.bodyLimits, maxBytes: route.bodyLimit };
       const raw = await rawBody(route, request, limits.maxBytes);
       let text: string | undefined;
@@ -82,8 +98,19 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       const result = await (authed && callerScope() ? runAsCaller(ctx.caller, () => route.handler(ctx)) : route.handler(ctx));
       return toResponse(result, cors);
     } catch (error) {
-      return errorResponse(error, options.logger, request, cors);
+      return errorResponse(error, options.logger, { method: request.method, path: logged.path, ...(requestId === undefined ? {} : { requestId }) }, cors);
     }
+  };
+  return async (request) => {
+    const started = accessLog ? performance.now() : 0;
+    const incoming = request.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : accessLog ? randomUUID() : undefined;
+    const logged = { path: request.path };
+    const response = await handle(request, requestId, logged);
+    if (requestId === undefined) return response;
+    response.headers['x-request-id'] = requestId;
+    if (accessLog) options.logger.info(`${request.method.toUpperCase()} ${logged.path} ${response.status} ${Math.round(performance.now() - started)}ms`, { requestId });
+    return response;
   };
 }
 
