@@ -26,6 +26,7 @@ export type { Clock } from './core/clock.js';
 export { cryptoRandom, seededRandom } from './core/random.js';
 export type { Random } from './core/random.js';
 export { lineLogger, silentLogger } from './core/logger.js';
+export { type PinoLike, pinoLogger } from './core/pino-logger.js';
 export type { Logger } from './core/logger.js';
 export type {
   ColumnType,
