@@ -9,6 +9,7 @@ import { createService } from 'svcbase';
 import { memoryStorage } from 'svcbase/memory';
 import { toNodeListener } from 'svcbase/node';
 import { applyServerLimits } from '../server-limits.js';
+import { closeGracefully, closeOnSignals, trackRequests } from '../graceful.js';
 
 export async function start(port = Number(process.env.PORT ?? 3001)) {
   const service = createService({
@@ -23,19 +24,21 @@ export async function start(port = Number(process.env.PORT ?? 3001)) {
   // Behind a reverse proxy, name it so X-Forwarded-For counts: toNodeListener(service, { trustProxy: ['10.0.0.5'] }).
   app.use('/api', toNodeListener(service));
   const server = applyServerLimits(app.listen(port, '127.0.0.1'));
+  const inFlight = trackRequests(server);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
+    server,
+    /** Graceful: stops accepting, lets requests in flight finish, then closes the service. */
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await service.close();
+      await closeGracefully(server, inFlight, () => service.close());
     },
   };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { url } = await start();
+  const { url, close } = await start();
   process.stdout.write(`svcbase on Express: ${url}/api\n`);
+  closeOnSignals(close);
 }

@@ -5,6 +5,7 @@ import { createService } from 'svcbase';
 import { svcbaseFastify } from 'svcbase/fastify';
 import { memoryStorage } from 'svcbase/memory';
 import { SERVER_LIMITS } from '../server-limits.js';
+import { closeOnSignals } from '../graceful.js';
 
 export async function start(port = Number(process.env.PORT ?? 3002)) {
   const service = createService({
@@ -25,6 +26,7 @@ export async function start(port = Number(process.env.PORT ?? 3002)) {
   const url = await fastify.listen({ port, host: '127.0.0.1' });
   return {
     url,
+    /** Graceful: Fastify stops accepting and waits for requests in flight; then the service closes. */
     async close() {
       await fastify.close();
       await service.close();
@@ -33,6 +35,7 @@ export async function start(port = Number(process.env.PORT ?? 3002)) {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { url } = await start();
+  const { url, close } = await start();
   process.stdout.write(`svcbase on Fastify: ${url}/api\n`);
+  closeOnSignals(close);
 }

@@ -12,6 +12,7 @@ import { createService } from 'svcbase';
 import { toFetchHandler } from 'svcbase/fetch';
 import { memoryStorage } from 'svcbase/memory';
 import { applyServerLimits } from '../server-limits.js';
+import { closeGracefully, closeOnSignals, trackRequests } from '../graceful.js';
 
 export async function start(port = Number(process.env.PORT ?? 3003)) {
   const service = createService({
@@ -25,18 +26,21 @@ export async function start(port = Number(process.env.PORT ?? 3003)) {
   app.get('/health', (c) => c.json({ ok: true }));
   app.all('/api/*', (c) => handler(c.req.raw, c));
   const server = applyServerLimits(serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }) as Server);
+  const inFlight = trackRequests(server);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
+    server,
+    /** Graceful: stops accepting, lets requests in flight finish, then closes the service. */
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await service.close();
+      await closeGracefully(server, inFlight, () => service.close());
     },
   };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { url } = await start();
+  const { url, close } = await start();
   process.stdout.write(`svcbase on Hono: ${url}/api\n`);
+  closeOnSignals(close);
 }

@@ -40,6 +40,7 @@ import { postgresStorage } from 'svcbase/postgres';
 import { redisCounterStore, redisEventBus, redisKvStore } from 'svcbase/redis';
 import { sqliteCounterStore, sqliteKvStore, sqliteStorage } from 'svcbase/sqlite';
 import { applyServerLimits } from '../server-limits.js';
+import { closeGracefully, closeOnSignals, trackRequests } from '../graceful.js';
 
 const env = process.env;
 const print = (line: string) => process.stdout.write(line + '\n');
@@ -147,6 +148,7 @@ export async function start(options: StartOptions = {}) {
     accessLog: true,
   });
   const deployed = await deployFunctionsDir(service, resolve(options.functionsDir ?? env.SVC_FUNCTIONS_DIR ?? 'functions'), devApplication(url), log);
+  const inFlight = trackRequests(server);
   server.on('request', toNodeListener(service));
   server.on('upgrade', (request, socket, head) => service.handleUpgrade(request, socket, head));
   return {
@@ -155,11 +157,12 @@ export async function start(options: StartOptions = {}) {
     server,
     /** Names of the functions deployed from the functions folder. */
     deployed,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await service.close();
-      await stores.close();
+    /** Graceful: stops accepting, lets requests in flight finish (up to `graceMs`), then closes everything. */
+    async close(graceMs = 10_000) {
+      await closeGracefully(server, inFlight, async () => {
+        await service.close();
+        await stores.close();
+      }, graceMs);
     },
   };
 }
@@ -304,9 +307,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   });
   const { url, dbFile, close, deployed } = started;
   print(banner(url, dbFile, deployed));
-  const stop = () => void close().then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  closeOnSignals(() => close());
 }
 
 export { banner };

@@ -19,6 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { createService } from 'svcbase';
 import { memoryStorage } from 'svcbase/memory';
 import { toNodeListener } from 'svcbase/node';
+import { closeGracefully, closeOnSignals, trackRequests } from '../graceful.js';
 
 /** Starts the server; resolves with its URL and a close function. Port 0 picks a free port (tests). */
 export async function start(port = Number(process.env.PORT ?? 3001)) {
@@ -29,18 +30,20 @@ export async function start(port = Number(process.env.PORT ?? 3001)) {
     realtime: { maxConnectionsPerApp: 10_000 },
   });
   const server = createServer(toNodeListener(service));
+  const inFlight = trackRequests(server);
   server.on('upgrade', (req, socket, head) => void service.handleUpgrade(req, socket, head));
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** Graceful: stops accepting, lets HTTP requests in flight finish, then closes the subscribers' sockets (1001) and the service. */
     async close() {
-      await service.close(); // closes the sockets first (1001), which the HTTP server would wait for
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeGracefully(server, inFlight, () => service.close());
     },
   };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { url } = await start();
+  const { url, close } = await start();
+  closeOnSignals(close);
   process.stdout.write(`svcbase realtime example on ${url} (ws${url.slice(4)}/1/realtime, ${url}/socket.io/)\n`);
 }
