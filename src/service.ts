@@ -7,6 +7,7 @@ import { type FeatureDefinition, type FeatureInstance, featureKey } from './feat
 import { type Logger, silentLogger } from './core/logger.js';
 import { type Random, cryptoRandom } from './core/random.js';
 import { createRequestHandler } from './http/handler.js';
+import { openApiRoute } from './http/openapi-route.js';
 import type { Feature, RouteDef, ServiceContext, SessionResolver, SvcRequest, SvcResponse } from './http/types.js';
 import { type UpgradeHandler, createUpgradeHandler } from './http/upgrade.js';
 import { memoryKvStore } from './kv/memory-kv.js';
@@ -292,6 +293,7 @@ export function createService(options: ServiceOptions): Service {
     slices: new Map(options.applications.map((config) => [config.applicationId, config.featureSettings])),
   }).map((started) => started.instance);
   const routes = features.flatMap((f) => f.routes);
+  routes.push(openApiRoute(routes, brands[0] ?? 'Svc'));
 
   const handlerOptions = {
     routes,

@@ -127,6 +127,10 @@ export interface RouteDef {
   readonly schema?: object;
   /** This route's body limit in bytes, larger or smaller than the service's `bodyLimit` (the default). */
   readonly bodyLimit?: number;
+  /** A line about the route for `/1/openapi.json`. */
+  readonly summary?: string;
+  /** JSON Schemas of the route's success bodies by HTTP status, for `/1/openapi.json` (its tests check real replies against them). */
+  readonly responses?: Readonly<Record<number, object>>;
   readonly handler: (ctx: RouteContext) => Promise<RouteResult> | RouteResult;
 }
 

@@ -17,6 +17,14 @@ export interface RecordsRouteDeps {
 }
 
 const bodyOf = (rc: RouteContext): JsonObject => rc.body ?? {};
+
+/** Reply shapes of the record routes (for `/1/openapi.json`); dates are the wire's `yyyy-MM-dd HH:mm:ss`. */
+const WIRE_DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$' };
+const RECORD = { type: 'object', required: ['objectId', 'createdAt', 'updatedAt'], properties: { objectId: { type: 'string' }, createdAt: WIRE_DATE, updatedAt: WIRE_DATE } };
+const CREATED = { type: 'object', required: ['objectId', 'createdAt'], properties: { objectId: { type: 'string' }, createdAt: WIRE_DATE } };
+const UPDATED = { type: 'object', required: ['updatedAt'], properties: { updatedAt: WIRE_DATE } };
+const LIST = { type: 'object', properties: { results: { type: 'array', items: { type: 'object' } }, count: { type: 'integer', minimum: 0 } } };
+const OK = { type: 'object', required: ['msg'], properties: { msg: { const: 'ok' } } };
 const param = (rc: RouteContext, name: string): string => rc.params[name] ?? '';
 
 /**
@@ -34,6 +42,8 @@ export function recordsRoutes(deps: RecordsRouteDeps): RouteDef[] {
       path: '/1/batch',
       auth: 'app',
       body: 'json',
+      summary: 'Runs up to the batch size of create, update and delete requests, optionally in one transaction',
+      responses: { 200: { type: 'array', items: { type: 'object', minProperties: 1, maxProperties: 1 } } },
       handler: async (rc) => {
         const batch = parseBatch(bodyOf(rc), rc.app.settings.query.batchMax);
         guardBatchPolicies(batch.items.map((item) => (isSvcError(item) ? undefined : item.op.className)), deps.policies);
@@ -69,6 +79,8 @@ export function tableRoutes(
       path,
       auth: 'app',
       body: 'json',
+      summary: 'Creates a record (201 with Location)',
+      responses: { 201: CREATED },
       handler: async (rc) => {
         const className = classOf(rc);
         const result = await records.create(rc.caller, className, bodyOf(rc));
@@ -76,24 +88,44 @@ export function tableRoutes(
         return { status: 201, headers: { location: `${rc.baseUrl}${locationOf(className)}/${result.objectId}` }, body: result.reply };
       },
     },
-    { method: 'GET', path, auth: 'app', body: 'none', handler: async (rc) => ({ body: await records.list(rc.caller, classOf(rc), rc.query) }) },
+    {
+      method: 'GET',
+      path,
+      auth: 'app',
+      body: 'none',
+      summary: 'Lists records: where, order, limit, skip, keys, include, count, statistics',
+      responses: { 200: LIST },
+      handler: async (rc) => ({ body: await records.list(rc.caller, classOf(rc), rc.query) }),
+    },
     {
       method: 'GET',
       path: item,
       auth: 'app',
       body: 'none',
+      summary: 'Reads a record (keys, include)',
+      responses: { 200: RECORD },
       handler: async (rc) => {
         const include = rc.query.get('include');
         const options = { keys: commaList(rc.query, 'keys'), include: include === null ? [] : [include] };
         return { body: await records.get(rc.caller, classOf(rc), param(rc, 'objectId'), options) };
       },
     },
-    { method: 'PUT', path: item, auth: 'app', body: 'json', handler: async (rc) => ({ body: await records.update(rc.caller, classOf(rc), param(rc, 'objectId'), bodyOf(rc)) }) },
+    {
+      method: 'PUT',
+      path: item,
+      auth: 'app',
+      body: 'json',
+      summary: 'Updates a record: values and __op operations',
+      responses: { 200: UPDATED },
+      handler: async (rc) => ({ body: await records.update(rc.caller, classOf(rc), param(rc, 'objectId'), bodyOf(rc)) }),
+    },
     {
       method: 'DELETE',
       path: item,
       auth: 'app',
       body: 'none',
+      summary: 'Deletes a record',
+      responses: { 200: OK },
       handler: async (rc) => {
         await records.delete(rc.caller, classOf(rc), param(rc, 'objectId'));
         return { body: { msg: 'ok' } };

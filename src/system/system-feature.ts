@@ -25,16 +25,32 @@ async function check(work: () => unknown, ms: number): Promise<boolean> {
  * when a store is down (an operations route, not an SDK one: the 4xx rule of PROTOCOL decision 3
  * does not apply) and names only which part is down.
  */
+const READY = {
+  type: 'object',
+  required: ['status', 'storage', 'kv', 'counters'],
+  properties: { status: { enum: ['ready', 'unavailable'] }, storage: { type: 'boolean' }, kv: { type: 'boolean' }, counters: { type: 'boolean' } },
+};
+
 export function createSystemFeature(ctx: ServiceContext): Feature {
   return {
     name: 'system',
     routes: [
-      { method: 'GET', path: '/health', auth: 'none', body: 'none', handler: () => ({ body: { status: 'ok' } }) },
+      {
+        method: 'GET',
+        path: '/health',
+        auth: 'none',
+        body: 'none',
+        summary: 'Liveness: the process answers',
+        responses: { 200: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } } },
+        handler: () => ({ body: { status: 'ok' } }),
+      },
       {
         method: 'GET',
         path: '/ready',
         auth: 'none',
         body: 'none',
+        summary: 'Readiness: the storage and the key-value and counter stores answer',
+        responses: { 200: READY, 503: READY },
         handler: async () => {
           const now = ctx.clock.now();
           const [storage, kv, counters] = await Promise.all([
@@ -51,6 +67,8 @@ export function createSystemFeature(ctx: ServiceContext): Feature {
         path: '/1/timestamp',
         auth: 'app',
         body: 'none',
+        summary: "The server's time",
+        responses: { 200: { type: 'object', required: ['timestamp', 'datetime'], properties: { timestamp: { type: 'integer' }, datetime: { type: 'string' } } } },
         handler: (route) => {
           const now = ctx.clock.now();
           return { body: { timestamp: Math.floor(now / 1000), datetime: formatDateTime(now, route.app.settings.timeZone) } };

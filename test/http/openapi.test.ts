@@ -1,0 +1,70 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import Ajv2020 from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_APP, type TestResponse, type TestServer, startTestServer } from '../helpers/server.js';
+
+type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>> };
+
+describe('GET /1/openapi.json', () => {
+  let server: TestServer;
+  let doc: Doc;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+
+  /** Checks a real reply against the document's schema for its route and status (or `default` for errors). */
+  const conforms = (path: string, method: string, res: TestResponse) => {
+    const operation = doc.paths[path]?.[method];
+    expect(operation, `${method} ${path} is described`).toBeDefined();
+    const response = operation!.responses[String(res.status)] ?? operation!.responses['default'];
+    const schema = response?.content?.['application/json']?.schema;
+    expect(schema, `${method} ${path} ${res.status} has a schema`).toBeDefined();
+    const valid = ajv.validate(schema!, res.body);
+    expect(valid, `${method} ${path} ${res.status}: ${ajv.errorsText()} in ${res.text}`).toBe(true);
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer({ captcha: false, brands: ['Svc', 'Bmob'] });
+    const res = await server.request('GET', '/1/openapi.json', { auth: false });
+    expect(res.status).toBe(200);
+    doc = res.body as Doc;
+  });
+  afterAll(() => server.close());
+
+  it('is a valid OpenAPI 3.1 document (the official schema, through @seriousme/openapi-schema-validator)', async () => {
+    const result = await new Validator().validate(doc as unknown as Record<string, unknown>);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('lists every route the service serves, with its credentials and path parameters', () => {
+    for (const route of server.service.routes) {
+      if (route.method === '*') continue;
+      const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+      expect(doc.paths[path]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
+    }
+    const get = doc.paths['/1/classes/{table}/{objectId}']!['get'] as unknown as { parameters: Array<{ name: string }>; security: unknown[] };
+    expect(get.parameters.map((p) => p.name)).toEqual(['table', 'objectId']);
+    expect(get.security).toContainEqual({ masterKey: [] });
+    expect(JSON.stringify(doc)).toContain('X-Svc-Application-Id');
+  });
+
+  it('describes the real replies of the records, system and error paths', async () => {
+    const master = { auth: 'master' as const };
+    conforms('/1/timestamp', 'get', await server.request('GET', '/1/timestamp'));
+    conforms('/health', 'get', await server.request('GET', '/health', { auth: false }));
+    conforms('/ready', 'get', await server.request('GET', '/ready', { auth: false }));
+    const created = await server.request('POST', '/1/classes/Doc', { body: { title: 'a', n: 1 } });
+    conforms('/1/classes/{table}', 'post', created);
+    const id = (created.body as { objectId: string }).objectId;
+    conforms('/1/classes/{table}/{objectId}', 'get', await server.request('GET', `/1/classes/Doc/${id}`));
+    conforms('/1/classes/{table}', 'get', await server.request('GET', '/1/classes/Doc?count=1&where=%7B%22n%22%3A1%7D'));
+    conforms('/1/classes/{table}/{objectId}', 'put', await server.request('PUT', `/1/classes/Doc/${id}`, { body: { n: { __op: 'Increment', amount: 1 } } }));
+    conforms('/1/batch', 'post', await server.request('POST', '/1/batch', { body: { requests: [{ method: 'POST', path: '/1/classes/Doc', body: { n: 2 } }, { method: 'DELETE', path: '/1/classes/Doc/nope' }] } }));
+    conforms('/1/classes/{table}/{objectId}', 'delete', await server.request('DELETE', `/1/classes/Doc/${id}`, master));
+    // Errors: a coded one, and a refused credential.
+    conforms('/1/classes/{table}/{objectId}', 'get', await server.request('GET', `/1/classes/Doc/${id}`));
+    conforms('/1/classes/{table}', 'post', await server.request('POST', '/1/classes/Doc', { body: { n: 'not a number' } }));
+    const refused = await server.request('GET', '/1/timestamp', { auth: false, headers: { 'X-Svc-Application-Id': TEST_APP.applicationId, 'X-Svc-REST-API-Key': 'wrong' } });
+    expect(refused.status).toBe(401);
+    conforms('/1/timestamp', 'get', refused);
+  });
+});
