@@ -17,6 +17,8 @@ export interface DeployedFunctionsDeps {
   readonly limits: SandboxLimits;
   /** Worker threads running deployed functions (default 2), started on first use. */
   readonly workers: number;
+  /** Keep a function's QuickJS context between its invocations (its globals persist); false: fresh each time. */
+  readonly keepWarm: boolean;
   /** How long a worker may stay busy with one invocation of the caller's application before it is replaced. */
   readonly deadlineFor: (caller: Caller) => number;
   readonly timer: FunctionTimer;
@@ -94,7 +96,8 @@ export class DeployedFunctions {
     return (request, response, modules) =>
       new Promise<void>((resolve, reject) => {
         this.pool ??= new SandboxPool({ size: this.deps.workers, limits, timer: this.deps.timer, logger: this.deps.logger });
-        this.pool.run(deployed.source, request as unknown as Json, deadlineMs, {
+        const fn = { key: this.deps.keepWarm ? `${appId}\u0000${deployed.name}` : null, version: deployed.updatedAt, source: deployed.source };
+        this.pool.run(fn, request as unknown as Json, deadlineMs, {
           call: (module, method, args) => callModule(modules, module, method, args),
           setHeader: (headers) => modules.oData.setHeader(headers),
           log: (level, message) => logs.append(appId, deployed.name, level, message),

@@ -127,10 +127,12 @@ describe('deployed cloud functions', () => {
         response.send({ process: typeof process, global: typeof global.process, required, fetch: typeof fetch, seen });
       }`,
     );
+    const source = (await master('GET', '/1/cloudCode/probe')).body.source;
+    await deploy('otherProbe', source);
     const first = (await call('probe')).body.result;
     expect(first).toEqual({ process: 'undefined', global: 'undefined', required: 'threw', fetch: 'undefined', seen: 'clean' });
-    // The next invocation starts from a fresh runtime, and the host was never touched.
-    expect((await call('probe')).body.result.seen).toBe('clean');
+    // Another function (its own context, even with the same source) never sees it, and the host was never touched.
+    expect((await call('otherProbe')).body.result.seen).toBe('clean');
     expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
     expect([1].map((x) => x + 1)).toEqual([2]);
   });

@@ -61,7 +61,7 @@ describe('sandbox pool', () => {
     const first = workers[0]!;
     first.say({ type: 'ready' });
     const silent = recordingRun();
-    pool.run('source', {}, 1000, silent);
+    pool.run({ key: null, version: 1, source: 'source' }, {}, 1000, silent);
     expect(first.received.map((m) => m.type)).toEqual(['run']);
 
     timer.fireAll(); // the deadline passes: terminate is asked for, the exit comes later
@@ -69,7 +69,7 @@ describe('sandbox pool', () => {
     first.say({ type: 'idle', id: 1 }); // a late message from the dying worker
 
     const next = recordingRun();
-    pool.run('source', {}, 1000, next);
+    pool.run({ key: null, version: 1, source: 'source' }, {}, 1000, next);
     expect(first.received.map((m) => m.type)).toEqual(['run']); // not handed to the dying worker
 
     first.exit();

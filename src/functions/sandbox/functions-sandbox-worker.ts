@@ -6,8 +6,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HostAnswer, SandboxWorkerData, ToPool, ToWorker } from './sandbox-protocol.js';
-import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
-import { loadQuickJs, runInQuickJs } from './quickjs-sandbox.js';
+import { loadQuickJs } from './quickjs-sandbox.js';
+import { WarmContexts } from './warm-contexts.js';
 
 const port = parentPort!;
 const data = workerData as SandboxWorkerData;
@@ -15,7 +15,7 @@ const post = (message: ToPool) => port.postMessage(message);
 const waiting = new Map<number, (answer: HostAnswer) => void>();
 let nextCall = 1;
 
-let quickjs: QuickJSWASMModule | null = null;
+let contexts: WarmContexts | null = null;
 
 port.on('message', (message: ToWorker) => {
   if (message.type === 'answer') {
@@ -23,9 +23,9 @@ port.on('message', (message: ToWorker) => {
     waiting.delete(message.callId);
     return;
   }
-  if (!quickjs) return;
+  if (!contexts) return;
   const { id } = message;
-  runInQuickJs(quickjs, message.source, message.request, message.limits, {
+  contexts.invoke(message.fn, message.request, message.limits, {
     call: (module, method, args) =>
       new Promise((resolve, reject) => {
         const callId = nextCall++;
@@ -42,7 +42,7 @@ port.on('message', (message: ToWorker) => {
 // No top-level await: the worker is also built as CommonJS. The pool sends nothing before 'ready'.
 loadQuickJs(data.resolveFrom).then(
   (loaded) => {
-    quickjs = loaded;
+    contexts = new WarmContexts(loaded);
     post({ type: 'ready' });
   },
   (error: unknown) => post({ type: 'broken', message: error instanceof Error ? error.message : String(error) }),

@@ -1,11 +1,12 @@
 import { createRequire } from 'node:module';
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core';
+import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { createHash } from 'node:crypto';
 import { svcError } from '../../core/errors.js';
 import type { Json } from '../../core/wire-values.js';
 import { SANDBOX_PRELUDE } from './sandbox-prelude.js';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { MAX_INFLATED, encodingModule } from '../util-modules.js';
+import { sandboxTimers } from './sandbox-timers.js';
 
 /** What one deployed invocation may use. */
 export interface SandboxLimits {
@@ -109,176 +110,206 @@ export interface SandboxHost {
   idle(): void;
 }
 
-/**
- * Runs deployed source in a QuickJS runtime of its own (a wasm heap: no `process`, `require`, file
- * system or host object is reachable; prototypes changed by one invocation are gone with it). The
- * memory cap and the CPU budget stop runaway code; module calls cross the boundary as JSON. The
- * runtime is freed once the function sent or failed and nothing is pending, or once it can no longer
- * send (left to the runner's timeout, as a function that never sends).
- */
-export function runInQuickJs(quickjs: QuickJSWASMModule, source: string, request: Json, limits: SandboxLimits, host: SandboxHost): void {
-  let runtime: QuickJSRuntime | null = quickjs.newRuntime();
-  let ticks = 0;
-  let pendingHostCalls = 0;
-  let finished = false;
-  runtime.setMemoryLimit(limits.memoryBytes);
-  runtime.setMaxStackSize(limits.stackBytes);
-  runtime.setInterruptHandler(() => ++ticks > limits.cpuTicks);
-  const context: QuickJSContext = runtime.newContext();
-
-  const timers = sandboxTimers();
-  const dispose = () => {
-    if (!runtime) return;
-    const rt = runtime;
-    runtime = null;
-    timers.clearAll();
-    context.dispose();
-    rt.dispose();
-    host.idle();
-  };
-  const failWith = (message: string) => {
-    if (finished) return;
-    finished = true;
-    host.fail(message, ticks > limits.cpuTicks);
-  };
-  /** Runs queued promise jobs; then frees the runtime once nothing more can happen. */
-  const pump = () => {
-    if (!runtime) return;
-    const jobs = runtime.executePendingJobs();
-    if (jobs.error) {
-      const error = context.dump(jobs.error) as { message?: string } | null;
-      jobs.error.dispose();
-      failWith(error?.message ?? 'error in a promise job');
-    }
-    // An interrupted promise job becomes a rejection, not a job error: the budget tells.
-    if (ticks > limits.cpuTicks) failWith('interrupted');
-    if (finished || (pendingHostCalls === 0 && !runtime.hasPendingJob())) dispose();
-  };
-  const bind = (name: string, fn: (...args: QuickJSHandle[]) => QuickJSHandle | void) => {
-    const handle = context.newFunction(name, fn);
-    context.setProp(context.global, name, handle);
-    handle.dispose();
-  };
-  bind('__respond', (text) => {
-    if (finished) return;
-    finished = true;
-    host.send(JSON.parse(context.getString(text)) as { value: Json; status: number; headers: Record<string, string> });
-  });
-  bind('__fail', (text) => failWith(context.getString(text)));
-  bind('__hostSync', (kindHandle, argsText) => {
-    const args = JSON.parse(context.getString(argsText)) as unknown[];
-    const kind = context.getString(kindHandle);
-    switch (kind) {
-      case 'setHeader':
-        host.setHeader(args[0] as Record<string, string>);
-        return context.newString('null');
-      case 'hash': {
-        const [algorithm, text, encoding] = args as [string, string, string];
-        if (!HASHES.has(algorithm)) return context.newError(`oCrypto.createHash: ${String(algorithm).slice(0, 32)} is not one of md5, sha1, sha256`);
-        return context.newString(jsonText(createHash(algorithm).update(String(text)).digest(encoding === 'base64' ? 'base64' : 'hex')));
-      }
-      case 'log':
-        host.log(String(args[0]), String(args[1]).slice(0, 8192));
-        return context.newString('null');
-      case 'clearTimer':
-        timers.clear(Number(args[0]));
-        return context.newString('null');
-      case 'gzip':
-      case 'ungzip':
-      case 'convert':
-        try {
-          return context.newString(jsonText({ __bytes: bytesCall(kind, args).toString('base64') }));
-        } catch (error) {
-          return context.newError(error instanceof Error ? error.message : String(error));
-        }
-      default:
-        return context.newError('unknown host call');
-    }
-  });
-  bind('__host', (moduleHandle, methodHandle, argsHandle) => {
-    const module = context.getString(moduleHandle);
-    const method = context.getString(methodHandle);
-    const args = JSON.parse(context.getString(argsHandle)) as unknown[];
-    const deferred = context.newPromise();
-    pendingHostCalls++;
-    const known = (Object.hasOwn(BRIDGED, module) && Object.hasOwn(BRIDGED[module]!, method)) || (module === 'oHttp' && (method === 'get' || method === 'post'));
-    const answer = module === 'timer' ? timers.wait(Number(args[0]), Number(args[1])) : known ? host.call(module, method, args) : Promise.reject({ code: 11005, error: `modules.${module.slice(0, 32)}.${method.slice(0, 32)} does not exist` });
-    answer
-      .then(
-        (value) => ({ ok: value }),
-        (error: unknown) => ({ err: isCoded(error) ? error : { code: 11033, error: error instanceof Error ? error.message : String(error) } }),
-      )
-      .then((answer) => {
-        pendingHostCalls--;
-        if (!runtime) return deferred.dispose();
-        const text = context.newString(JSON.stringify(answer));
-        deferred.resolve(text);
-        text.dispose();
-        deferred.dispose();
-        pump();
-      });
-    return deferred.handle;
-  });
-  const setText = (name: string, text: string) => {
-    const handle = context.newString(text);
-    context.setProp(context.global, name, handle);
-    handle.dispose();
-  };
-  setText('__bridgedText', JSON.stringify(BRIDGED));
-  setText('__request', JSON.stringify(request));
-  const run = (code: string, file: string): boolean => {
-    if (!runtime) return false;
-    const result = context.evalCode(code, file);
-    if (!result.error) {
-      result.value.dispose();
-      return true;
-    }
-    const error = context.dump(result.error) as { message?: string } | null;
-    result.error.dispose();
-    failWith(error?.message ?? String(error));
-    return false;
-  };
-  if (run('globalThis.__bridged = JSON.parse(globalThis.__bridgedText); delete globalThis.__bridgedText;', 'bridge.js') && run(SANDBOX_PRELUDE, 'prelude.js') && run(source, 'function.js')) {
-    run('__start()', 'start.js');
-  }
-  pump();
+/** One invocation's side of the context: who receives its reply and module calls. */
+interface Invocation {
+  readonly host: SandboxHost;
+  finished: boolean;
+  failed: boolean;
 }
 
-/** Longest a function's timer may wait: the runner's timeout ends the invocation first anyway. */
-const MAX_TIMER_MS = 60_000;
-/** Timers one invocation may have waiting at once. */
-const MAX_TIMERS = 1000;
-
 /**
- * A deployed function's `setTimeout` and `setInterval`: each wait is a pending host call resolved by
- * a timer of the worker, so the runtime stays alive while timers wait and is freed with them; a
- * cleared timer's wait ends at once. Bounded in count and length.
+ * One deployed source loaded in a QuickJS runtime and context of its own (a wasm heap: no `process`,
+ * `require`, file system or host object is reachable). The memory cap and the CPU budget stop
+ * runaway code; module calls cross the boundary as JSON. Parsing the prelude and the source is most
+ * of an invocation's cost, so a context that ended an invocation cleanly (sent, nothing pending) can
+ * start the next one of the same source (`reusable`): its globals persist, as in a Node.js process.
+ * One that failed, or sent while work was still pending, is disposed.
  */
-function sandboxTimers() {
-  const waiting = new Map<number, { readonly handle: ReturnType<typeof setTimeout>; readonly done: (value: Json) => void }>();
-  return {
-    wait(ms: number, id: number): Promise<Json> {
-      if (waiting.size >= MAX_TIMERS) return Promise.reject({ code: 11005, error: `at most ${MAX_TIMERS} timers may wait at once` });
-      const delay = Number.isFinite(ms) ? Math.min(Math.max(0, ms), MAX_TIMER_MS) : 0;
-      return new Promise<Json>((resolve) => {
-        const done = (value: Json) => {
-          waiting.delete(id);
-          resolve(value);
-        };
-        waiting.set(id, { handle: setTimeout(() => done(true), delay), done });
-      });
-    },
-    clear(id: number): void {
-      const timer = waiting.get(id);
-      if (!timer) return;
-      clearTimeout(timer.handle);
-      timer.done(false);
-    },
-    clearAll(): void {
-      for (const timer of waiting.values()) clearTimeout(timer.handle);
-      waiting.clear();
-    },
-  };
+export class SandboxContext {
+  private runtime: QuickJSRuntime | null;
+  private readonly context: QuickJSContext;
+  private start: QuickJSHandle | null = null;
+  private readonly timers = sandboxTimers();
+  private ticks = 0;
+  /** Host calls in flight: disposed with the context, since a live handle stops QuickJS freeing its runtime. */
+  private readonly pendingHostCalls = new Set<QuickJSDeferredPromise>();
+  private current: Invocation | null = null;
+  private loaded = false;
+
+  constructor(quickjs: QuickJSWASMModule, readonly source: string, readonly limits: SandboxLimits) {
+    const runtime = quickjs.newRuntime();
+    this.runtime = runtime;
+    runtime.setMemoryLimit(limits.memoryBytes);
+    runtime.setMaxStackSize(limits.stackBytes);
+    runtime.setInterruptHandler(() => ++this.ticks > limits.cpuTicks);
+    this.context = runtime.newContext();
+    this.bindHost();
+  }
+
+  /** True when the context can start another invocation. */
+  get reusable(): boolean {
+    return this.runtime !== null && this.current === null;
+  }
+
+  /** Starts one invocation; `host.idle()` reports its end (the context then reusable or disposed). */
+  invoke(request: Json, host: SandboxHost): void {
+    if (!this.reusable) throw new Error('the sandbox context is busy or disposed');
+    const invocation: Invocation = { host, finished: false, failed: false };
+    this.current = invocation;
+    this.ticks = 0;
+    // The first invocation loads the prelude and the source: their top level runs as part of it.
+    const loadError = this.loaded ? null : this.load();
+    this.loaded = true;
+    if (loadError !== null || !this.start) {
+      this.failWith(loadError ?? 'the function did not load');
+    } else {
+      const text = this.context.newString(JSON.stringify(request));
+      const result = this.context.callFunction(this.start, this.context.undefined, text);
+      text.dispose();
+      if (result.error) this.failWith(this.errorMessage(result.error));
+      else result.value.dispose();
+    }
+    this.pump();
+  }
+
+  dispose(): void {
+    if (!this.runtime) return;
+    const runtime = this.runtime;
+    this.runtime = null;
+    this.timers.clearAll();
+    for (const deferred of this.pendingHostCalls) deferred.dispose();
+    this.pendingHostCalls.clear();
+    this.start?.dispose();
+    this.context.dispose();
+    runtime.dispose();
+  }
+
+  /** Evaluates the bridge, the prelude and the source: null, or the error that stopped them. */
+  private load(): string | null {
+    const bridged = this.context.newString(JSON.stringify(BRIDGED));
+    this.context.setProp(this.context.global, '__bridged', bridged);
+    bridged.dispose();
+    const bridge = this.context.evalCode('globalThis.__bridged = JSON.parse(globalThis.__bridged);', 'bridge.js');
+    if (bridge.error) return this.errorMessage(bridge.error);
+    bridge.value.dispose();
+    const prelude = this.context.evalCode(SANDBOX_PRELUDE, 'prelude.js');
+    if (prelude.error) return this.errorMessage(prelude.error);
+    this.start = prelude.value;
+    const loaded = this.context.evalCode(this.source, 'function.js');
+    if (loaded.error) return this.errorMessage(loaded.error);
+    loaded.value.dispose();
+    return null;
+  }
+
+  private errorMessage(handle: QuickJSHandle): string {
+    const error = this.context.dump(handle) as { message?: string } | null;
+    handle.dispose();
+    return error?.message ?? String(error);
+  }
+
+  private failWith(message: string): void {
+    const invocation = this.current;
+    if (!invocation || invocation.finished) return;
+    invocation.finished = true;
+    invocation.failed = true;
+    invocation.host.fail(message, this.ticks > this.limits.cpuTicks);
+  }
+
+  /** Runs queued promise jobs; ends the invocation once it sent or failed, or nothing more can happen. */
+  private pump(): void {
+    const runtime = this.runtime;
+    const invocation = this.current;
+    if (!runtime || !invocation) return;
+    const jobs = runtime.executePendingJobs();
+    if (jobs.error) this.failWith(this.errorMessage(jobs.error));
+    else jobs.dispose();
+    // An interrupted promise job becomes a rejection, not a job error: the budget tells.
+    if (this.ticks > this.limits.cpuTicks) this.failWith('interrupted');
+    const quiet = this.pendingHostCalls.size === 0 && !runtime.hasPendingJob();
+    if (!invocation.finished && !quiet) return;
+    this.current = null;
+    // Work still pending after the reply is dropped with the context, as before reuse.
+    if (invocation.failed || !quiet) this.dispose();
+    invocation.host.idle();
+  }
+
+  private bindHost(): void {
+    const context = this.context;
+    const bind = (name: string, fn: (...args: QuickJSHandle[]) => QuickJSHandle | void) => {
+      const handle = context.newFunction(name, fn);
+      context.setProp(context.global, name, handle);
+      handle.dispose();
+    };
+    bind('__respond', (text) => {
+      const invocation = this.current;
+      if (!invocation || invocation.finished) return;
+      invocation.finished = true;
+      invocation.host.send(JSON.parse(context.getString(text)) as { value: Json; status: number; headers: Record<string, string> });
+    });
+    bind('__fail', (text) => this.failWith(context.getString(text)));
+    bind('__hostSync', (kindHandle, argsText) => {
+      const host = this.current?.host;
+      const args = JSON.parse(context.getString(argsText)) as unknown[];
+      const kind = context.getString(kindHandle);
+      switch (kind) {
+        case 'setHeader':
+          host?.setHeader(args[0] as Record<string, string>);
+          return context.newString('null');
+        case 'hash': {
+          const [algorithm, text, encoding] = args as [string, string, string];
+          if (!HASHES.has(algorithm)) return context.newError(`oCrypto.createHash: ${String(algorithm).slice(0, 32)} is not one of md5, sha1, sha256`);
+          return context.newString(jsonText(createHash(algorithm).update(String(text)).digest(encoding === 'base64' ? 'base64' : 'hex')));
+        }
+        case 'log':
+          host?.log(String(args[0]), String(args[1]).slice(0, 8192));
+          return context.newString('null');
+        case 'clearTimer':
+          this.timers.clear(Number(args[0]));
+          return context.newString('null');
+        case 'gzip':
+        case 'ungzip':
+        case 'convert':
+          try {
+            return context.newString(jsonText({ __bytes: bytesCall(kind, args).toString('base64') }));
+          } catch (error) {
+            return context.newError(error instanceof Error ? error.message : String(error));
+          }
+        default:
+          return context.newError('unknown host call');
+      }
+    });
+    bind('__host', (moduleHandle, methodHandle, argsHandle) => {
+      const module = context.getString(moduleHandle);
+      const method = context.getString(methodHandle);
+      const args = JSON.parse(context.getString(argsHandle)) as unknown[];
+      const deferred = context.newPromise();
+      const host = this.current?.host;
+      this.pendingHostCalls.add(deferred);
+      const known = (Object.hasOwn(BRIDGED, module) && Object.hasOwn(BRIDGED[module]!, method)) || (module === 'oHttp' && (method === 'get' || method === 'post'));
+      const answer =
+        module === 'timer'
+          ? this.timers.wait(Number(args[0]), Number(args[1]))
+          : !host
+            ? Promise.reject({ code: 11033, error: 'module calls are made during an invocation' })
+            : known
+              ? host.call(module, method, args)
+              : Promise.reject({ code: 11005, error: `modules.${module.slice(0, 32)}.${method.slice(0, 32)} does not exist` });
+      answer
+        .then(
+          (value) => ({ ok: value }),
+          (error: unknown) => ({ err: isCoded(error) ? error : { code: 11033, error: error instanceof Error ? error.message : String(error) } }),
+        )
+        .then((answer) => {
+          if (!this.pendingHostCalls.delete(deferred)) return;
+          const text = context.newString(JSON.stringify(answer));
+          deferred.resolve(text);
+          text.dispose();
+          deferred.dispose();
+          this.pump();
+        });
+      return deferred.handle;
+    });
+  }
 }
 
 /** Decodes the `{__bytes: base64}` the prelude sends for a Uint8Array; strings pass. */

@@ -8,6 +8,7 @@ import type { Json } from '../../core/wire-values.js';
 import type { FunctionTimer } from '../function-runner.js';
 import type { SandboxLimits } from './quickjs-sandbox.js';
 import type { SentReply, ToPool, ToWorker } from './sandbox-protocol.js';
+import type { SandboxFunction } from './warm-contexts.js';
 
 /** What the pool does for one invocation's messages (on the main thread). */
 export interface SandboxRun {
@@ -32,7 +33,7 @@ interface Job {
   readonly id: number;
   /** Past this long the worker is terminated and replaced. */
   readonly deadlineMs: number;
-  readonly source: string;
+  readonly fn: SandboxFunction;
   readonly request: Json;
   readonly run: SandboxRun;
 }
@@ -71,11 +72,13 @@ export class SandboxPool {
     for (let i = 0; i < (options.size ?? 2); i++) this.slots.push(this.start());
   }
 
-  /** Queues one invocation; a worker still busy with it after `deadlineMs` is terminated and replaced. */
-  run(source: string, request: Json, deadlineMs: number, run: SandboxRun): void {
+  /**
+   * Queues one invocation; a worker still busy with it after `deadlineMs` is terminated and replaced.
+   */
+  run(fn: SandboxFunction, request: Json, deadlineMs: number, run: SandboxRun): void {
     if (this.closed) return run.fail(svcError('functionRuntimeMissing', 'the service is closing'));
     if (this.broken) return run.fail(svcError('functionRuntimeMissing', this.broken));
-    this.queue.push({ id: this.nextId++, deadlineMs, source, request, run });
+    this.queue.push({ id: this.nextId++, deadlineMs, fn, request, run });
     this.dispatch();
   }
 
@@ -116,7 +119,7 @@ export class SandboxPool {
         slot.ready = false;
         void slot.worker.terminate();
       }, job.deadlineMs);
-      const message: ToWorker = { type: 'run', id: job.id, source: job.source, request: job.request, limits: this.options.limits };
+      const message: ToWorker = { type: 'run', id: job.id, fn: job.fn, request: job.request, limits: this.options.limits };
       slot.worker.postMessage(message);
     }
   }

@@ -4,7 +4,8 @@
  * string as the hosted service passes it, or a promise of the parsed value), `console`, and an
  * in-sandbox `oEvent`. Only four host functions cross the boundary, each taking and returning JSON
  * text: `__host` (asynchronous module calls), `__hostSync` (setHeader, hashes, logs), `__respond`
- * and `__fail`. Nothing of the host's objects is ever handed to the function.
+ * and `__fail`. Nothing of the host's objects is ever handed to the function. The prelude evaluates
+ * to the function that starts one invocation from the request's JSON text.
  */
 export const SANDBOX_PRELUDE = String.raw`
 'use strict';
@@ -204,17 +205,17 @@ export const SANDBOX_PRELUDE = String.raw`
       }
     },
   };
-  let status = 200;
-  const headers = {};
-  const send = (value) => { respond(JSON.stringify({ value: value === undefined ? null : value, status, headers })); };
-  const response = {
-    send, end: send,
-    setHeader(name, value) { headers[String(name)] = String(value); },
-    status(code) { status = Number(code); return response; },
-  };
-  global.__start = function () {
-    const request = JSON.parse(global.__request);
-    delete global.__request;
+  /** One invocation: a fresh response each time, so a warm context carries no reply state over. */
+  const start = function (requestText) {
+    let status = 200;
+    const headers = {};
+    const send = (value) => { respond(JSON.stringify({ value: value === undefined ? null : value, status, headers })); };
+    const response = {
+      send, end: send,
+      setHeader(name, value) { headers[String(name)] = String(value); },
+      status(code) { status = Number(code); return response; },
+    };
+    const request = JSON.parse(requestText);
     const exported = (global.module && global.module.exports) || global.exports || {};
     const entry = typeof global.onRequest === 'function' ? global.onRequest : typeof exported.onRequest === 'function' ? exported.onRequest : null;
     if (!entry) return fail('the source defines no onRequest(request, response, modules) function');
@@ -227,5 +228,6 @@ export const SANDBOX_PRELUDE = String.raw`
   };
   global.exports = {};
   global.module = { exports: global.exports };
-})(globalThis);
+  return start;
+})(globalThis)
 `;

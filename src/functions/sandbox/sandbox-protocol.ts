@@ -1,5 +1,6 @@
 import type { Json } from '../../core/wire-values.js';
 import type { SandboxLimits } from './quickjs-sandbox.js';
+import type { SandboxFunction } from './warm-contexts.js';
 
 /** What a sandbox worker starts with. */
 export interface SandboxWorkerData {
@@ -17,7 +18,13 @@ export interface SentReply {
 
 /** Main thread → worker. */
 export type ToWorker =
-  | { readonly type: 'run'; readonly id: number; readonly source: string; readonly request: Json; readonly limits: SandboxLimits }
+  | {
+      readonly type: 'run';
+      readonly id: number;
+      readonly fn: SandboxFunction;
+      readonly request: Json;
+      readonly limits: SandboxLimits;
+    }
   | { readonly type: 'answer'; readonly callId: number; readonly answer: HostAnswer };
 
 /** Worker → main thread. */

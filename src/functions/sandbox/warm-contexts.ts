@@ -1,0 +1,67 @@
+import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
+import type { Json } from '../../core/wire-values.js';
+import { type SandboxHost, type SandboxLimits, SandboxContext } from './quickjs-sandbox.js';
+
+/** Idle warm contexts one worker keeps, least recently used dropped first. */
+const DEFAULT_CAPACITY = 64;
+
+/** Which deployed function an invocation runs: its warm-context key (null: fresh), version and source. */
+export interface SandboxFunction {
+  /** The application and the function's name; null runs in a fresh context disposed afterwards. */
+  readonly key: string | null;
+  /** When this source was deployed: a redeploy starts a new context even for the same text. */
+  readonly version: number;
+  readonly source: string;
+}
+
+function sameLimits(a: SandboxLimits, b: SandboxLimits): boolean {
+  return a.memoryBytes === b.memoryBytes && a.cpuTicks === b.cpuTicks && a.stackBytes === b.stackBytes;
+}
+
+/**
+ * A worker's idle QuickJS contexts, one per deployed function (its key: the application and the
+ * name), so the next invocation of the same deployment skips parsing the prelude and the source. A
+ * key never reaches another application's or function's context; a redeploy or changed limits start
+ * a new one.
+ */
+export class WarmContexts {
+  private readonly idle = new Map<string, { readonly version: number; readonly context: SandboxContext }>();
+
+  constructor(
+    private readonly quickjs: QuickJSWASMModule,
+    private readonly capacity = DEFAULT_CAPACITY,
+  ) {}
+
+  invoke(fn: SandboxFunction, request: Json, limits: SandboxLimits, host: SandboxHost): void {
+    const { key, version, source } = fn;
+    let context: SandboxContext | undefined;
+    const idle = key === null ? undefined : this.idle.get(key);
+    if (idle) {
+      this.idle.delete(key!);
+      if (idle.version === version && idle.context.source === source && sameLimits(idle.context.limits, limits)) context = idle.context;
+      else idle.context.dispose();
+    }
+    const used = context ?? new SandboxContext(this.quickjs, source, limits);
+    used.invoke(request, {
+      ...host,
+      idle: () => {
+        if (key !== null && used.reusable) this.keep(key, version, used);
+        else used.dispose();
+        host.idle();
+      },
+    });
+  }
+
+  /** Idle contexts held now. */
+  get size(): number {
+    return this.idle.size;
+  }
+
+  private keep(key: string, version: number, context: SandboxContext): void {
+    this.idle.set(key, { version, context });
+    if (this.idle.size <= this.capacity) return;
+    const [oldestKey, oldest] = this.idle.entries().next().value as [string, { readonly context: SandboxContext }];
+    this.idle.delete(oldestKey);
+    oldest.context.dispose();
+  }
+}
