@@ -4,10 +4,12 @@
  * (`POST /1/bench/hello`, the same body, the same reply shape), both through `service.handle()` on
  * one service, so the difference is the functions runtime: name check, suspension and concurrency
  * bookkeeping, timeout timer, response object, modules. Host-defined functions have no cold start
- * (they are plain functions). The same function deployed as source runs in a fresh QuickJS runtime
- * on a worker thread per invocation: its warm row and its cold start (a fresh service: the worker
- * thread and QuickJS's wasm loaded on the first call) are measured against the same route.
+ * (they are plain functions). The same function deployed as source runs in QuickJS on a worker
+ * thread, in the function's warm context: one call at a time, 16 in flight (both workers busy), with
+ * `keepWarm: false` (a fresh runtime per invocation), and its cold start (a fresh service: the worker
+ * thread and QuickJS's wasm loaded on the first call), each against the same route.
  */
+import { Worker } from 'node:worker_threads';
 import type { Json } from '../src/core/wire-values.js';
 import { memoryStorage } from '../src/memory.js';
 import { createService } from '../src/service.js';
@@ -22,6 +24,50 @@ const DEPLOYED_SOURCE = 'function onRequest(request, response) { response.send("
 const JAVA_SOURCE =
   'public static void onRequest(final Request request, final Response response, final Modules modules) throws Throwable {\n' +
   '  response.send("hello " + request.getParams().getString("name"));\n}';
+
+/** Requests kept in flight by the concurrent rows. */
+const IN_FLIGHT = 16;
+
+/** An op that sends `IN_FLIGHT` requests at once and waits for all. */
+function inFlight(op: () => Promise<unknown>): () => Promise<unknown> {
+  return () => Promise.all(Array.from({ length: IN_FLIGHT }, op));
+}
+
+/** A comparison of `inFlight` ops restated per request (the ratios are unchanged). */
+function perRequest(c: Comparison): Comparison {
+  const scale = (values: readonly number[]) => values.map((v) => v * IN_FLIGHT);
+  return { ...c, ours: c.ours * IN_FLIGHT, reference: c.reference * IN_FLIGHT, oursRounds: scale(c.oursRounds), referenceRounds: scale(c.referenceRounds), oursWall: c.oursWall * IN_FLIGHT, referenceWall: c.referenceWall * IN_FLIGHT };
+}
+
+/**
+ * The physical limit of one call at a time through a worker thread: a bare echo worker, answering a
+ * run message of the same shape with one batch, awaited in turn.
+ */
+function workerRoundTrip(): { op: () => Promise<unknown>; close: () => Promise<number> } {
+  const worker = new Worker("require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage([{ type: 'send', id: m.id }, { type: 'idle', id: m.id }]))", { eval: true });
+  let id = 0;
+  const op = () =>
+    new Promise<unknown>((resolve) => {
+      worker.once('message', resolve);
+      worker.postMessage({ type: 'run', id: ++id, fn: { key: 'benchfn\u0000helloDeployed', version: 1, source: DEPLOYED_SOURCE }, requestText: JSON.stringify({ method: 'POST', body: { name: 'bench' }, query: {}, headers: HEADERS, path: null }), limits: {} });
+    });
+  return { op, close: () => worker.terminate() };
+}
+
+/** A deployed function on a service whose sandbox gives every invocation a fresh runtime. */
+async function freshRuntime(config: BenchConfig, reference: () => Promise<unknown>): Promise<Comparison> {
+  const service = createService({ storage: memoryStorage(), applications: [APP], captcha: false, users: false, realtime: false, functions: { deployed: { keepWarm: false } } });
+  try {
+    const put = await service.handle({ method: 'PUT', path: '/1/cloudCode/fresh', search: '', headers: { ...HEADERS, 'x-svc-master-key': 'master' }, body: new TextEncoder().encode(JSON.stringify({ language: 'node', source: DEPLOYED_SOURCE })) });
+    if (put.status !== 200) throw new Error(`deploy answered ${put.status}`);
+    const call = () => service.handle({ method: 'POST', path: '/1/functions/fresh', search: '', headers: HEADERS, body: BODY });
+    const first = await call();
+    if (first.status !== 200) throw new Error(`fresh call answered ${first.status} ${String(first.body)}`);
+    return await compare(config, call, reference, { clock: 'wall' });
+  } finally {
+    await service.close();
+  }
+}
 
 /** Median first-call and warm-call times of a deployed function, each on a fresh service. */
 async function coldStart(config: BenchConfig): Promise<Comparison & { detail: { coldMs: number; warmMs: number; samples: number } }> {
@@ -99,6 +145,13 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
     await check('/1/functions/helloDeployed');
     config.log('functions: a deployed function (QuickJS on a worker thread)');
     const deployed = await compare(config, call('/1/functions/helloDeployed'), call('/1/bench/hello'), { clock: 'wall' });
+    config.log('functions: a deployed function against a bare worker round trip');
+    const echo = workerRoundTrip();
+    const hop = await compare(config, call('/1/functions/helloDeployed'), echo.op, { clock: 'wall' }).finally(echo.close);
+    config.log(`functions: a deployed function, ${IN_FLIGHT} in flight`);
+    const concurrent = perRequest(await compare(config, inFlight(call('/1/functions/helloDeployed')), inFlight(call('/1/bench/hello')), { clock: 'wall' }));
+    config.log('functions: a deployed function with keepWarm: false');
+    const fresh = await freshRuntime(config, call('/1/bench/hello'));
     config.log('functions: cold start of a deployed function');
     const cold = await coldStart(config);
     const javaDeploy = await service.handle({
@@ -121,7 +174,19 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
       }),
       comparisonRow('functions', 'POST /1/functions/helloDeployed (deployed source, QuickJS on a worker thread) vs a host route doing the same', 'host route', deployed, 0.5, {
         unit: 'req/s',
-        note: 'wall clock; each invocation: a fresh QuickJS runtime and context, two thread hops, JSON across the boundary',
+        note: 'wall clock, one call at a time; each invocation: the function\'s warm QuickJS context, two thread hops, JSON across the boundary',
+      }),
+      comparisonRow('functions', 'POST /1/functions/helloDeployed, one call at a time, vs a bare round trip to a worker thread (the limit of one call at a time)', 'worker echo', hop, null, {
+        unit: 'req/s',
+        note: 'wall clock; the echo answers the same run message, with no HTTP, runner or QuickJS work',
+      }),
+      comparisonRow('functions', `POST /1/functions/helloDeployed, ${IN_FLIGHT} in flight (2 worker threads) vs the host route, ${IN_FLIGHT} in flight`, 'host route', concurrent, 0.5, {
+        unit: 'req/s',
+        note: 'wall clock; both sides per request',
+      }),
+      comparisonRow('functions', 'POST /1/functions/fresh (deployed, keepWarm: false: a fresh QuickJS runtime per invocation) vs a host route doing the same', 'host route', fresh, null, {
+        unit: 'req/s',
+        note: 'wall clock; the prelude and the source parsed on every invocation',
       }),
       comparisonRow('functions', 'first call of a deployed function on a fresh service (worker start, QuickJS load) vs a warm call', 'warm call', cold, null, {
         unit: 'calls/s',

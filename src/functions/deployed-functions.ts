@@ -97,7 +97,10 @@ export class DeployedFunctions {
       new Promise<void>((resolve, reject) => {
         this.pool ??= new SandboxPool({ size: this.deps.workers, limits, timer: this.deps.timer, logger: this.deps.logger });
         const fn = { key: this.deps.keepWarm ? `${appId}\u0000${deployed.name}` : null, version: deployed.updatedAt, source: deployed.source };
-        this.pool.run(fn, request as unknown as Json, deadlineMs, {
+        // The raw bytes cross as base64; the prelude turns them back into a Uint8Array.
+        const sandboxRequest: Json = { method: request.method, body: request.body, query: request.query, headers: request.headers, path: request.path ?? null };
+        if (request.raw) sandboxRequest['raw'] = { __bytes: Buffer.from(request.raw).toString('base64') };
+        this.pool.run(fn, sandboxRequest, deadlineMs, {
           call: (module, method, args) => callModule(modules, module, method, args),
           setHeader: (headers) => modules.oData.setHeader(headers),
           log: (level, message) => logs.append(appId, deployed.name, level, message),

@@ -95,3 +95,21 @@ describe('deployed functions: timers, async, bytes', () => {
     expect((await call('timers')).status).toBe(200); // the worker is free for the next call
   });
 });
+
+describe('deployed functions: the request', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ captcha: false, functions: {} });
+  });
+  afterAll(() => server.close());
+
+  it('hands method, query, headers, path and the raw body bytes to the sandbox', async () => {
+    const source = `function onRequest(request, response) {
+  response.send({ method: request.method, query: request.query, header: request.headers['x-probe'], path: request.path,
+    raw: request.raw ? request.raw.toString('utf8') : null, bytes: request.raw ? request.raw.length : null, hex: request.raw ? request.raw.toString('hex') : null });
+}`;
+    expect((await server.request('PUT', '/1/cloudCode/echo', { auth: 'master', body: { language: 'node', source } })).status).toBe(200);
+    const res = await fetch(`${server.url}/${SECRET}/echo?a=1`, { method: 'PUT', headers: { 'content-type': 'text/plain', 'x-probe': 'yes' }, body: 'é!' });
+    expect(await res.json()).toEqual({ method: 'PUT', query: { a: '1' }, header: 'yes', path: `/${SECRET}/echo`, raw: 'é!', bytes: 3, hex: 'c3a921' });
+  });
+});

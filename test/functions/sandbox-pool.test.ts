@@ -20,7 +20,7 @@ class FakeWorker extends EventEmitter {
     return Promise.resolve(1);
   }
   say(message: ToPool): void {
-    this.emit('message', message);
+    this.emit('message', [message]);
   }
   exit(): void {
     this.emit('exit', 1);
@@ -79,6 +79,45 @@ describe('sandbox pool', () => {
     replacement.say({ type: 'send', id: 2, reply: { value: 'answered', status: 200, headers: {} } });
     expect(next.outcome).toBe('sent answered');
     expect(silent.outcome).toBe('failed cloud function function failed: its sandbox was stopped');
+    void pool.close();
+  });
+
+  it('hands each worker the running job and the next, and requeues the unstarted one when the worker is replaced', () => {
+    const workers: FakeWorker[] = [];
+    const timer = manualTimer();
+    const pool = new SandboxPool({
+      size: 1,
+      limits: DEFAULT_SANDBOX_LIMITS,
+      timer,
+      logger: silentLogger,
+      spawn: () => {
+        const worker = new FakeWorker();
+        workers.push(worker);
+        return worker as unknown as Worker;
+      },
+    });
+    workers[0]!.say({ type: 'ready' });
+    const runs = [recordingRun(), recordingRun(), recordingRun()];
+    for (const run of runs) pool.run({ key: 'app\u0000f', version: 1, source: 'source' }, { n: 1 }, 1000, run);
+    const ids = (worker: FakeWorker) => worker.received.map((m) => (m.type === 'run' ? m.id : null));
+    expect(ids(workers[0]!)).toEqual([1, 2]);
+    expect(workers[0]!.received[0]).toMatchObject({ requestText: '{"n":1}', fn: { key: 'app\u0000f' } });
+
+    // The first finishes: the second is running now (its deadline armed), the third is handed over.
+    workers[0]!.say({ type: 'send', id: 1, reply: { value: 'one', status: 200, headers: {} } });
+    workers[0]!.say({ type: 'idle', id: 1 });
+    expect(ids(workers[0]!)).toEqual([1, 2, 3]);
+    // A message of the job that waits behind the running one is not taken as the running job's.
+    workers[0]!.say({ type: 'send', id: 3, reply: { value: 'early', status: 200, headers: {} } });
+    expect(runs[2]!.outcome).toBeNull();
+
+    timer.fireAll(); // the second's deadline passes: the worker is replaced
+    workers[0]!.exit();
+    expect(runs.map((r) => r.outcome)).toEqual(['sent one', 'failed cloud function function failed: its sandbox was stopped', null]);
+    workers[1]!.say({ type: 'ready' });
+    expect(ids(workers[1]!)).toEqual([3]);
+    workers[1]!.say({ type: 'send', id: 3, reply: { value: 'three', status: 200, headers: {} } });
+    expect(runs[2]!.outcome).toBe('sent three');
     void pool.close();
   });
 });

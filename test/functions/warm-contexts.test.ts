@@ -19,7 +19,7 @@ interface Outcome {
 function invoke(contexts: WarmContexts, key: string | null, source: string, call: SandboxHost['call'] = async () => null, version = 1): Promise<Outcome> {
   return new Promise((resolve) => {
     const outcome: Outcome = { idle: false };
-    contexts.invoke({ key, version, source }, { body: {} }, DEFAULT_SANDBOX_LIMITS, {
+    contexts.invoke({ key, version, source }, '{"body":{}}', DEFAULT_SANDBOX_LIMITS, {
       call,
       setHeader() {},
       log() {},
@@ -48,6 +48,29 @@ describe('warm sandbox contexts', () => {
     expect((await invoke(contexts, null, COUNTER)).sent).toBe(1);
     expect((await invoke(contexts, null, COUNTER)).sent).toBe(1);
     expect(contexts.size).toBe(3);
+  });
+
+  it('gives each warm invocation its own response and oEvent hub', async () => {
+    const contexts = new WarmContexts(quickjs);
+    const source = `var calls = 0;
+function onRequest(request, response, modules) {
+  calls++;
+  var heard = 0;
+  modules.oEvent.on('ping', function () { heard++; });
+  modules.oEvent.emit('ping', 1);
+  if (calls === 1) response.status(201).setHeader('X-First', 'yes');
+  response.send({ calls: calls, heard: heard });
+}`;
+    const replies: unknown[] = [];
+    for (let i = 0; i < 2; i++) {
+      await new Promise<void>((resolve) =>
+        contexts.invoke({ key: 'ev', version: 1, source }, '{}', DEFAULT_SANDBOX_LIMITS, { call: async () => null, setHeader() {}, log() {}, send: (reply) => replies.push(reply), fail() {}, idle: resolve }),
+      );
+    }
+    expect(replies).toEqual([
+      { value: { calls: 1, heard: 1 }, status: 201, headers: { 'X-First': 'yes' } },
+      { value: { calls: 2, heard: 1 }, status: 200, headers: {} },
+    ]);
   });
 
   it('starts fresh after a redeploy, after a failure, and after a reply sent with work pending', async () => {

@@ -6,16 +6,30 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HostAnswer, SandboxWorkerData, ToPool, ToWorker } from './sandbox-protocol.js';
+
+type RunMessage = Extract<ToWorker, { type: 'run' }>;
 import { loadQuickJs } from './quickjs-sandbox.js';
 import { WarmContexts } from './warm-contexts.js';
 
 const port = parentPort!;
 const data = workerData as SandboxWorkerData;
-const post = (message: ToPool) => port.postMessage(message);
+/** Messages of one turn go out together (an invocation's send and idle, say): one wake-up of the main thread. */
+let outbox: ToPool[] = [];
+const post = (message: ToPool) => {
+  outbox.push(message);
+  if (outbox.length === 1) queueMicrotask(flush);
+};
+function flush(): void {
+  const batch = outbox;
+  outbox = [];
+  port.postMessage(batch);
+}
 const waiting = new Map<number, (answer: HostAnswer) => void>();
 let nextCall = 1;
 
 let contexts: WarmContexts | null = null;
+/** Run messages in arrival order; the first is running. */
+const queued: RunMessage[] = [];
 
 port.on('message', (message: ToWorker) => {
   if (message.type === 'answer') {
@@ -23,9 +37,16 @@ port.on('message', (message: ToWorker) => {
     waiting.delete(message.callId);
     return;
   }
-  if (!contexts) return;
+  queued.push(message);
+  if (queued.length === 1) runNext();
+});
+
+/** Runs the oldest queued invocation; the next starts once it is idle. */
+function runNext(): void {
+  const message = queued[0];
+  if (!message || !contexts) return;
   const { id } = message;
-  contexts.invoke(message.fn, message.request, message.limits, {
+  contexts.invoke(message.fn, message.requestText, message.limits, {
     call: (module, method, args) =>
       new Promise((resolve, reject) => {
         const callId = nextCall++;
@@ -36,13 +57,19 @@ port.on('message', (message: ToWorker) => {
     log: (level, text) => post({ type: 'log', id, level, message: text }),
     send: (reply) => post({ type: 'send', id, reply }),
     fail: (text, cpu) => post({ type: 'fail', id, message: text, cpu }),
-    idle: () => post({ type: 'idle', id }),
+    idle: () => {
+      post({ type: 'idle', id });
+      queued.shift();
+      // Not from inside the finished invocation's stack.
+      if (queued.length > 0) setImmediate(runNext);
+    },
   });
-});
+}
 // No top-level await: the worker is also built as CommonJS. The pool sends nothing before 'ready'.
 loadQuickJs(data.resolveFrom).then(
   (loaded) => {
     contexts = new WarmContexts(loaded);
+    runNext();
     post({ type: 'ready' });
   },
   (error: unknown) => post({ type: 'broken', message: error instanceof Error ? error.message : String(error) }),

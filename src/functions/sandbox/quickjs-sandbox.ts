@@ -151,8 +151,8 @@ export class SandboxContext {
     return this.runtime !== null && this.current === null;
   }
 
-  /** Starts one invocation; `host.idle()` reports its end (the context then reusable or disposed). */
-  invoke(request: Json, host: SandboxHost): void {
+  /** Starts one invocation from the request's JSON text; `host.idle()` reports its end (the context then reusable or disposed). */
+  invoke(requestText: string, host: SandboxHost): void {
     if (!this.reusable) throw new Error('the sandbox context is busy or disposed');
     const invocation: Invocation = { host, finished: false, failed: false };
     this.current = invocation;
@@ -163,7 +163,7 @@ export class SandboxContext {
     if (loadError !== null || !this.start) {
       this.failWith(loadError ?? 'the function did not load');
     } else {
-      const text = this.context.newString(JSON.stringify(request));
+      const text = this.context.newString(requestText);
       const result = this.context.callFunction(this.start, this.context.undefined, text);
       text.dispose();
       if (result.error) this.failWith(this.errorMessage(result.error));

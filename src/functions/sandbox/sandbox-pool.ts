@@ -34,16 +34,24 @@ interface Job {
   /** Past this long the worker is terminated and replaced. */
   readonly deadlineMs: number;
   readonly fn: SandboxFunction;
-  readonly request: Json;
+  /** The request as JSON text: one string crosses to the worker, not a structured clone. */
+  readonly requestText: string;
   readonly run: SandboxRun;
 }
+
+/**
+ * Jobs a worker holds at once: the running one and the next, queued in the worker so it starts
+ * without waiting for a round trip to the main thread after each invocation.
+ */
+const JOBS_PER_WORKER = 2;
 
 interface Slot {
   worker: Worker;
   ready: boolean;
   /** Terminate was asked for: the slot takes no more jobs, and its late messages are ignored. */
   stopping: boolean;
-  job: Job | null;
+  /** The running job first, then the one the worker starts next (it has sent nothing yet). */
+  jobs: Job[];
   cancelDeadline: () => void;
 }
 
@@ -55,9 +63,11 @@ function defaultSpawn(): () => Worker {
 }
 
 /**
- * Worker threads running deployed functions, one invocation per worker at a time, queued in arrival
- * order. A worker whose invocation outlives its deadline (a loop QuickJS's CPU budget did not
- * stop, a module call that never returns) is terminated and replaced; one that dies is replaced too.
+ * Worker threads running deployed functions, one invocation per worker at a time (the next one
+ * waiting in the worker), queued in arrival order. A worker whose invocation outlives its deadline
+ * (a loop QuickJS's CPU budget did not stop, a module call that never returns) is terminated and
+ * replaced; one that dies is replaced too. The job it had not started yet goes back to the queue:
+ * the worker ignores nothing of it, and no message of it reached the host.
  */
 export class SandboxPool {
   private readonly slots: Slot[] = [];
@@ -78,7 +88,7 @@ export class SandboxPool {
   run(fn: SandboxFunction, request: Json, deadlineMs: number, run: SandboxRun): void {
     if (this.closed) return run.fail(svcError('functionRuntimeMissing', 'the service is closing'));
     if (this.broken) return run.fail(svcError('functionRuntimeMissing', this.broken));
-    this.queue.push({ id: this.nextId++, deadlineMs, fn, request, run });
+    this.queue.push({ id: this.nextId++, deadlineMs, fn, requestText: JSON.stringify(request), run });
     this.dispatch();
   }
 
@@ -90,14 +100,19 @@ export class SandboxPool {
 
   private start(): Slot {
     const worker = this.spawn();
-    const slot: Slot = { worker, ready: false, stopping: false, job: null, cancelDeadline: () => {} };
+    const slot: Slot = { worker, ready: false, stopping: false, jobs: [], cancelDeadline: () => {} };
     worker.unref();
-    worker.on('message', (message: ToPool) => this.receive(slot, message));
+    // The worker sends its messages in batches, in order.
+    worker.on('message', (batch: readonly ToPool[]) => {
+      for (const message of batch) this.receive(slot, message);
+    });
     worker.on('error', (error) => this.options.logger.warn('functions: a sandbox worker failed', { error: String(error) }));
     worker.on('exit', () => {
       if (this.closed) return;
       slot.cancelDeadline();
-      slot.job?.run.fail(svcError('functionFailed', 'function', 'its sandbox was stopped'));
+      const [running, ...notStarted] = slot.jobs;
+      running?.run.fail(svcError('functionFailed', 'function', 'its sandbox was stopped'));
+      this.queue.unshift(...notStarted);
       const index = this.slots.indexOf(slot);
       if (index >= 0) this.slots[index] = this.start();
       this.dispatch();
@@ -107,21 +122,27 @@ export class SandboxPool {
 
   private dispatch(): void {
     for (const slot of this.slots) {
-      if (!slot.ready || slot.job || this.queue.length === 0) continue;
-      const job = this.queue.shift()!;
-      slot.job = job;
-      slot.cancelDeadline = this.options.timer.setTimeout(() => {
-        if (slot.job !== job) return;
-        this.options.logger.warn('functions: terminating a sandbox past its deadline', { deadlineMs: job.deadlineMs });
-        // Termination is asynchronous: until 'exit' the worker may still report 'idle', and a job
-        // handed to it then would die with it.
-        slot.stopping = true;
-        slot.ready = false;
-        void slot.worker.terminate();
-      }, job.deadlineMs);
-      const message: ToWorker = { type: 'run', id: job.id, fn: job.fn, request: job.request, limits: this.options.limits };
-      slot.worker.postMessage(message);
+      while (slot.ready && slot.jobs.length < JOBS_PER_WORKER && this.queue.length > 0) {
+        const job = this.queue.shift()!;
+        slot.jobs.push(job);
+        if (slot.jobs.length === 1) this.armDeadline(slot, job);
+        const message: ToWorker = { type: 'run', id: job.id, fn: job.fn, requestText: job.requestText, limits: this.options.limits };
+        slot.worker.postMessage(message);
+      }
     }
+  }
+
+  /** Terminates the slot's worker if `job` is still its running job `deadlineMs` after it started. */
+  private armDeadline(slot: Slot, job: Job): void {
+    slot.cancelDeadline = this.options.timer.setTimeout(() => {
+      if (slot.jobs[0] !== job) return;
+      this.options.logger.warn('functions: terminating a sandbox past its deadline', { deadlineMs: job.deadlineMs });
+      // Termination is asynchronous: until 'exit' the worker may still report 'idle', and a job
+      // handed to it then would die with it.
+      slot.stopping = true;
+      slot.ready = false;
+      void slot.worker.terminate();
+    }, job.deadlineMs);
   }
 
   private receive(slot: Slot, message: ToPool): void {
@@ -135,7 +156,8 @@ export class SandboxPool {
       for (const job of this.queue.splice(0)) job.run.fail(svcError('functionRuntimeMissing', message.message));
       return;
     }
-    const job = slot.job;
+    // The worker runs its jobs in order: every message is of the running one.
+    const job = slot.jobs[0];
     if (!job || job.id !== message.id) return;
     switch (message.type) {
       case 'call':
@@ -144,7 +166,7 @@ export class SandboxPool {
           (error: unknown) => ({ err: coded(error) }),
         ).then((answer) => {
           const reply: ToWorker = { type: 'answer', callId: message.callId, answer };
-          if (slot.job === job) slot.worker.postMessage(reply);
+          if (slot.jobs[0] === job) slot.worker.postMessage(reply);
         });
         return;
       case 'setHeader':
@@ -155,10 +177,13 @@ export class SandboxPool {
         return job.run.send(message.reply);
       case 'fail':
         return job.run.fail(message.cpu ? svcError('functionCpuExceeded', 'function', this.options.limits.cpuTicks) : new Error(message.message));
-      case 'idle':
+      case 'idle': {
         slot.cancelDeadline();
-        slot.job = null;
+        slot.jobs.shift();
+        const next = slot.jobs[0];
+        if (next) this.armDeadline(slot, next);
         return this.dispatch();
+      }
     }
   }
 }

@@ -74,8 +74,9 @@ export const SANDBOX_PRELUDE = String.raw`
     return out;
   };
   const bytesArg = (value) => value instanceof Uint8Array ? { __bytes: toBase64(value) } : String(value);
-  const bytesOf = (text) => {
-    const bytes = fromBase64(JSON.parse(text).__bytes);
+  const bytesOf = (text) => bytesFromBase64(JSON.parse(text).__bytes);
+  const bytesFromBase64 = (base64) => {
+    const bytes = fromBase64(base64);
     // Buffer's common toString encodings, so code written for the hosted Buffers keeps working.
     bytes.toString = function (encoding) {
       if (encoding === 'base64') return toBase64(this);
@@ -194,16 +195,19 @@ export const SANDBOX_PRELUDE = String.raw`
     if (name === 'async') return asyncLib;
     throw new Error("Cannot find module '" + String(name) + "' (only 'async' is available)");
   };
-  const listeners = new Map();
-  modules.oEvent = {
-    on(event, callback) { listeners.set(event, [...(listeners.get(event) || []), { callback, times: Infinity, list: [] }]); },
-    after(event, times, callback) { listeners.set(event, [...(listeners.get(event) || []), { callback, times, list: [] }]); },
-    emit(event, data) {
-      for (const l of listeners.get(event) || []) {
-        if (l.times === Infinity) l.callback(data);
-        else { l.list.push(data); if (l.list.length === l.times) l.callback(l.list); }
-      }
-    },
+  /** oEvent's hub: one per invocation, so a warm context's next call never meets old listeners. */
+  const eventHub = () => {
+    const listeners = new Map();
+    return {
+      on(event, callback) { listeners.set(event, [...(listeners.get(event) || []), { callback, times: Infinity, list: [] }]); },
+      after(event, times, callback) { listeners.set(event, [...(listeners.get(event) || []), { callback, times, list: [] }]); },
+      emit(event, data) {
+        for (const l of listeners.get(event) || []) {
+          if (l.times === Infinity) l.callback(data);
+          else { l.list.push(data); if (l.list.length === l.times) l.callback(l.list); }
+        }
+      },
+    };
   };
   /** One invocation: a fresh response each time, so a warm context carries no reply state over. */
   const start = function (requestText) {
@@ -216,11 +220,12 @@ export const SANDBOX_PRELUDE = String.raw`
       status(code) { status = Number(code); return response; },
     };
     const request = JSON.parse(requestText);
+    if (request.raw) request.raw = bytesFromBase64(request.raw.__bytes);
     const exported = (global.module && global.module.exports) || global.exports || {};
     const entry = typeof global.onRequest === 'function' ? global.onRequest : typeof exported.onRequest === 'function' ? exported.onRequest : null;
     if (!entry) return fail('the source defines no onRequest(request, response, modules) function');
     try {
-      const returned = entry(request, response, modules);
+      const returned = entry(request, response, Object.assign({}, modules, { oEvent: eventHub() }));
       if (returned && typeof returned.then === 'function') returned.then(undefined, (e) => fail(String(e && e.message || e)));
     } catch (e) {
       fail(String(e && e.message || e));

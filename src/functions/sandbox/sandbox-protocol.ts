@@ -22,12 +22,13 @@ export type ToWorker =
       readonly type: 'run';
       readonly id: number;
       readonly fn: SandboxFunction;
-      readonly request: Json;
+      /** The request as JSON text. */
+      readonly requestText: string;
       readonly limits: SandboxLimits;
     }
   | { readonly type: 'answer'; readonly callId: number; readonly answer: HostAnswer };
 
-/** Worker → main thread. */
+/** Worker → main thread, posted as arrays: the messages of one turn together, in order. */
 export type ToPool =
   | { readonly type: 'ready' }
   | { readonly type: 'broken'; readonly message: string }

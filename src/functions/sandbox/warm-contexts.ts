@@ -1,5 +1,4 @@
 import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
-import type { Json } from '../../core/wire-values.js';
 import { type SandboxHost, type SandboxLimits, SandboxContext } from './quickjs-sandbox.js';
 
 /** Idle warm contexts one worker keeps, least recently used dropped first. */
@@ -32,7 +31,8 @@ export class WarmContexts {
     private readonly capacity = DEFAULT_CAPACITY,
   ) {}
 
-  invoke(fn: SandboxFunction, request: Json, limits: SandboxLimits, host: SandboxHost): void {
+  /** Starts one invocation of `fn` with the request's JSON text; `host.idle()` reports its end. */
+  invoke(fn: SandboxFunction, requestText: string, limits: SandboxLimits, host: SandboxHost): void {
     const { key, version, source } = fn;
     let context: SandboxContext | undefined;
     const idle = key === null ? undefined : this.idle.get(key);
@@ -42,7 +42,7 @@ export class WarmContexts {
       else idle.context.dispose();
     }
     const used = context ?? new SandboxContext(this.quickjs, source, limits);
-    used.invoke(request, {
+    used.invoke(requestText, {
       ...host,
       idle: () => {
         if (key !== null && used.reusable) this.keep(key, version, used);
