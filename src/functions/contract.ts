@@ -1,4 +1,5 @@
 import type { Json } from '../core/wire-values.js';
+import type { NodeRSA } from './rsa-module.js';
 import type { HttpModule } from './http-module.js';
 import type { RedisModule } from './redis-module.js';
 import type { EncodingModule, EventModule, GzipModule, LogModule } from './util-modules.js';
@@ -151,6 +152,8 @@ export interface FunctionModules {
   readonly oLocation: LocationModule;
   readonly oBatch: BatchModule;
   readonly oCrypto: CryptoModule;
+  /** node-rsa's `NodeRSA` class: `new modules.oCryptoRSA({ b: 512 })`, `encrypt(text, 'base64')`, `decrypt(x, 'utf8')`. */
+  readonly oCryptoRSA: typeof NodeRSA;
 }
 
 /** A cloud function: `onRequest(request, response, modules)` of the hosted service. */

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { NodeRSA } from './rsa-module.js';
 import { type Caller, type SessionResolver, internalCaller, sessionCaller } from '../app/caller.js';
 import { isSvcError, svcError } from '../core/errors.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
@@ -283,6 +284,11 @@ class InvocationModules implements FunctionModules {
         return (await runBatch({ records: deps.records, storage: deps.storage, sessions: deps.sessions }, acting.caller, batch)) as Json;
       }),
     }));
+  }
+
+  /** node-rsa's class (rest-facts §7.2), over node:crypto. */
+  get oCryptoRSA() {
+    return NodeRSA;
   }
 
   get oCrypto() {

@@ -7,6 +7,7 @@ import { SANDBOX_PRELUDE } from './sandbox-prelude.js';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { MAX_INFLATED, encodingModule } from '../util-modules.js';
 import { sandboxTimers } from './sandbox-timers.js';
+import { rsaCall, rsaStateOf } from '../rsa-module.js';
 
 /** What one deployed invocation may use. */
 export interface SandboxLimits {
@@ -266,6 +267,14 @@ export class SandboxContext {
         case 'clearTimer':
           this.timers.clear(Number(args[0]));
           return context.newString('null');
+        case 'rsa':
+          try {
+            const [op, state, ...rest] = args as [string, unknown, ...unknown[]];
+            const answer = rsaCall(String(op), rsaStateOf(state), rest.map(decodeBytes));
+            return context.newString(jsonText({ state: answer.state, value: Buffer.isBuffer(answer.value) ? { __bytes: answer.value.toString('base64') } : answer.value }));
+          } catch (error) {
+            return context.newError(error instanceof Error ? error.message : String(error));
+          }
         case 'gzip':
         case 'ungzip':
         case 'convert':
@@ -310,6 +319,11 @@ export class SandboxContext {
       return deferred.handle;
     });
   }
+}
+
+/** `{__bytes: base64}` as a Buffer; any other value as it is. */
+function decodeBytes(value: unknown): unknown {
+  return typeof value === 'object' && value !== null && typeof (value as { __bytes?: unknown }).__bytes === 'string' ? Buffer.from((value as { __bytes: string }).__bytes, 'base64') : value;
 }
 
 /** Decodes the `{__bytes: base64}` the prelude sends for a Uint8Array; strings pass. */

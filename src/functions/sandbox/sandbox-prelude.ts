@@ -102,6 +102,40 @@ export const SANDBOX_PRELUDE = String.raw`
     gzip: (data) => { try { return Promise.resolve(bytesOf(sync('gzip', [bytesArg(data)]))); } catch (e) { return Promise.reject(e); } },
     ungzip: (data) => { try { return Promise.resolve(bytesOf(sync('ungzip', [bytesArg(data)]))); } catch (e) { return Promise.reject(e); } },
   };
+  // oCryptoRSA: node-rsa's class; the key lives here as PEM text, each method runs in the worker.
+  const rsaArg = (value) => value instanceof Uint8Array ? { __bytes: toBase64(value) } : value;
+  const rsaValue = (value) => value && typeof value === 'object' && typeof value.__bytes === 'string' ? bytesFromBase64(value.__bytes) : value;
+  class NodeRSA {
+    constructor(key, format, options) {
+      this.state = { pem: null };
+      const opts = format && typeof format === 'object' ? format : options;
+      if (opts) this.setOptions(opts);
+      if (typeof key === 'string' || key instanceof Uint8Array) this.importKey(key, typeof format === 'string' ? format : undefined);
+      else if (key && typeof key === 'object' && 'b' in key) this.generateKeyPair(key.b);
+      else if (key !== undefined && key !== null) throw new Error('oCryptoRSA: the first argument is a key or {b: bits}');
+    }
+    rsa(op, ...args) {
+      const answer = JSON.parse(sync('rsa', [op, this.state, ...args.map(rsaArg)]));
+      this.state = answer.state;
+      return rsaValue(answer.value);
+    }
+    generateKeyPair(bits) { this.rsa('generate', bits); return this; }
+    importKey(key, format) { this.rsa('import', key, format); return this; }
+    exportKey(format) { return this.rsa('export', format); }
+    setOptions(options) { this.rsa('options', options); }
+    isPrivate() { return this.rsa('info').isPrivate; }
+    isPublic(strict) { const info = this.rsa('info'); return strict ? info.isPublic && !info.isPrivate : info.isPublic; }
+    isEmpty() { return this.state.pem === null; }
+    getKeySize() { return this.rsa('info').bits; }
+    getMaxMessageSize() { const bytes = this.getKeySize() / 8; return (this.state.options && this.state.options.encryptionScheme === 'pkcs1') ? bytes - 11 : bytes - 42; }
+    encrypt(data, encoding, sourceEncoding) { return this.rsa('encrypt', data, encoding, sourceEncoding); }
+    encryptPrivate(data, encoding, sourceEncoding) { return this.rsa('encryptPrivate', data, encoding, sourceEncoding); }
+    decrypt(data, encoding) { return this.rsa('decrypt', data, encoding); }
+    decryptPublic(data, encoding) { return this.rsa('decryptPublic', data, encoding); }
+    sign(data, encoding, sourceEncoding) { return this.rsa('sign', data, encoding, sourceEncoding); }
+    verify(data, signature, sourceEncoding, signatureEncoding) { return this.rsa('verify', data, signature, sourceEncoding, signatureEncoding); }
+  }
+  modules.oCryptoRSA = NodeRSA;
   modules.oEncodeing = {
     convert: (text, toCharset, fromCharset) => bytesOf(sync('convert', [bytesArg(text), toCharset, fromCharset === undefined ? null : fromCharset])),
   };
