@@ -1,6 +1,8 @@
-import { createRequire } from 'node:module';
 import type { Writable } from 'node:stream';
 import { configError, svcError } from '../core/errors.js';
+import { loadOptional } from '../core/optional-module.js';
+
+export { loadOptional };
 
 /** The busboy factory, by shape (busboy 1.x is an optional peer dependency). */
 export type BusboyFactory = (config: {
@@ -23,21 +25,6 @@ export interface Aws4FetchModule {
     region: string;
     retries: number;
   }) => { sign(input: string, init?: RequestInit & { aws?: { signQuery?: boolean } }): Promise<Request> };
-}
-
-const cache = new Map<string, unknown>();
-
-/** Loads an optional peer dependency once; undefined when it is not installed. */
-export function loadOptional(id: string): unknown {
-  if (cache.has(id)) return cache.get(id);
-  let mod: unknown;
-  try {
-    mod = createRequire(import.meta.url)(id);
-  } catch {
-    mod = undefined;
-  }
-  cache.set(id, mod);
-  return mod;
 }
 
 /** busboy, or 11007 saying how to install it (multipart uploads need it; raw uploads do not). */

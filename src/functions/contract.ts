@@ -132,6 +132,37 @@ export interface FileModule {
   del: ModuleMethod<{ url: string }>;
 }
 
+/** A moment value, by the calls functions commonly make (cast to moment's own types for the rest). */
+export interface MomentValue {
+  format(pattern?: string): string;
+  valueOf(): number;
+  unix(): number;
+  toISOString(): string;
+  add(amount: number, unit: string): MomentValue;
+  subtract(amount: number, unit: string): MomentValue;
+  utc(): MomentValue;
+  local(): MomentValue;
+  startOf(unit: string): MomentValue;
+  endOf(unit: string): MomentValue;
+  diff(other: MomentValue | string | number | Date, unit?: string): number;
+  isBefore(other: MomentValue | string | number | Date): boolean;
+  isAfter(other: MomentValue | string | number | Date): boolean;
+  toDate(): Date;
+  isValid(): boolean;
+  readonly [method: string]: unknown;
+}
+
+/** `modules.oMoment`: the moment function (the optional peer `moment`). */
+export interface MomentModule {
+  (input?: string | number | Date, format?: string, strict?: boolean): MomentValue;
+  utc(input?: string | number | Date, format?: string): MomentValue;
+  unix(seconds: number): MomentValue;
+  readonly [member: string]: unknown;
+}
+
+/** `modules.oCryptoJS`: crypto-js (the optional peer); cast to `typeof import('crypto-js')` for its types. */
+export type CryptoJsModule = { readonly [member: string]: unknown };
+
 /** The modules a host-defined function receives (more arrive with deployed functions). */
 export interface FunctionModules {
   readonly oEvent: EventModule;
@@ -154,6 +185,8 @@ export interface FunctionModules {
   readonly oCrypto: CryptoModule;
   /** node-rsa's `NodeRSA` class: `new modules.oCryptoRSA({ b: 512 })`, `encrypt(text, 'base64')`, `decrypt(x, 'utf8')`. */
   readonly oCryptoRSA: typeof NodeRSA;
+  readonly oMoment: MomentModule;
+  readonly oCryptoJS: CryptoJsModule;
 }
 
 /** A cloud function: `onRequest(request, response, modules)` of the hosted service. */

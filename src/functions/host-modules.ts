@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { hostLibrary } from './sandbox-libraries.js';
 import { NodeRSA } from './rsa-module.js';
 import { type Caller, type SessionResolver, internalCaller, sessionCaller } from '../app/caller.js';
 import { isSvcError, svcError } from '../core/errors.js';
@@ -13,7 +14,7 @@ import { type HttpModuleOptions, httpModule } from './http-module.js';
 import { type FunctionRedisOptions, redisModule } from './redis-module.js';
 import { encodingModule, eventModule, gzipModule, logModule } from './util-modules.js';
 import type { Logger } from '../core/logger.js';
-import type { DataModule, FunctionModules, ModuleCallback, ModuleMethod, UserDataMethods } from './contract.js';
+import type { CryptoJsModule, DataModule, FunctionModules, ModuleCallback, ModuleMethod, MomentModule, UserDataMethods } from './contract.js';
 import type { FunctionCall, FunctionRunner } from './function-runner.js';
 
 export interface HostModuleDeps {
@@ -284,6 +285,16 @@ class InvocationModules implements FunctionModules {
         return (await runBatch({ records: deps.records, storage: deps.storage, sessions: deps.sessions }, acting.caller, batch)) as Json;
       }),
     }));
+  }
+
+  /** moment itself (an optional peer; 11007 naming the install without it). */
+  get oMoment() {
+    return hostLibrary('oMoment') as MomentModule;
+  }
+
+  /** crypto-js itself (an optional peer; 11007 naming the install without it). */
+  get oCryptoJS() {
+    return hostLibrary('oCryptoJS') as CryptoJsModule;
   }
 
   /** node-rsa's class (rest-facts §7.2), over node:crypto. */

@@ -6,6 +6,10 @@ import { WarmContexts } from '../../src/functions/sandbox/warm-contexts.js';
 import { type ApplicationConfig } from '../../src/app/application.js';
 import { TEST_APP, type TestServer, appHeaders, startTestServer } from '../helpers/server.js';
 
+const noLibraries = (name: string): string => {
+  throw new Error(`no ${name} here`);
+};
+
 /** A global counter: 1 in a fresh context, one more on each warm invocation. */
 const COUNTER = 'var count = 0; function onRequest(request, response) { count++; response.send(count) }';
 
@@ -37,7 +41,7 @@ describe('warm sandbox contexts', () => {
   });
 
   it('reuses a function\'s context (its globals persist) and never another key\'s', async () => {
-    const contexts = new WarmContexts(quickjs);
+    const contexts = new WarmContexts(quickjs, noLibraries);
     expect((await invoke(contexts, 'app\0counter', COUNTER)).sent).toBe(1);
     expect((await invoke(contexts, 'app\0counter', COUNTER)).sent).toBe(2);
     // The same source under another name, or another application, starts fresh.
@@ -51,7 +55,7 @@ describe('warm sandbox contexts', () => {
   });
 
   it('gives each warm invocation its own response and oEvent hub', async () => {
-    const contexts = new WarmContexts(quickjs);
+    const contexts = new WarmContexts(quickjs, noLibraries);
     const source = `var calls = 0;
 function onRequest(request, response, modules) {
   calls++;
@@ -74,7 +78,7 @@ function onRequest(request, response, modules) {
   });
 
   it('starts fresh after a redeploy, after a failure, and after a reply sent with work pending', async () => {
-    const contexts = new WarmContexts(quickjs);
+    const contexts = new WarmContexts(quickjs, noLibraries);
     await invoke(contexts, 'k', COUNTER);
     expect((await invoke(contexts, 'k', COUNTER)).sent).toBe(2);
     const changed = COUNTER + '\n// v2';
@@ -101,7 +105,7 @@ function onRequest(request, response, modules) {
   });
 
   it('stops a warm function at its CPU budget on every invocation, and keeps at most `capacity` idle contexts', async () => {
-    const contexts = new WarmContexts(quickjs, 2);
+    const contexts = new WarmContexts(quickjs, noLibraries, 2);
     const spinSecond = 'var count = 0; function onRequest(request, response) { count++; if (count > 1) while (true) {} response.send(count) }';
     expect((await invoke(contexts, 's', spinSecond)).sent).toBe(1);
     expect((await invoke(contexts, 's', spinSecond)).failed).toBe('interrupted');

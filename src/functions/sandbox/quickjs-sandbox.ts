@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { svcError } from '../../core/errors.js';
 import type { Json } from '../../core/wire-values.js';
 import { SANDBOX_PRELUDE } from './sandbox-prelude.js';
@@ -8,6 +8,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { MAX_INFLATED, encodingModule } from '../util-modules.js';
 import { sandboxTimers } from './sandbox-timers.js';
 import { rsaCall, rsaStateOf } from '../rsa-module.js';
+import type { LibrarySource } from '../sandbox-libraries.js';
 
 /** What one deployed invocation may use. */
 export interface SandboxLimits {
@@ -137,7 +138,12 @@ export class SandboxContext {
   private current: Invocation | null = null;
   private loaded = false;
 
-  constructor(quickjs: QuickJSWASMModule, readonly source: string, readonly limits: SandboxLimits) {
+  constructor(
+    quickjs: QuickJSWASMModule,
+    readonly source: string,
+    readonly limits: SandboxLimits,
+    private readonly libraries: LibrarySource,
+  ) {
     const runtime = quickjs.newRuntime();
     this.runtime = runtime;
     runtime.setMemoryLimit(limits.memoryBytes);
@@ -267,6 +273,18 @@ export class SandboxContext {
         case 'clearTimer':
           this.timers.clear(Number(args[0]));
           return context.newString('null');
+        case 'library':
+          try {
+            return context.newString(jsonText(this.libraries(String(args[0]))));
+          } catch (error) {
+            return context.newError(error instanceof Error ? error.message : String(error));
+          }
+        case 'random': {
+          const length = Number(args[0]);
+          // Web Crypto's own cap per call.
+          if (!Number.isSafeInteger(length) || length < 0 || length > 65_536) return context.newError('getRandomValues: at most 65536 bytes');
+          return context.newString(jsonText({ __bytes: randomBytes(length).toString('base64') }));
+        }
         case 'rsa':
           try {
             const [op, state, ...rest] = args as [string, unknown, ...unknown[]];

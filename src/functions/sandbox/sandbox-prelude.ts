@@ -102,6 +102,26 @@ export const SANDBOX_PRELUDE = String.raw`
     gzip: (data) => { try { return Promise.resolve(bytesOf(sync('gzip', [bytesArg(data)]))); } catch (e) { return Promise.reject(e); } },
     ungzip: (data) => { try { return Promise.resolve(bytesOf(sync('ungzip', [bytesArg(data)]))); } catch (e) { return Promise.reject(e); } },
   };
+  // oMoment and oCryptoJS: the libraries' own builds, evaluated here on first use (one each per context).
+  const libraries = {};
+  const webCrypto = {
+    getRandomValues(array) {
+      const view = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+      view.set(bytesOf(sync('random', [view.length])));
+      return array;
+    },
+  };
+  const noRequire = (name) => { throw new Error("Cannot find module '" + String(name) + "'"); };
+  const loadLibrary = (name) => {
+    if (!libraries[name]) {
+      const module = { exports: {} };
+      const source = JSON.parse(sync('library', [name]));
+      new Function('module', 'exports', 'require', 'window', 'define', source)(module, module.exports, noRequire, { crypto: webCrypto }, undefined);
+      libraries[name] = module.exports;
+    }
+    return libraries[name];
+  };
+  for (const name of ['oMoment', 'oCryptoJS']) Object.defineProperty(modules, name, { get: () => loadLibrary(name), enumerable: true });
   // oCryptoRSA: node-rsa's class; the key lives here as PEM text, each method runs in the worker.
   const rsaArg = (value) => value instanceof Uint8Array ? { __bytes: toBase64(value) } : value;
   const rsaValue = (value) => value && typeof value === 'object' && typeof value.__bytes === 'string' ? bytesFromBase64(value.__bytes) : value;
@@ -259,7 +279,10 @@ export const SANDBOX_PRELUDE = String.raw`
     const entry = typeof global.onRequest === 'function' ? global.onRequest : typeof exported.onRequest === 'function' ? exported.onRequest : null;
     if (!entry) return fail('the source defines no onRequest(request, response, modules) function');
     try {
-      const returned = entry(request, response, Object.assign({}, modules, { oEvent: eventHub() }));
+      // Descriptors, not values: the library getters stay lazy.
+      const invocationModules = Object.defineProperties({}, Object.getOwnPropertyDescriptors(modules));
+      invocationModules.oEvent = eventHub();
+      const returned = entry(request, response, invocationModules);
       if (returned && typeof returned.then === 'function') returned.then(undefined, (e) => fail(String(e && e.message || e)));
     } catch (e) {
       fail(String(e && e.message || e));

@@ -1,4 +1,5 @@
 import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
+import type { LibrarySource } from '../sandbox-libraries.js';
 import { type SandboxHost, type SandboxLimits, SandboxContext } from './quickjs-sandbox.js';
 
 /** Idle warm contexts one worker keeps, least recently used dropped first. */
@@ -28,6 +29,8 @@ export class WarmContexts {
 
   constructor(
     private readonly quickjs: QuickJSWASMModule,
+    /** Sources of `oMoment` and `oCryptoJS` (sandbox-libraries.ts). */
+    private readonly libraries: LibrarySource,
     private readonly capacity = DEFAULT_CAPACITY,
   ) {}
 
@@ -41,7 +44,7 @@ export class WarmContexts {
       if (idle.version === version && idle.context.source === source && sameLimits(idle.context.limits, limits)) context = idle.context;
       else idle.context.dispose();
     }
-    const used = context ?? new SandboxContext(this.quickjs, source, limits);
+    const used = context ?? new SandboxContext(this.quickjs, source, limits, this.libraries);
     used.invoke(requestText, {
       ...host,
       idle: () => {
