@@ -163,6 +163,24 @@ export interface MomentModule {
 /** `modules.oCryptoJS`: crypto-js (the optional peer); cast to `typeof import('crypto-js')` for its types. */
 export type CryptoJsModule = { readonly [member: string]: unknown };
 
+/** One node of htmlparser's DOM. */
+export interface HtmlNode {
+  readonly type: 'tag' | 'text' | 'comment' | 'directive' | 'script' | 'style' | 'cdata';
+  readonly name?: string;
+  readonly data: string;
+  readonly raw: string;
+  readonly attribs?: { readonly [name: string]: string };
+  readonly children?: readonly HtmlNode[];
+}
+
+/** `modules.oHtmlparser`: htmlparser 1.x (the optional peer `htmlparser`), as the hosted module. */
+export interface HtmlparserModule {
+  DefaultHandler: new (callback: (error: unknown, dom: HtmlNode[]) => void, options?: { ignoreWhitespace?: boolean; verbose?: boolean; enforceEmptyTags?: boolean }) => { readonly dom: HtmlNode[] };
+  Parser: new (handler: object) => { parseComplete(html: string): void; parseChunk(html: string): void; done(): void; reset(): void };
+  DomUtils: { readonly [helper: string]: unknown };
+  readonly [member: string]: unknown;
+}
+
 /** The modules a host-defined function receives (more arrive with deployed functions). */
 export interface FunctionModules {
   readonly oEvent: EventModule;
@@ -187,6 +205,7 @@ export interface FunctionModules {
   readonly oCryptoRSA: typeof NodeRSA;
   readonly oMoment: MomentModule;
   readonly oCryptoJS: CryptoJsModule;
+  readonly oHtmlparser: HtmlparserModule;
 }
 
 /** A cloud function: `onRequest(request, response, modules)` of the hosted service. */

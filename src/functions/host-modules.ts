@@ -14,7 +14,7 @@ import { type HttpModuleOptions, httpModule } from './http-module.js';
 import { type FunctionRedisOptions, redisModule } from './redis-module.js';
 import { encodingModule, eventModule, gzipModule, logModule } from './util-modules.js';
 import type { Logger } from '../core/logger.js';
-import type { CryptoJsModule, DataModule, FunctionModules, ModuleCallback, ModuleMethod, MomentModule, UserDataMethods } from './contract.js';
+import type { CryptoJsModule, DataModule, HtmlparserModule, FunctionModules, ModuleCallback, ModuleMethod, MomentModule, UserDataMethods } from './contract.js';
 import type { FunctionCall, FunctionRunner } from './function-runner.js';
 
 export interface HostModuleDeps {
@@ -295,6 +295,11 @@ class InvocationModules implements FunctionModules {
   /** crypto-js itself (an optional peer; 11007 naming the install without it). */
   get oCryptoJS() {
     return hostLibrary('oCryptoJS') as CryptoJsModule;
+  }
+
+  /** htmlparser 1.x itself (an optional peer; 11007 naming the install without it). */
+  get oHtmlparser() {
+    return hostLibrary('oHtmlparser') as HtmlparserModule;
   }
 
   /** node-rsa's class (rest-facts §7.2), over node:crypto. */

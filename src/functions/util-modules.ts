@@ -2,6 +2,7 @@ import { gunzip, gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { svcError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { loadOptional } from '../core/optional-module.js';
 
 /** `modules.oEvent` (the hosted service's eventproxy subset): wait for an event a number of times. */
 export interface EventModule {
@@ -73,31 +74,48 @@ export const gzipModule: GzipModule = {
   },
 };
 
-/** Charsets Node converts itself; others (GBK, Big5) answer a coded error rather than a wrong result. */
+/** Charsets Node converts itself; others (GBK, Big5, Shift_JIS) through iconv-lite when it is installed. */
 const CHARSETS: Readonly<Record<string, BufferEncoding>> = {
   utf8: 'utf8', 'utf-8': 'utf8', ascii: 'ascii', latin1: 'latin1', 'iso-8859-1': 'latin1', binary: 'latin1',
   utf16le: 'utf16le', 'utf-16le': 'utf16le', ucs2: 'utf16le',
 };
-/** Byte notations a source may be given in (decoded first); never a target charset. */
+/** Byte notations a source may be given in (decoded first, then read as UTF-8); never a target charset. */
 const SOURCE_NOTATIONS: Readonly<Record<string, BufferEncoding>> = { base64: 'base64', base64url: 'base64url', hex: 'hex' };
 
-function charset(name: string | undefined, fallback: BufferEncoding, source = false): BufferEncoding {
-  if (name === undefined) return fallback;
+/** The members of iconv-lite used (an optional peer dependency, the library the hosted module wraps). */
+export interface IconvLite {
+  encodingExists(name: string): boolean;
+  decode(bytes: Buffer, charset: string): string;
+  encode(text: string, charset: string): Buffer;
+}
+
+interface Codec {
+  decode(bytes: Buffer): string;
+  encode(text: string): Buffer;
+}
+
+/** How a charset reads and writes text: Node's own, else iconv-lite's, else 11005 naming the install. */
+export function codecFor(name: string, iconv: IconvLite | undefined): Codec {
   const key = String(name).toLowerCase();
-  const found = CHARSETS[key] ?? (source ? SOURCE_NOTATIONS[key] : undefined);
-  if (!found) throw svcError('invalidParameter', `oEncodeing: charset '${String(name).slice(0, 32)}' is not supported here (${Object.keys(CHARSETS).join(', ')})`);
-  return found;
+  const native = CHARSETS[key];
+  if (native) return { decode: (bytes) => bytes.toString(native), encode: (text) => Buffer.from(text, native) };
+  if (iconv?.encodingExists(key)) return { decode: (bytes) => iconv.decode(bytes, key), encode: (text) => iconv.encode(text, key) };
+  const hint = iconv ? '' : '; other charsets need the optional peer dependency iconv-lite: npm install iconv-lite';
+  throw svcError('invalidParameter', `oEncodeing: charset '${String(name).slice(0, 32)}' is not supported here (${Object.keys(CHARSETS).join(', ')}${hint})`);
+}
+
+/** `convert(text, toCharset, fromCharset)` with the charset library given (tests pass none). */
+export function convertText(text: string | Uint8Array, toCharset: string, fromCharset: string | undefined, iconv: IconvLite | undefined): Buffer {
+  const target = codecFor(toCharset, iconv);
+  const from = String(fromCharset ?? 'utf8').toLowerCase();
+  const notation = SOURCE_NOTATIONS[from];
+  if (notation) return target.encode(Buffer.from(typeof text === 'string' ? text : Buffer.from(text).toString('latin1'), notation).toString('utf8'));
+  // A string is text already; bytes are read in the source charset.
+  return target.encode(typeof text === 'string' ? text : codecFor(from, iconv).decode(Buffer.from(text)));
 }
 
 export const encodingModule: EncodingModule = {
-  convert(text, toCharset, fromCharset) {
-    const from = charset(fromCharset, 'utf8', true);
-    const source = typeof text === 'string' ? Buffer.from(text, from) : Buffer.from(text);
-    const target = charset(toCharset, 'utf8');
-    // Bytes in a text charset are read as that charset; base64/hex sources are UTF-8 once decoded.
-    const decoded = CHARSETS[String(fromCharset ?? 'utf8').toLowerCase()] ? source.toString(from) : source.toString('utf8');
-    return Buffer.from(decoded, target);
-  },
+  convert: (text, toCharset, fromCharset) => convertText(text, toCharset, fromCharset, loadOptional('iconv-lite') as IconvLite | undefined),
 };
 
 export function logModule(logger: Logger, applicationId: string, functionName: string): LogModule {

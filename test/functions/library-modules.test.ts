@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { DEFAULT_SANDBOX_LIMITS, loadQuickJs } from '../../src/functions/sandbox/quickjs-sandbox.js';
 import { WarmContexts } from '../../src/functions/sandbox/warm-contexts.js';
-import { librarySources } from '../../src/functions/sandbox-libraries.js';
+import { sandboxPackages } from '../../src/functions/sandbox-libraries.js';
 import type { FunctionModules } from '../../src/functions/contract.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
 
@@ -52,7 +52,9 @@ describe('oMoment and oCryptoJS', () => {
         definitions: {
           hostLibraries: (request, response, modules: FunctionModules) => {
             const CryptoJS = modules.oCryptoJS as typeof import('crypto-js');
-            response.send({ formatted: modules.oMoment(Number(request.body['at'])).utc().format('YYYY-MM-DD HH:mm:ss'), md5: CryptoJS.MD5('abc').toString() });
+            const handler = new modules.oHtmlparser.DefaultHandler(() => {});
+            new modules.oHtmlparser.Parser(handler).parseComplete('<i>x</i>');
+            response.send({ formatted: modules.oMoment(Number(request.body['at'])).utc().format('YYYY-MM-DD HH:mm:ss'), md5: CryptoJS.MD5('abc').toString(), tag: handler.dom[0]?.name ?? null });
           },
         },
       },
@@ -75,9 +77,27 @@ describe('oMoment and oCryptoJS', () => {
     }
   });
 
+  it('parses HTML with htmlparser in a deployed function, as the package does in Node', async () => {
+    const html = '<div id="a" class="x">Hi <b>there</b></div><!-- note --><p>2 &lt; 3<br/></p>';
+    const source = `function onRequest(request, response, modules) {
+  var htmlparser = modules.oHtmlparser;
+  var handler = new htmlparser.DefaultHandler(function (error, dom) { if (error) response.send({ error: String(error) }); }, { ignoreWhitespace: true });
+  var parser = new htmlparser.Parser(handler);
+  parser.parseComplete(request.body.html);
+  var div = htmlparser.DomUtils.getElementById('a', handler.dom);
+  response.send({ dom: handler.dom, bold: htmlparser.DomUtils.getElementsByTagName('b', handler.dom)[0].children[0].data, divClass: div.attribs['class'] });
+}`;
+    expect((await server.request('PUT', '/1/cloudCode/html', { auth: 'master', body: { language: 'node', source } })).status).toBe(200);
+    const res = await server.request('POST', '/1/functions/html', { body: { html } });
+    const htmlparser = require('htmlparser') as { DefaultHandler: new (cb: () => void, o: object) => { dom: unknown }; Parser: new (h: object) => { parseComplete(t: string): void } };
+    const handler = new htmlparser.DefaultHandler(() => {}, { ignoreWhitespace: true });
+    new htmlparser.Parser(handler).parseComplete(html);
+    expect(res.body.result).toEqual({ dom: JSON.parse(JSON.stringify(handler.dom)), bold: 'there', divClass: 'x' });
+  });
+
   it('hands host-defined functions the libraries themselves', async () => {
     const res = await server.request('POST', '/1/functions/hostLibraries', { body: { at: 0 } });
-    expect(res.body).toEqual({ result: { formatted: '1970-01-01 00:00:00', md5: '900150983cd24fb0d6963f7d28e17f72' } });
+    expect(res.body).toEqual({ result: { formatted: '1970-01-01 00:00:00', md5: '900150983cd24fb0d6963f7d28e17f72', tag: 'i' } });
   });
 });
 
@@ -102,10 +122,13 @@ describe('sandbox library loading', () => {
 
   it('loads a library only when a function touches it, once per warm context', async () => {
     const asked: string[] = [];
-    const real = librarySources(import.meta.url);
-    const contexts = new WarmContexts(quickjs, (name) => {
-      asked.push(name);
-      return real(name);
+    const real = sandboxPackages(import.meta.url);
+    const contexts = new WarmContexts(quickjs, {
+      librarySource: (name) => {
+        asked.push(name);
+        return real.librarySource(name);
+      },
+      iconv: undefined,
     });
     const source = 'var n = 0; function onRequest(request, response, modules) { n++; if (n === 1) return response.send(Object.keys(modules).length > 10); response.send(modules.oMoment.utc(0).year()) }';
     expect((await run(contexts, source)).sent).toBe(true);
@@ -116,10 +139,11 @@ describe('sandbox library loading', () => {
   });
 
   it('answers 11007 naming the install when a library is missing', async () => {
-    const nowhere = librarySources('/nonexistent/dir/file.js');
+    const nowhere = sandboxPackages('/nonexistent/dir/file.js');
+    expect(nowhere.iconv).toBeUndefined();
     let error: { code?: number; message?: string } = {};
     try {
-      nowhere('oMoment');
+      nowhere.librarySource('oMoment');
     } catch (e) {
       error = e as typeof error;
     }

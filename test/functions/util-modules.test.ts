@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lineLogger } from '../../src/core/logger.js';
 import type { CloudFunction } from '../../src/functions/index.js';
+import { convertText } from '../../src/functions/util-modules.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
 
 const definitions: Record<string, CloudFunction> = {
@@ -16,18 +17,22 @@ const definitions: Record<string, CloudFunction> = {
     response.send({ roundTrip: (await oGzip.ungzip(packed)).toString(), foreign: foreign.toString(), bomb });
   },
   encode: (_request, response, { oEncodeing }) => {
-    let gbk: number | string = 'converted';
+    let unknown: number | string = 'converted';
     try {
-      oEncodeing.convert('中文', 'gbk');
+      oEncodeing.convert('x', 'klingon');
     } catch (error) {
-      gbk = (error as { code: number }).code;
+      unknown = (error as { code: number }).code;
     }
+    const gbk = oEncodeing.convert('中文', 'gbk');
     response.send({
       utf16: [...oEncodeing.convert('hé', 'utf16le')],
       fromLatin1: oEncodeing.convert(Buffer.from([0x68, 0xe9]), 'utf8', 'latin1').toString(),
       latin1: [...oEncodeing.convert('é', 'latin1')],
       fromHex: oEncodeing.convert('68656c6c6f', 'utf8', 'hex').toString(),
-      gbk,
+      gbk: [...gbk],
+      fromGbk: oEncodeing.convert(gbk, 'utf8', 'gbk').toString(),
+      big5: oEncodeing.convert(oEncodeing.convert('中文', 'big5'), 'utf8', 'BIG5').toString(),
+      unknown,
     });
   },
   logs: (_request, response, { oLog }) => {
@@ -55,8 +60,22 @@ describe('oEvent, oGzip, oEncodeing and oLog in cloud functions', () => {
     expect(await run('gzip', { text: 'hello gzip', packed })).toEqual({ roundTrip: 'hello gzip', foreign: 'from zlib', bomb: 11005 });
   });
 
-  it('oEncodeing converts between the charsets Node knows and refuses the others', async () => {
-    expect(await run('encode')).toEqual({ utf16: [0x68, 0, 0xe9, 0], fromLatin1: 'hé', latin1: [0xe9], fromHex: 'hello', gbk: 11005 });
+  it('oEncodeing converts between the charsets Node knows, GBK and Big5 through iconv-lite, and refuses unknown ones', async () => {
+    expect(await run('encode')).toEqual({
+      utf16: [0x68, 0, 0xe9, 0],
+      fromLatin1: 'hé',
+      latin1: [0xe9],
+      fromHex: 'hello',
+      gbk: [0xd6, 0xd0, 0xce, 0xc4],
+      fromGbk: '中文',
+      big5: '中文',
+      unknown: 11005,
+    });
+  });
+
+  it('oEncodeing without iconv-lite converts Node\'s charsets and names the install for the others', () => {
+    expect([...convertText('hé', 'latin1', undefined, undefined)]).toEqual([0x68, 0xe9]);
+    expect(() => convertText('中文', 'gbk', undefined, undefined)).toThrow(/npm install iconv-lite/);
   });
 
   it('oLog writes to the service log, tagged with the application and the function', async () => {

@@ -6,8 +6,11 @@ import { WarmContexts } from '../../src/functions/sandbox/warm-contexts.js';
 import { type ApplicationConfig } from '../../src/app/application.js';
 import { TEST_APP, type TestServer, appHeaders, startTestServer } from '../helpers/server.js';
 
-const noLibraries = (name: string): string => {
-  throw new Error(`no ${name} here`);
+const noLibraries = {
+  librarySource: (name: string): string => {
+    throw new Error(`no ${name} here`);
+  },
+  iconv: undefined,
 };
 
 /** A global counter: 1 in a fresh context, one more on each warm invocation. */

@@ -10,7 +10,7 @@ import type { HostAnswer, SandboxWorkerData, ToPool, ToWorker } from './sandbox-
 type RunMessage = Extract<ToWorker, { type: 'run' }>;
 import { loadQuickJs } from './quickjs-sandbox.js';
 import { WarmContexts } from './warm-contexts.js';
-import { librarySources } from '../sandbox-libraries.js';
+import { sandboxPackages } from '../sandbox-libraries.js';
 
 const port = parentPort!;
 const data = workerData as SandboxWorkerData;
@@ -69,7 +69,7 @@ function runNext(): void {
 // No top-level await: the worker is also built as CommonJS. The pool sends nothing before 'ready'.
 loadQuickJs(data.resolveFrom).then(
   (loaded) => {
-    contexts = new WarmContexts(loaded, librarySources(data.resolveFrom));
+    contexts = new WarmContexts(loaded, sandboxPackages(data.resolveFrom));
     runNext();
     post({ type: 'ready' });
   },

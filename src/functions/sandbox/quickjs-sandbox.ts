@@ -5,10 +5,10 @@ import { svcError } from '../../core/errors.js';
 import type { Json } from '../../core/wire-values.js';
 import { SANDBOX_PRELUDE } from './sandbox-prelude.js';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { MAX_INFLATED, encodingModule } from '../util-modules.js';
+import { type IconvLite, MAX_INFLATED, convertText } from '../util-modules.js';
 import { sandboxTimers } from './sandbox-timers.js';
 import { rsaCall, rsaStateOf } from '../rsa-module.js';
-import type { LibrarySource } from '../sandbox-libraries.js';
+import type { SandboxPackages } from '../sandbox-libraries.js';
 
 /** What one deployed invocation may use. */
 export interface SandboxLimits {
@@ -142,7 +142,7 @@ export class SandboxContext {
     quickjs: QuickJSWASMModule,
     readonly source: string,
     readonly limits: SandboxLimits,
-    private readonly libraries: LibrarySource,
+    private readonly packages: SandboxPackages,
   ) {
     const runtime = quickjs.newRuntime();
     this.runtime = runtime;
@@ -275,7 +275,7 @@ export class SandboxContext {
           return context.newString('null');
         case 'library':
           try {
-            return context.newString(jsonText(this.libraries(String(args[0]))));
+            return context.newString(jsonText(this.packages.librarySource(String(args[0]))));
           } catch (error) {
             return context.newError(error instanceof Error ? error.message : String(error));
           }
@@ -297,7 +297,7 @@ export class SandboxContext {
         case 'ungzip':
         case 'convert':
           try {
-            return context.newString(jsonText({ __bytes: bytesCall(kind, args).toString('base64') }));
+            return context.newString(jsonText({ __bytes: bytesCall(kind, args, this.packages.iconv).toString('base64') }));
           } catch (error) {
             return context.newError(error instanceof Error ? error.message : String(error));
           }
@@ -352,7 +352,7 @@ function bytesArg(value: unknown): string | Buffer {
 }
 
 /** oGzip and oEncodeing, run in the worker (synchronous zlib, the same caps as the host modules). */
-function bytesCall(kind: string, args: readonly unknown[]): Buffer {
+function bytesCall(kind: string, args: readonly unknown[], iconv: IconvLite | undefined): Buffer {
   const input = bytesArg(args[0]);
   if (kind === 'gzip') return gzipSync(typeof input === 'string' ? Buffer.from(input) : input);
   if (kind === 'ungzip') {
@@ -363,7 +363,7 @@ function bytesCall(kind: string, args: readonly unknown[]): Buffer {
       throw new Error(`oGzip.ungzip: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  return encodingModule.convert(input, String(args[1] ?? 'utf8'), args[2] === undefined || args[2] === null ? undefined : String(args[2]));
+  return convertText(input, String(args[1] ?? 'utf8'), args[2] === undefined || args[2] === null ? undefined : String(args[2]), iconv);
 }
 
 function isCoded(error: unknown): error is { code: number; error: string } {

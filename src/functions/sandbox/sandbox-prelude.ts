@@ -102,7 +102,7 @@ export const SANDBOX_PRELUDE = String.raw`
     gzip: (data) => { try { return Promise.resolve(bytesOf(sync('gzip', [bytesArg(data)]))); } catch (e) { return Promise.reject(e); } },
     ungzip: (data) => { try { return Promise.resolve(bytesOf(sync('ungzip', [bytesArg(data)]))); } catch (e) { return Promise.reject(e); } },
   };
-  // oMoment and oCryptoJS: the libraries' own builds, evaluated here on first use (one each per context).
+  // oMoment, oCryptoJS and oHtmlparser: the libraries' own builds, evaluated here on first use (one each per context).
   const libraries = {};
   const webCrypto = {
     getRandomValues(array) {
@@ -116,12 +116,13 @@ export const SANDBOX_PRELUDE = String.raw`
     if (!libraries[name]) {
       const module = { exports: {} };
       const source = JSON.parse(sync('library', [name]));
-      new Function('module', 'exports', 'require', 'window', 'define', source)(module, module.exports, noRequire, { crypto: webCrypto }, undefined);
+      // CommonJS as Node would run it (htmlparser checks for __filename), with no AMD loader.
+      new Function('module', 'exports', 'require', 'window', 'define', '__filename', '__dirname', source)(module, module.exports, noRequire, { crypto: webCrypto }, undefined, name + '.js', '/');
       libraries[name] = module.exports;
     }
     return libraries[name];
   };
-  for (const name of ['oMoment', 'oCryptoJS']) Object.defineProperty(modules, name, { get: () => loadLibrary(name), enumerable: true });
+  for (const name of ['oMoment', 'oCryptoJS', 'oHtmlparser']) Object.defineProperty(modules, name, { get: () => loadLibrary(name), enumerable: true });
   // oCryptoRSA: node-rsa's class; the key lives here as PEM text, each method runs in the worker.
   const rsaArg = (value) => value instanceof Uint8Array ? { __bytes: toBase64(value) } : value;
   const rsaValue = (value) => value && typeof value === 'object' && typeof value.__bytes === 'string' ? bytesFromBase64(value.__bytes) : value;

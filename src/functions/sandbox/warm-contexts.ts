@@ -1,5 +1,5 @@
 import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
-import type { LibrarySource } from '../sandbox-libraries.js';
+import type { SandboxPackages } from '../sandbox-libraries.js';
 import { type SandboxHost, type SandboxLimits, SandboxContext } from './quickjs-sandbox.js';
 
 /** Idle warm contexts one worker keeps, least recently used dropped first. */
@@ -29,8 +29,8 @@ export class WarmContexts {
 
   constructor(
     private readonly quickjs: QuickJSWASMModule,
-    /** Sources of `oMoment` and `oCryptoJS` (sandbox-libraries.ts). */
-    private readonly libraries: LibrarySource,
+    /** The bundled libraries' sources and iconv-lite (sandbox-libraries.ts). */
+    private readonly packages: SandboxPackages,
     private readonly capacity = DEFAULT_CAPACITY,
   ) {}
 
@@ -44,7 +44,7 @@ export class WarmContexts {
       if (idle.version === version && idle.context.source === source && sameLimits(idle.context.limits, limits)) context = idle.context;
       else idle.context.dispose();
     }
-    const used = context ?? new SandboxContext(this.quickjs, source, limits, this.libraries);
+    const used = context ?? new SandboxContext(this.quickjs, source, limits, this.packages);
     used.invoke(requestText, {
       ...host,
       idle: () => {
