@@ -65,6 +65,73 @@ describe('deployed functions: timers, async, bytes', () => {
     });
   });
 
+  it("offers async's limits, loops, retry, auto and queue", async () => {
+    const source = `function onRequest(request, response) {
+  const async = require('async');
+  let running = 0, widest = 0;
+  const slow = (value) => (cb) => { running++; widest = Math.max(widest, running); setTimeout(() => { running--; cb(null, value); }, 1); };
+  const out = {};
+  async.parallelLimit([slow(1), slow(2), slow(3), slow(4), slow(5)], 2, (err, values) => {
+    out.limited = values; out.widest = widest;
+    async.mapLimit([1, 2, 3], 2, (n, cb) => setTimeout(() => cb(null, n * 10), 3 - n), (e1, mapped) => {
+      out.mapped = mapped;
+      async.timesSeries(3, (i, cb) => cb(null, i * i), (e2, times) => {
+        out.times = times;
+        async.reduce([1, 2, 3], 0, (acc, n, cb) => cb(null, acc + n), (e3, sum) => {
+          out.sum = sum;
+          async.filter([1, 2, 3, 4], (n, cb) => cb(null, n % 2 === 0), (e4, even) => {
+            out.even = even;
+            let i = 0, j = 0, k = 0;
+            async.whilst(() => i < 3, (cb) => { i++; setTimeout(cb, 0); }, () => {
+              async.whilst((cb) => cb(null, j < 2), (cb) => { j++; cb(); }, () => {
+                async.until(() => k >= 4, (cb) => { k++; cb(); }, () => {
+                  out.loops = [i, j, k];
+                  let tries = 0;
+                  async.retry(3, (cb) => { tries++; cb(tries < 3 ? new Error('flaky') : null, 'ok after ' + tries); }, (e5, retried) => {
+                    out.retried = retried;
+                    async.auto({
+                      a: (cb) => setTimeout(() => cb(null, 1), 1),
+                      b: ['a', (r, cb) => cb(null, r.a + 1)],
+                      c: ['a', 'b', (r, cb) => cb(null, r.a + r.b)],
+                    }, (e6, auto) => {
+                      out.auto = auto;
+                      async.auto({ x: ['y', (r, cb) => cb(null, 1)], y: ['x', (r, cb) => cb(null, 2)] }, (cycle) => {
+                        out.cycle = cycle.message;
+                        const seen = [];
+                        let busy = 0, busiest = 0;
+                        const q = async.queue((task, cb) => { busy++; busiest = Math.max(busiest, busy); setTimeout(() => { busy--; seen.push(task); cb(); }, 1); }, 2);
+                        q.drain = () => { out.queue = seen.sort(); out.busiest = busiest; response.send(out); };
+                        q.push(['slow', 'quick', 'third']);
+                      });
+                    });
+                  });
+                });
+              });
+            });
+          });
+        });
+      });
+    });
+  });
+}`;
+    expect((await deploy('asyncMore', source)).status).toBe(200);
+    const result = (await call('asyncMore')).body.result as Record<string, unknown>;
+    expect(result).toEqual({
+      limited: [1, 2, 3, 4, 5],
+      widest: 2,
+      mapped: [10, 20, 30],
+      times: [0, 1, 4],
+      sum: 6,
+      even: [2, 4],
+      loops: [3, 2, 4],
+      retried: 'ok after 3',
+      auto: { a: 1, b: 2, c: 3 },
+      cycle: 'async.auto: the dependencies form a cycle',
+      queue: ['quick', 'slow', 'third'],
+      busiest: 2,
+    });
+  });
+
   it('gzips and converts bytes with oGzip and oEncodeing', async () => {
     const source = `function onRequest(request, response, modules) {
   modules.oGzip.gzip(request.body.text).then((zipped) => {
