@@ -65,18 +65,33 @@ export function sessionCaller(
   init: { readonly credential: CredentialKind; readonly isMaster: boolean; readonly sessionToken: string | null; readonly address?: string | undefined },
   sessions: () => SessionResolver | undefined,
 ): Caller {
-  let user: Promise<SessionUser | null> | undefined;
-  const token = init.sessionToken;
-  return {
-    app,
-    credential: init.credential,
-    isMaster: init.isMaster,
-    sessionToken: token,
-    ...(init.address !== undefined ? { address: init.address } : {}),
-    user() {
-      const resolver = sessions();
-      if (!token || !resolver) return Promise.resolve(null);
-      return (user ??= resolver.resolve(app, token));
-    },
-  };
+  return new SessionCaller(app, init, sessions);
+}
+
+/** A class rather than a literal: one per request, so one hidden class for all of them. */
+class SessionCaller implements Caller {
+  readonly credential: CredentialKind;
+  readonly isMaster: boolean;
+  readonly sessionToken: string | null;
+  readonly address?: string;
+  readonly #sessions: () => SessionResolver | undefined;
+  #user: Promise<SessionUser | null> | undefined;
+
+  constructor(
+    readonly app: Application,
+    init: { readonly credential: CredentialKind; readonly isMaster: boolean; readonly sessionToken: string | null; readonly address?: string | undefined },
+    sessions: () => SessionResolver | undefined,
+  ) {
+    this.credential = init.credential;
+    this.isMaster = init.isMaster;
+    this.sessionToken = init.sessionToken;
+    if (init.address !== undefined) this.address = init.address;
+    this.#sessions = sessions;
+  }
+
+  user(): Promise<SessionUser | null> {
+    const resolver = this.#sessions();
+    if (!this.sessionToken || !resolver) return Promise.resolve(null);
+    return (this.#user ??= resolver.resolve(this.app, this.sessionToken));
+  }
 }

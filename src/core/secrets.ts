@@ -1,13 +1,16 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
+
+/** SHA-256 in one call (`crypto.hash`, Node 20.12+: about half the cost of a Hash object for short input). */
+function sha256(text: string): Buffer {
+  return hash('sha256', text, 'buffer');
+}
 
 /**
  * Compares two secrets in time independent of where they differ (and of their lengths): both are
  * hashed to 32 bytes first, then compared with `timingSafeEqual`.
  */
 export function secretsEqual(a: string, b: string): boolean {
-  const ha = createHash('sha256').update(a, 'utf8').digest();
-  const hb = createHash('sha256').update(b, 'utf8').digest();
-  return timingSafeEqual(ha, hb);
+  return timingSafeEqual(sha256(a), sha256(b));
 }
 
 /**
@@ -17,10 +20,10 @@ export function secretsEqual(a: string, b: string): boolean {
 export class SecretDigest {
   private readonly digest: Buffer;
   constructor(secret: string) {
-    this.digest = createHash('sha256').update(secret, 'utf8').digest();
+    this.digest = sha256(secret);
   }
   matches(candidate: string): boolean {
-    return this.matchesDigest(createHash('sha256').update(candidate, 'utf8').digest());
+    return this.matchesDigest(sha256(candidate));
   }
   /** Compares against a candidate already hashed with SHA-256 (lets one hash serve many secrets). */
   matchesDigest(candidateDigest: Buffer): boolean {
@@ -30,10 +33,10 @@ export class SecretDigest {
 
 /** SHA-256 digest of a candidate secret, for {@link SecretDigest.matchesDigest}. */
 export function secretDigestOf(candidate: string): Buffer {
-  return createHash('sha256').update(candidate, 'utf8').digest();
+  return sha256(candidate);
 }
 
 /** SHA-256 hex of a secret, for storing tokens and codes without keeping them. */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return hash('sha256', text, 'hex');
 }

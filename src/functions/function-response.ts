@@ -17,14 +17,17 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]{0,8192}$/;
  * later ones are ignored (the hosted service sends once). Bad headers or statuses throw at the call,
  * inside the function.
  */
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 export function functionResponse(onSend: (reply: SentReply) => void): FunctionResponse {
   let done = false;
   let status = 200;
-  const headers: Record<string, string> = {};
+  // Made on the first setHeader: most functions set none.
+  let headers: Record<string, string> | undefined;
   const finish = (value?: Json | Uint8Array) => {
     if (done) return;
     done = true;
-    onSend({ value, status, headers: { ...headers } });
+    onSend({ value, status, headers: headers ? { ...headers } : NO_HEADERS });
   };
   const response: FunctionResponse = {
     send: finish,
@@ -33,7 +36,7 @@ export function functionResponse(onSend: (reply: SentReply) => void): FunctionRe
       if (typeof name !== 'string' || !HEADER_NAME.test(name)) throw new TypeError(`invalid header name: ${String(name).slice(0, 64)}`);
       const text = String(value);
       if (!HEADER_VALUE.test(text)) throw new TypeError(`invalid value for header ${name}`);
-      headers[name.toLowerCase()] = text;
+      (headers ??= {})[name.toLowerCase()] = text;
     },
     status(code) {
       if (!Number.isInteger(code) || code < 200 || code > 599) throw new TypeError(`invalid status: ${String(code)}`);

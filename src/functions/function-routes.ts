@@ -50,21 +50,45 @@ function paramsOf(rc: RouteContext): FunctionRequest['body'] {
 }
 
 /** A function's request over a route: `query` and `headers` are copied only when the function reads them. */
+class RouteRequest implements FunctionRequest {
+  readonly raw?: Uint8Array;
+  // #private: a function spreading or listing its request sees only the request's own fields.
+  readonly #rc: RouteContext;
+  #query: FunctionRequest['query'] | undefined;
+  #headers: FunctionRequest['headers'] | undefined;
+
+  constructor(
+    rc: RouteContext,
+    readonly method: string,
+    readonly body: FunctionRequest['body'],
+    readonly path: string,
+  ) {
+    this.#rc = rc;
+    if (rc.rawBody && rc.rawBody.length > 0) this.raw = rc.rawBody;
+  }
+
+  get query(): FunctionRequest['query'] {
+    return (this.#query ??= queryOf(this.#rc));
+  }
+
+  get headers(): FunctionRequest['headers'] {
+    return (this.#headers ??= headersOf(this.#rc));
+  }
+
+  /** What `JSON.stringify(request)` shows a function (the getters live on the prototype). */
+  toJSON(): object {
+    return { method: this.method, body: this.body, query: this.query, headers: this.headers, path: this.path };
+  }
+}
+
 function requestOf(rc: RouteContext, method: string, body: FunctionRequest['body'], path: string): FunctionRequest {
-  let query: FunctionRequest['query'] | undefined;
-  let headers: FunctionRequest['headers'] | undefined;
-  return {
-    method,
-    body,
-    path,
-    ...(rc.rawBody && rc.rawBody.length > 0 ? { raw: rc.rawBody } : {}),
-    get query() {
-      return (query ??= queryOf(rc));
-    },
-    get headers() {
-      return (headers ??= headersOf(rc));
-    },
-  };
+  return new RouteRequest(rc, method, body, path);
+}
+
+/** What a function sent, as a REST reply: `{"result": value}` (bytes as UTF-8 text). */
+function restResult(reply: SentReply): RouteResult {
+  const value = reply.value instanceof Uint8Array ? Buffer.from(reply.value).toString('utf8') : reply.value;
+  return { body: { result: (value ?? null) as Json } };
 }
 
 /** The value a function sent, as a plain-HTTP reply: text as is, anything else as JSON. */
@@ -112,11 +136,11 @@ export function functionRoutes(deps: FunctionRouteDeps): RouteDef[] {
       path: '/1/functions/:name',
       auth: 'app',
       body: 'optional-json',
-      handler: async (rc) => {
+      handler: (rc) => {
         const request = requestOf(rc, 'POST', rc.body ?? {}, `/1/functions/${rc.params['name'] ?? ''}`);
-        const reply = await deps.runner.invoke({ caller: rc.caller, name: rc.params['name'] ?? '', request, depth: 0 });
-        const value = reply.value instanceof Uint8Array ? Buffer.from(reply.value).toString('utf8') : reply.value;
-        return { body: { result: (value ?? null) as Json } };
+        const reply = deps.runner.invoke({ caller: rc.caller, name: rc.params['name'] ?? '', request, depth: 0 });
+        // A function that sent before returning answers without a promise.
+        return reply instanceof Promise ? reply.then(restResult) : restResult(reply);
       },
     },
   ];

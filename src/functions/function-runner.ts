@@ -70,6 +70,10 @@ export const DEFAULT_FUNCTION_LIMITS: FunctionLimits = {
   maxCallDepth: 4,
 };
 
+function healthKey(appId: string, name: string): string {
+  return `${appId}\u0000${name}`;
+}
+
 /** Function names: a letter or `_`, then letters, digits, `_` or `-` (at most 64). */
 const FUNCTION_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 
@@ -83,6 +87,30 @@ export interface FunctionCall {
   readonly fallback?: string;
   /** Aborted when the invocation ends (sent, failed or timed out): outbound work stops with it. */
   readonly signal?: AbortSignal;
+}
+
+/** An invocation's call as its modules see it: the abort signal is made only if a module asks (oHttp, a nested call). */
+class RunningCall implements FunctionCall {
+  private ended: AbortController | undefined;
+  private made: AbortSignal | undefined;
+
+  constructor(
+    readonly caller: Caller,
+    readonly name: string,
+    readonly request: FunctionRequest,
+    readonly depth: number,
+    private readonly outer: AbortSignal | undefined,
+  ) {}
+
+  get signal(): AbortSignal {
+    this.ended ??= new AbortController();
+    return (this.made ??= this.outer ? AbortSignal.any([this.outer, this.ended.signal]) : this.ended.signal);
+  }
+
+  /** The invocation is over: outbound work started for it stops. */
+  end(): void {
+    this.ended?.abort();
+  }
 }
 
 export interface FunctionRunnerDeps {
@@ -111,22 +139,25 @@ interface Health {
  * throws is 11033 with its message.
  */
 export class FunctionRunner {
-  private readonly running = new Map<string, number>();
+  /** Invocations running per application: one counter object each, kept (applications are few). */
+  private readonly running = new Map<string, { count: number }>();
   private readonly health = new Map<string, Health>();
 
   constructor(private readonly deps: FunctionRunnerDeps) {}
 
   /**
-   * Runs one invocation. Kept to one promise per call (plus the function's own): promises are not
-   * free under the request's AsyncLocalStorage scope, and an invocation is on every function call.
+   * Runs one invocation: the reply itself when the function sent before returning, else a promise of
+   * it (promises are not free, and an invocation is on every function call). Failures are rejections.
    */
-  invoke(call: FunctionCall): Promise<SentReply> {
+  invoke(call: FunctionCall): SentReply | Promise<SentReply> {
     const { limits } = this.deps;
     try {
       if (!FUNCTION_NAME.test(call.name)) throw svcError('functionNameInvalid', call.name.slice(0, 64));
       if (call.depth > limits.maxCallDepth) throw svcError('functionCallDepth', limits.maxCallDepth);
-      const host = this.hostFunction(call.name) ?? (call.fallback && !this.deps.deployed ? this.hostFunction(call.fallback) : undefined);
-      if (host) return this.start(host.fn, host.name, call);
+      const own = this.hostFunction(call.name);
+      if (own) return this.start(own, call.name, call);
+      const fallback = call.fallback && !this.deps.deployed ? this.hostFunction(call.fallback) : undefined;
+      if (fallback) return this.start(fallback, call.fallback!, call);
       if (!this.deps.deployed) throw svcError('functionNotFound', call.name);
       return this.resolveDeployed(call).then(([fn, name]) => this.start(fn, name, call));
     } catch (error) {
@@ -134,8 +165,8 @@ export class FunctionRunner {
     }
   }
 
-  private hostFunction(name: string): { fn: CloudFunction; name: string } | undefined {
-    return Object.hasOwn(this.deps.functions, name) ? { fn: this.deps.functions[name]!, name } : undefined;
+  private hostFunction(name: string): CloudFunction | undefined {
+    return Object.hasOwn(this.deps.functions, name) ? this.deps.functions[name] : undefined;
   }
 
   /** A deployed function of the name, else the fallback (`notfound`), host-defined or deployed. */
@@ -144,7 +175,7 @@ export class FunctionRunner {
     const fn = await deployed(call.caller, call.name);
     if (fn) return [fn, call.name];
     if (call.fallback) {
-      const fallback = this.hostFunction(call.fallback)?.fn ?? (await deployed(call.caller, call.fallback));
+      const fallback = this.hostFunction(call.fallback) ?? (await deployed(call.caller, call.fallback));
       if (fallback) return [fallback, call.fallback];
     }
     throw svcError('functionNotFound', call.name);
@@ -152,85 +183,84 @@ export class FunctionRunner {
 
   /** Forgets the timeouts and the suspension of a function (an operator resumed it). */
   resume(appId: string, name: string): void {
-    this.health.delete(`${appId}\u0000${name}`);
+    this.health.delete(healthKey(appId, name));
   }
 
   /** Whether a function is suspended now, and its recent timeouts. */
   healthOf(appId: string, name: string): { readonly suspended: boolean; readonly recentTimeouts: number } {
-    const health = this.health.get(`${appId}\u0000${name}`);
+    const health = this.health.get(healthKey(appId, name));
     const now = this.deps.clock.now();
     return { suspended: (health?.suspendedUntil ?? 0) > now, recentTimeouts: health?.timeouts.filter((at) => at > now - this.deps.limits.suspendWindowMs).length ?? 0 };
   }
 
-  private start(fn: CloudFunction, name: string, call: FunctionCall): Promise<SentReply> {
+  private start(fn: CloudFunction, name: string, call: FunctionCall): SentReply | Promise<SentReply> {
     const limits = this.deps.limitsOf?.(call.caller) ?? this.deps.limits;
     const app = call.caller.app.applicationId;
-    const key = `${app}\u0000${name}`;
-    const health = this.health.get(key);
-    if (health && health.suspendedUntil > this.deps.clock.now()) return Promise.reject(svcError('functionSuspended', name));
+    if (this.health.size > 0) {
+      const health = this.health.get(healthKey(app, name));
+      if (health && health.suspendedUntil > this.deps.clock.now()) return Promise.reject(svcError('functionSuspended', name));
+    }
     // Nested calls (oFunctions.run) belong to an invocation already counted: counting them again
     // would let a chain deeper than the cap block itself.
-    if (call.depth > 0) return this.runOne(fn, name, key, call, limits.timeoutMs, () => {});
-    const running = this.running.get(app) ?? 0;
-    if (running >= limits.maxConcurrent) return Promise.reject(svcError('functionConcurrency', limits.maxConcurrent, running, name));
-    this.running.set(app, running + 1);
-    return this.runOne(fn, name, key, call, limits.timeoutMs, () => {
-      const left = (this.running.get(app) ?? 1) - 1;
-      if (left <= 0) this.running.delete(app);
-      else this.running.set(app, left);
-    });
+    if (call.depth > 0) return this.runOne(fn, name, call, limits.timeoutMs, null);
+    let running = this.running.get(app);
+    if (!running) this.running.set(app, (running = { count: 0 }));
+    if (running.count >= limits.maxConcurrent) return Promise.reject(svcError('functionConcurrency', limits.maxConcurrent, running.count, name));
+    running.count++;
+    return this.runOne(fn, name, call, limits.timeoutMs, running);
   }
 
-  private runOne(fn: CloudFunction, name: string, key: string, outer: FunctionCall, timeoutMs: number, done: () => void): Promise<SentReply> {
-    // The invocation's abort signal is made only if a module asks for it (oHttp, a nested call).
-    let ended: AbortController | undefined;
-    let signal: AbortSignal | undefined;
-    const call: FunctionCall = {
-      caller: outer.caller,
-      name,
-      request: outer.request,
-      depth: outer.depth,
-      get signal() {
-        ended ??= new AbortController();
-        return (signal ??= outer.signal ? AbortSignal.any([outer.signal, ended.signal]) : ended.signal);
-      },
+  /**
+   * Runs the function. One that sends before returning (most do) gets its reply back as a value, with
+   * no promise or timer made; otherwise the timeout is armed and a promise settles with the first of
+   * send, throw or timeout. Failures are always a rejected promise.
+   */
+  private runOne(fn: CloudFunction, name: string, outer: FunctionCall, timeoutMs: number, running: { count: number } | null): SentReply | Promise<SentReply> {
+    const call = new RunningCall(outer.caller, name, outer.request, outer.depth, outer.signal);
+    let settled = false;
+    let outcome: { readonly reply: SentReply } | { readonly error: unknown } | undefined;
+    let later: { readonly resolve: (reply: SentReply) => void; readonly reject: (error: unknown) => void } | undefined;
+    let cancel: (() => void) | undefined;
+    const finish = (result: { readonly reply: SentReply } | { readonly error: unknown }) => {
+      settled = true;
+      cancel?.();
+      call.end();
+      if (running) running.count--;
+      if (!later) outcome = result;
+      else if ('reply' in result) later.resolve(result.reply);
+      else later.reject(result.error);
     };
+    const failed = (error: unknown) => {
+      if (settled) return;
+      // A function stopped for its CPU budget counts towards suspension as a timeout does.
+      if (isSvcError(error) && error.errorName === 'functionCpuExceeded') this.timedOut(outer.caller.app.applicationId, name);
+      if (isSvcError(error)) return finish({ error });
+      this.deps.logger.warn('cloud function threw', { function: name, error: String(error) });
+      finish({ error: svcError('functionFailed', name, error instanceof Error ? error.message : String(error)) });
+    };
+    const response = functionResponse((reply) => {
+      if (!settled) finish({ reply });
+    });
+    try {
+      const returned = fn(call.request, response, this.deps.modules(call));
+      if (returned && typeof (returned as Promise<void>).then === 'function') (returned as Promise<void>).then(undefined, failed);
+    } catch (error) {
+      failed(error);
+    }
+    if (outcome) return 'reply' in outcome ? outcome.reply : Promise.reject(outcome.error);
     return new Promise<SentReply>((resolve, reject) => {
-      let settled = false;
-      const settle = (outcome: () => void) => {
+      later = { resolve, reject };
+      cancel = this.deps.timer.setTimeout(() => {
         if (settled) return;
-        settled = true;
-        cancel();
-        ended?.abort();
-        done();
-        outcome();
-      };
-      const cancel = this.deps.timer.setTimeout(() => {
-        settle(() => {
-          this.timedOut(key, name);
-          reject(svcError('functionTimeout', name, timeoutMs));
-        });
+        this.timedOut(outer.caller.app.applicationId, name);
+        finish({ error: svcError('functionTimeout', name, timeoutMs) });
       }, timeoutMs);
-      const failed = (error: unknown) =>
-        settle(() => {
-          // A function stopped for its CPU budget counts towards suspension as a timeout does.
-          if (isSvcError(error) && error.errorName === 'functionCpuExceeded') this.timedOut(key, name);
-          if (isSvcError(error)) return reject(error);
-          this.deps.logger.warn('cloud function threw', { function: name, error: String(error) });
-          reject(svcError('functionFailed', name, error instanceof Error ? error.message : String(error)));
-        });
-      const response = functionResponse((reply) => settle(() => resolve(reply)));
-      try {
-        const returned = fn(call.request, response, this.deps.modules(call));
-        if (returned && typeof (returned as Promise<void>).then === 'function') (returned as Promise<void>).then(undefined, failed);
-      } catch (error) {
-        failed(error);
-      }
     });
   }
 
-  private timedOut(key: string, name: string): void {
+  private timedOut(appId: string, name: string): void {
     const { limits, clock } = this.deps;
+    const key = healthKey(appId, name);
     const now = clock.now();
     const health = this.health.get(key) ?? { timeouts: [], suspendedUntil: 0 };
     health.timeouts = health.timeouts.filter((at) => at > now - limits.suspendWindowMs);

@@ -7,7 +7,7 @@ import { configError } from '../core/errors.js';
 import type { CloudFunction } from './contract.js';
 import { DEFAULT_FUNCTION_LIMITS, type FunctionLimits, FunctionRunner, type FunctionTimer, realTimer } from './function-runner.js';
 import { functionRoutes } from './function-routes.js';
-import { hostModules } from './host-modules.js';
+import { type HostModuleDeps, hostModules } from './host-modules.js';
 import type { HttpModuleOptions } from './http-module.js';
 import type { FilesApi } from '../files/files-api.js';
 import type { FunctionRedisOptions } from './redis-module.js';
@@ -155,6 +155,18 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
                   }),
           })
         : null;
+      // Built once: an invocation's modules are made per call, their dependencies are not.
+      const moduleDeps: HostModuleDeps = {
+        records: records.service,
+        storage: ctx.storage,
+        http: options.http ?? {},
+        redis: options.redis,
+        files: () => ctx.find(FILES),
+        logger: ctx.logger,
+        sessions,
+        runner: () => runner,
+        users: () => ctx.find(USERS)?.service,
+      };
       const runner: FunctionRunner = new FunctionRunner({
         functions: definitions,
         limitsOf: (caller: Caller) => {
@@ -166,7 +178,7 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
         clock: ctx.clock,
         timer,
         logger: ctx.logger,
-        modules: (call) => hostModules({ records: records.service, storage: ctx.storage, http: options.http ?? {}, redis: options.redis, files: () => ctx.find(FILES), logger: ctx.logger, sessions, runner: () => runner, users: () => ctx.find(USERS)?.service }, call),
+        modules: (call) => hostModules(moduleDeps, call),
       });
       records.registerClassPolicy(CLOUD_CODE_TABLE, MASTER_ONLY_POLICY);
       const routes = functionRoutes({ runner, applications: ctx.applications, sessions, path });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Application } from '../app/application.js';
-import { type Caller, sessionCaller } from '../app/caller.js';
+import { type Caller, type SessionUser, sessionCaller } from '../app/caller.js';
 import { runAsCaller } from '../app/caller-scope.js';
 import type { AppRegistry } from '../app/registry.js';
 import type { Clock } from '../core/clock.js';
@@ -144,6 +144,62 @@ function readBody(route: RouteDef, raw: Uint8Array | null, contentType: string |
   }
 }
 
+/**
+ * One request's context. A class, not an object literal with getters: each evaluation of a literal
+ * with accessors makes its own accessor pair and so its own hidden class, which left every handler
+ * reading it megamorphic (measured: host-defined functions 0.40x of a host route before, 0.90x after
+ * the same change to the function runner's objects).
+ */
+class RequestContext implements RouteContext {
+  readonly auth: AuthContext;
+  readonly rawBody: Uint8Array | null;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly remoteAddress: string | undefined;
+  readonly baseUrl: string;
+  readonly #request: SvcRequest;
+  readonly #app: Application | undefined;
+  readonly #caller: Caller | undefined;
+  #query: URLSearchParams | undefined;
+
+  constructor(
+    request: SvcRequest,
+    raw: Uint8Array | null,
+    readonly bodyStream: AsyncIterable<Uint8Array> | undefined,
+    readonly method: string,
+    readonly params: Record<string, string>,
+    readonly body: JsonObject | undefined,
+    authed: Authenticated | null,
+    options: HandlerOptions,
+  ) {
+    this.#request = request;
+    this.#app = authed?.app;
+    this.auth = authed?.auth ?? { mode: 'rest' as const, isMaster: false, sessionToken: null };
+    this.#caller = this.#app ? callerOf(this.#app, this.auth, request.remoteAddress, options.sessions) : undefined;
+    this.rawBody = raw;
+    this.headers = request.headers;
+    this.remoteAddress = request.remoteAddress;
+    this.baseUrl = request.baseUrl ?? `http://${request.headers.host ?? 'localhost'}`;
+  }
+
+  get app(): Application {
+    if (!this.#app) throw new Error('[svcbase] [http] route with auth "none" has no application');
+    return this.#app;
+  }
+
+  get query(): URLSearchParams {
+    return (this.#query ??= new URLSearchParams(this.#request.search));
+  }
+
+  get caller(): Caller {
+    if (!this.#caller) throw new Error('[svcbase] [http] route with auth "none" has no caller');
+    return this.#caller;
+  }
+
+  user(): Promise<SessionUser | null> {
+    return this.#caller ? this.#caller.user() : Promise.resolve(null);
+  }
+}
+
 function routeContext(
   request: SvcRequest,
   raw: Uint8Array | null,
@@ -154,35 +210,7 @@ function routeContext(
   authed: Authenticated | null,
   options: HandlerOptions,
 ): RouteContext {
-  let query: URLSearchParams | undefined;
-  const app = authed?.app;
-  const auth = authed?.auth ?? { mode: 'rest' as const, isMaster: false, sessionToken: null };
-  const caller = app ? callerOf(app, auth, request.remoteAddress, options.sessions) : undefined;
-  return {
-    get app() {
-      if (!app) throw new Error('[svcbase] [http] route with auth "none" has no application');
-      return app;
-    },
-    auth,
-    method,
-    params,
-    get query() {
-      return (query ??= new URLSearchParams(request.search));
-    },
-    body,
-    rawBody: raw,
-    bodyStream: stream,
-    headers: request.headers,
-    remoteAddress: request.remoteAddress,
-    baseUrl: request.baseUrl ?? `http://${request.headers.host ?? 'localhost'}`,
-    get caller() {
-      if (!caller) throw new Error('[svcbase] [http] route with auth "none" has no caller');
-      return caller;
-    },
-    user() {
-      return caller ? caller.user() : Promise.resolve(null);
-    },
-  };
+  return new RequestContext(request, raw, stream, method, params, body, authed, options);
 }
 
 /** The request's Caller: its application, credential kind, master flag, session token and client address. */

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { svcError } from '../../src/core/errors.js';
 import type { CloudFunction } from '../../src/functions/index.js';
-import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
+import { TEST_APP, type TestServer, appHeaders, startTestServer } from '../helpers/server.js';
 import { FAST_SCRYPT } from '../users/users-server.js';
 import { manualTimer } from './manual-timer.js';
 
@@ -16,6 +16,7 @@ const release: Array<() => void> = [];
 const definitions: Record<string, CloudFunction> = {
   hello: (request, response) => response.send(`hello ${String(request.body['name'] ?? request.query['name'] ?? 'world')}`),
   echo: (request, response) => response.send({ method: request.method, body: request.body, query: request.query }),
+  whole: (request, response) => response.send(JSON.parse(JSON.stringify({ request, spread: Object.keys({ ...request }).sort() }))),
   index: (_request, response) => response.send('the index'),
   notfound: (_request, response) => response.status(404).send({ missing: true }),
   teapot: (_request, response) => {
@@ -135,6 +136,11 @@ describe('cloud functions over HTTP (host-defined)', () => {
     expect((await server.request('POST', '/1/functions/hello', { body: { name: 'x' } })).body).toEqual({ result: 'hello x' });
     const echoed = await server.request('POST', '/1/functions/echo', { body: { a: 1 } });
     expect(echoed.body).toEqual({ result: { method: 'POST', body: { a: 1 }, query: {} } });
+    // The request serialises whole (its lazy query and headers included), and spreading it shows only its own fields.
+    const whole = await fetch(`${server.url}/1/functions/whole?x=1`, { method: 'POST', headers: { ...appHeaders(), 'content-type': 'application/json', 'x-probe': 'p' }, body: '{"a":2}' });
+    const result = ((await whole.json()) as { result: { request: Record<string, unknown>; spread: string[] } }).result;
+    expect(result.request).toMatchObject({ method: 'POST', body: { a: 2 }, query: { x: '1' }, headers: { 'x-probe': 'p' }, path: '/1/functions/whole' });
+    expect(result.spread).toEqual(['body', 'method', 'path', 'raw']);
     expect((await server.request('POST', '/1/functions/hello')).body).toEqual({ result: 'hello world' });
     expect((await server.request('POST', '/1/functions/hello', { auth: false, body: {} })).status).toBe(401);
   });
