@@ -41,15 +41,18 @@ function perRequest(c: Comparison): Comparison {
 
 /**
  * The physical limit of one call at a time through a worker thread: a bare echo worker, answering a
- * run message of the same shape with one batch, awaited in turn.
+ * run message of the same shape (JSON text both ways, as the pool posts) with one batch, awaited in turn.
  */
 function workerRoundTrip(): { op: () => Promise<unknown>; close: () => Promise<number> } {
-  const worker = new Worker("require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage([{ type: 'send', id: m.id }, { type: 'idle', id: m.id }]))", { eval: true });
+  const worker = new Worker(
+    "const port = require('node:worker_threads').parentPort; port.on('message', (text) => { const m = JSON.parse(text); port.postMessage(JSON.stringify([{ type: 'send', id: m.id }, { type: 'idle', id: m.id }])); })",
+    { eval: true },
+  );
   let id = 0;
   const op = () =>
     new Promise<unknown>((resolve) => {
       worker.once('message', resolve);
-      worker.postMessage({ type: 'run', id: ++id, fn: { key: 'benchfn\u0000helloDeployed', version: 1, source: DEPLOYED_SOURCE }, requestText: JSON.stringify({ method: 'POST', body: { name: 'bench' }, query: {}, headers: HEADERS, path: null }), limits: {} });
+      worker.postMessage(JSON.stringify({ type: 'run', id: ++id, fn: { key: 'benchfn\u0000helloDeployed', version: 1, source: DEPLOYED_SOURCE }, requestText: JSON.stringify({ method: 'POST', body: { name: 'bench' }, query: {}, headers: HEADERS, path: null }), limits: {} }));
     });
   return { op, close: () => worker.terminate() };
 }

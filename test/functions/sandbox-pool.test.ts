@@ -11,8 +11,8 @@ import { manualTimer } from './manual-timer.js';
 class FakeWorker extends EventEmitter {
   readonly received: ToWorker[] = [];
   terminateAsked = false;
-  postMessage(message: ToWorker): void {
-    this.received.push(message);
+  postMessage(text: string): void {
+    this.received.push(JSON.parse(text) as ToWorker);
   }
   unref(): void {}
   terminate(): Promise<number> {
@@ -20,7 +20,7 @@ class FakeWorker extends EventEmitter {
     return Promise.resolve(1);
   }
   say(message: ToPool): void {
-    this.emit('message', [message]);
+    this.emit('message', JSON.stringify([message]));
   }
   exit(): void {
     this.emit('exit', 1);

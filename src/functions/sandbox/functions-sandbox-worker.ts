@@ -23,7 +23,7 @@ const post = (message: ToPool) => {
 function flush(): void {
   const batch = outbox;
   outbox = [];
-  port.postMessage(batch);
+  port.postMessage(JSON.stringify(batch));
 }
 const waiting = new Map<number, (answer: HostAnswer) => void>();
 let nextCall = 1;
@@ -32,7 +32,8 @@ let contexts: WarmContexts | null = null;
 /** Run messages in arrival order; the first is running. */
 const queued: RunMessage[] = [];
 
-port.on('message', (message: ToWorker) => {
+port.on('message', (text: string) => {
+  const message = JSON.parse(text) as ToWorker;
   if (message.type === 'answer') {
     waiting.get(message.callId)?.(message.answer);
     waiting.delete(message.callId);

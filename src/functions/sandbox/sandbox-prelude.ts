@@ -399,6 +399,9 @@ export const SANDBOX_PRELUDE = String.raw`
       },
     };
   };
+  // oEvent: one hub per invocation, made when first touched (start forgets the last one).
+  let currentHub = null;
+  Object.defineProperty(modules, 'oEvent', { get: () => (currentHub ??= eventHub()), enumerable: true });
   /** One invocation: a fresh response each time, so a warm context carries no reply state over. */
   const start = function (requestText) {
     let status = 200;
@@ -415,10 +418,8 @@ export const SANDBOX_PRELUDE = String.raw`
     const entry = typeof global.onRequest === 'function' ? global.onRequest : typeof exported.onRequest === 'function' ? exported.onRequest : null;
     if (!entry) return fail('the source defines no onRequest(request, response, modules) function');
     try {
-      // Descriptors, not values: the library getters stay lazy.
-      const invocationModules = Object.defineProperties({}, Object.getOwnPropertyDescriptors(modules));
-      invocationModules.oEvent = eventHub();
-      const returned = entry(request, response, invocationModules);
+      currentHub = null;
+      const returned = entry(request, response, modules);
       if (returned && typeof returned.then === 'function') returned.then(undefined, (e) => fail(String(e && e.message || e)));
     } catch (e) {
       fail(String(e && e.message || e));
