@@ -3,6 +3,7 @@
  * (memory when the SQLite adapter does not load), a seeded Bench table, and the workloads (the
  * requests autocannon cycles through). Shared by the benchmark's server process and profiling aids.
  */
+import type Database from 'better-sqlite3';
 import type { ApplicationConfig } from '../src/app/application.js';
 import type { SvcRequest } from '../src/http/types.js';
 import { createRecordsFeature } from '../src/records/records-feature.js';
@@ -36,6 +37,8 @@ export interface HttpWorkload {
   readonly unavailable?: string;
   /** CPU microseconds per request of `service.handle()` alone (no socket, no node:http): svcbase's own share. */
   readonly handleUs?: number;
+  /** Why the same-work limit cannot serve this workload (no SQLite, or it answered differently). */
+  readonly sameWorkUnavailable?: string;
 }
 
 export interface BenchApp {
@@ -44,24 +47,26 @@ export interface BenchApp {
   readonly storageName: string;
   readonly records: number;
   readonly workloads: readonly HttpWorkload[];
+  /** The SQLite connection the service uses (the same-work limit runs on it), or null on memory. */
+  readonly database: Database.Database | null;
   close(): Promise<void>;
 }
 
 const CREATE_BODY = JSON.stringify({ name: 'new user', category: 'c1', score: 4242, level: 3, active: true, tags: ['t1', 't2'], address: { city: 'city1', zip: '10001' } });
 
-async function openStorage(): Promise<{ storage: StorageAdapter; name: string; close: () => Promise<void> }> {
+async function openStorage(): Promise<{ storage: StorageAdapter; name: string; database: Database.Database | null; close: () => Promise<void> }> {
   try {
     const fixture = await openSqliteFixture('rest');
-    return { storage: fixture.storage, name: 'sqlite', close: () => fixture.close() };
+    return { storage: fixture.storage, name: 'sqlite', database: fixture.db, close: () => fixture.close() };
   } catch (error) {
     const storage = await openMemoryStorage();
-    return { storage, name: `memory (sqlite adapter did not load: ${(error as Error).message.split('\n')[0]})`, close: async () => storage.close() };
+    return { storage, name: `memory (sqlite adapter did not load: ${(error as Error).message.split('\n')[0]})`, database: null, close: async () => storage.close() };
   }
 }
 
 /** Creates the service over a Bench table of `size` records and lists the workloads. */
 export async function createBenchApp(size: number): Promise<BenchApp> {
-  const { storage, name, close } = await openStorage();
+  const { storage, name, database, close } = await openStorage();
   const records = makeRecords(size, 3);
   await seedTable(storage, { namespace: REST_APP.namespace!, className: CLASS_NAME }, records);
   const service = createService({ storage, applications: [REST_APP], features: [(ctx) => createRecordsFeature(ctx)] });
@@ -84,6 +89,7 @@ export async function createBenchApp(size: number): Promise<BenchApp> {
     storageName: name,
     records: size,
     workloads,
+    database,
     async close() {
       await service.close();
       await close();

@@ -11,10 +11,13 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { AddressInfo } from 'node:net';
 import { toNodeListener } from '../src/node.js';
 import { type HttpWorkload, REST_HEADERS, createBenchApp, handlerCost } from './rest-app.js';
+import { sameWorkHandler } from './rest-same-work.js';
 
 export interface ServerReady {
   readonly svcPort: number;
   readonly barePort: number;
+  /** The same-work limit (bench/rest-same-work.ts), or null without SQLite. */
+  readonly samePort: number | null;
   readonly storage: string;
   readonly records: number;
   /** Credentials every request carries (the bare server ignores them). */
@@ -32,6 +35,32 @@ const DROP_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-lengt
 
 function listen(server: Server): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+}
+
+/** What one server answered: status, headers (less the per-connection ones) and body text. */
+async function answerOf(port: number, workload: HttpWorkload, path: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method: workload.method,
+    headers: { ...REST_HEADERS, ...(workload.body ? { 'content-type': 'application/json' } : {}) },
+    body: workload.body,
+  });
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, key) => {
+    if (!DROP_HEADERS.has(key)) headers[key] = key === 'location' ? value.replace(/\/[^/]+$/, '/<id>').replace(/:\d+\//, ':<port>/') : value;
+  });
+  return { status: res.status, headers, body: await res.text() };
+}
+
+/**
+ * Null when the same-work server answers a request as svcbase does: the same bytes for reads, the
+ * same status, headers and reply keys for creates (their ids and times differ); else the difference.
+ */
+async function sameAnswer(svcPort: number, samePort: number, workload: HttpWorkload, path: string): Promise<string | undefined> {
+  const ours = await answerOf(svcPort, workload, path);
+  const limit = await answerOf(samePort, workload, path);
+  const keys = (text: string) => Object.keys(JSON.parse(text) as object).join(',');
+  const shape = (a: typeof ours) => JSON.stringify([a.status, Object.entries(a.headers).sort(), workload.method === 'GET' && !path.startsWith('/1/timestamp') ? a.body : keys(a.body)]);
+  return shape(ours) === shape(limit) ? undefined : `the same-work server answered ${shape(limit).slice(0, 160)} where svcbase answered ${shape(ours).slice(0, 160)}`;
 }
 
 async function main(): Promise<void> {
@@ -87,14 +116,26 @@ async function main(): Promise<void> {
   });
   const barePort = await listen(bare);
 
-  const ready: ServerReady = { svcPort, barePort, storage: app.storageName, records: app.records, headers: REST_HEADERS, workloads: checked };
+  const same = app.database ? createServer(sameWorkHandler(app.database)) : null;
+  const samePort = same ? await listen(same) : null;
+  const workloads: HttpWorkload[] = [];
+  for (const workload of checked) {
+    let differs: string | undefined = samePort === null ? 'no SQLite connection' : undefined;
+    for (const path of samePort !== null && !workload.unavailable ? workload.paths.slice(0, 20) : []) {
+      differs = await sameAnswer(svcPort, samePort!, workload, path);
+      if (differs) break;
+    }
+    workloads.push(differs ? { ...workload, sameWorkUnavailable: differs } : workload);
+  }
+
+  const ready: ServerReady = { svcPort, barePort, samePort, storage: app.storageName, records: app.records, headers: REST_HEADERS, workloads };
   process.send!(ready);
   process.on('message', (message: string) => {
     if (message !== 'stop') return;
-    svcServer.closeAllConnections();
-    bare.closeAllConnections();
-    svcServer.close();
-    bare.close();
+    for (const server of [svcServer, bare, same]) {
+      server?.closeAllConnections();
+      server?.close();
+    }
     void app.close().finally(() => process.exit(0));
   });
   process.on('disconnect', () => process.exit(0));

@@ -1,7 +1,9 @@
 /**
- * The whole REST path over loopback: autocannon (in this process) against svcbase and against a
- * bare node:http server answering the same bytes (both in one child process, bench/rest-server.ts),
- * in interleaved rounds. Requests per second and p99 latency; target: at least 0.6x the bare server.
+ * The whole REST path over loopback: autocannon (in this process) against svcbase, against a bare
+ * node:http server answering the same bytes (the transport's ceiling; target 0.6x) and against a
+ * hand-written server doing the same work on the same SQLite connection (bench/rest-same-work.ts;
+ * target 0.7x and p99 within 1.5x), all in one child process (bench/rest-server.ts), in interleaved
+ * rounds.
  *
  * Caveat on a 2-core machine: the load generator and the server share the two cores; autocannon
  * itself tops out near the bare server's rate, so the bare figure is partly the client's limit and
@@ -77,19 +79,24 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
         continue;
       }
       config.log(`rest: ${workload.name}`);
-      await shoot(ready.svcPort, workload, ready.headers, config.quick ? 0.2 : 1);
-      await shoot(ready.barePort, workload, ready.headers, config.quick ? 0.2 : 1);
+      const samePort = workload.sameWorkUnavailable ? null : ready.samePort;
+      for (const port of [ready.svcPort, ready.barePort, samePort]) if (port !== null) await shoot(port, workload, ready.headers, config.quick ? 0.2 : 1);
       const ours: Shot[] = [];
       const bare: Shot[] = [];
+      const same: Shot[] = [];
       const ratios: number[] = [];
+      const sameRatios: number[] = [];
       for (let round = 0; round < rounds; round++) {
-        const pair: Array<[number, Shot[]]> = [
+        const sides: Array<[number, Shot[]]> = [
           [ready.svcPort, ours],
           [ready.barePort, bare],
+          ...(samePort !== null ? [[samePort, same] as [number, Shot[]]] : []),
         ];
-        if (round % 2 === 1) pair.reverse();
-        for (const [port, into] of pair) into.push(await shoot(port, workload, ready.headers, seconds));
+        // Each side goes first in turn.
+        for (let i = 0; i < round % sides.length; i++) sides.push(sides.shift()!);
+        for (const [port, into] of sides) into.push(await shoot(port, workload, ready.headers, seconds));
         ratios.push(ours[round]!.rps / bare[round]!.rps);
+        if (samePort !== null) sameRatios.push(ours[round]!.rps / same[round]!.rps);
       }
       const ratio = median(ratios);
       const bad = ours.reduce((n, s) => n + s.bad, 0);
@@ -122,6 +129,35 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
         note:
           `p50/p99 ${median(ours.map((s) => s.p50))}/${median(ours.map((s) => s.p99))} ms vs ${median(bare.map((s) => s.p50))}/${median(bare.map((s) => s.p99))} ms; service.handle() alone ${workload.handleUs ?? '?'} us/request; ` +
           `${ready.storage} storage, ${ready.records} records${bad > 0 ? `; ${bad} bad responses` : ''}`,
+      });
+      if (workload.sameWorkUnavailable) {
+        rows.push(skippedRow('rest', `${workload.name} vs the same-work limit`, workload.sameWorkUnavailable));
+        continue;
+      }
+      const sameRatio = median(sameRatios);
+      const p99 = median(ours.map((s) => s.p99));
+      const sameP99 = median(same.map((s) => s.p99));
+      // p99 in whole milliseconds (autocannon's resolution): within 1.5x, or within 1 ms of the limit's.
+      const p99Ok = p99 <= Math.max(sameP99 * 1.5, sameP99 + 1);
+      rows.push({
+        group: 'rest',
+        workload: `${workload.name} vs the same-work limit`,
+        unit: 'req/s',
+        ours: median(ours.map((s) => s.rps)),
+        referenceName: 'same-work node:http',
+        reference: median(same.map((s) => s.rps)),
+        ratio: sameRatio,
+        target: 0.7,
+        pass: sameRatio >= 0.7 && p99Ok && bad === 0,
+        detail: {
+          oursP99Ms: p99,
+          referenceP99Ms: sameP99,
+          p99Target: 'ours <= 1.5x the limit (or +1 ms)',
+          oursRounds: ours.map((s) => Math.round(s.rps)),
+          referenceRounds: same.map((s) => Math.round(s.rps)),
+          referenceSpread: round3(spread(same.map((s) => s.rps))),
+        },
+        note: `p99 ${p99} vs ${sameP99} ms${p99Ok ? '' : ' (above 1.5x)'}; the limit checks the keys, parses, validates, runs one prepared statement on the same connection and encodes the same bytes (bench/rest-same-work.ts)`,
       });
     }
   } finally {

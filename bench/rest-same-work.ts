@@ -1,0 +1,161 @@
+/**
+ * The same-work limit of the REST benchmark (issue 22): a hand-written node:http handler that does
+ * for each request what svcbase must do and nothing more, on the same SQLite connection: check the
+ * application id and REST key in constant time, parse what the request carries (path, `where`,
+ * JSON body), validate it against the table's column types, run one prepared statement, encode the
+ * record JSON the REST API answers (dates as `YYYY-MM-DD HH:mm:ss`, columns in name order, nulls
+ * left out) and send the same status and headers. rest-server.ts checks at start-up that it answers
+ * byte for byte what svcbase answers (creates: the same status, headers and reply keys), so the row
+ * compares equal work.
+ */
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type Database from 'better-sqlite3';
+import { CLASS_NAME } from './data.js';
+import { REST_APP } from './rest-app.js';
+
+type Row = Record<string, string | number | null>;
+
+const TABLE = `"${REST_APP.namespace}__${CLASS_NAME}"`;
+const JSON_HEADERS = { 'access-control-allow-origin': '*', 'content-type': 'application/json; charset=utf-8' };
+/** The Bench table's columns beyond the three every record has, in name order, with their types. */
+const COLUMNS: ReadonlyArray<readonly [string, 'Boolean' | 'Object' | 'Array' | 'String' | 'Number']> = [
+  ['active', 'Boolean'],
+  ['address', 'Object'],
+  ['category', 'String'],
+  ['level', 'Number'],
+  ['name', 'String'],
+  ['nickname', 'String'],
+  ['score', 'Number'],
+  ['tags', 'Array'],
+];
+const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+function sha256(text: string): Buffer {
+  return hash('sha256', text, 'buffer');
+}
+
+function dateText(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** A stored row as the REST API shows it. */
+function recordOf(row: Row): Record<string, unknown> {
+  const out: Record<string, unknown> = { objectId: row['objectId'], createdAt: dateText(row['createdAt'] as number), updatedAt: dateText(row['updatedAt'] as number) };
+  for (const [column, type] of COLUMNS) {
+    const value = row[column];
+    if (value === null || value === undefined) continue;
+    out[column] = type === 'Boolean' ? value === 1 : type === 'Object' || type === 'Array' ? JSON.parse(value as string) : value;
+  }
+  return out;
+}
+
+function typeMatches(type: string, value: unknown): boolean {
+  switch (type) {
+    case 'Boolean':
+      return typeof value === 'boolean';
+    case 'Number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'String':
+      return typeof value === 'string';
+    case 'Array':
+      return Array.isArray(value);
+    default:
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+  }
+}
+
+function newObjectId(): string {
+  const bytes = randomBytes(10);
+  let id = '';
+  for (const byte of bytes) id += ID_ALPHABET[byte % ID_ALPHABET.length];
+  return id;
+}
+
+function send(res: ServerResponse, status: number, body: string, extra?: Record<string, string>): void {
+  res.writeHead(status, extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS);
+  res.end(body);
+}
+
+/** The handler, over the benchmark's own database connection. */
+export function sameWorkHandler(db: Database.Database): (req: IncomingMessage, res: ServerResponse) => void {
+  const appId = sha256(REST_APP.applicationId);
+  const restKey = sha256(REST_APP.restApiKey);
+  const byId = db.prepare(`SELECT * FROM ${TABLE} WHERE "objectId" = ?`);
+  const page = db.prepare(`SELECT * FROM ${TABLE} WHERE "score" >= ? ORDER BY "score" ASC, "objectId" ASC LIMIT 20`);
+  const insert = db.prepare(
+    `INSERT INTO ${TABLE} ("objectId", "createdAt", "updatedAt", "active", "address", "category", "level", "name", "nickname", "score", "tags") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const fail = (res: ServerResponse, status: number, code: number, error: string) => send(res, status, JSON.stringify({ code, error }));
+
+  const route = (req: IncomingMessage, res: ServerResponse, body: string | null) => {
+    const id = req.headers['x-svc-application-id'];
+    const key = req.headers['x-svc-rest-api-key'];
+    if (typeof id !== 'string' || typeof key !== 'string' || !timingSafeEqual(sha256(id), appId) || !timingSafeEqual(sha256(key), restKey)) return fail(res, 401, 401, 'unauthorized');
+    const url = req.url ?? '/';
+    const at = url.indexOf('?');
+    const path = at === -1 ? url : url.slice(0, at);
+    if (req.method === 'GET' && path === '/1/timestamp') {
+      const now = Date.now();
+      return send(res, 200, JSON.stringify({ timestamp: Math.floor(now / 1000), datetime: dateText(now) }));
+    }
+    const prefix = `/1/classes/${CLASS_NAME}`;
+    if (req.method === 'GET' && path.startsWith(`${prefix}/`)) {
+      const row = byId.get(decodeURIComponent(path.slice(prefix.length + 1))) as Row | undefined;
+      return row ? send(res, 200, JSON.stringify(recordOf(row))) : fail(res, 404, 101, 'object not found');
+    }
+    if (req.method === 'GET' && path === prefix) {
+      const query = new URLSearchParams(at === -1 ? '' : url.slice(at + 1));
+      let where: unknown;
+      try {
+        where = JSON.parse(query.get('where') ?? '{}');
+      } catch {
+        return fail(res, 400, 107, 'invalid where');
+      }
+      const bound = (where as { score?: { $gte?: unknown } } | null)?.score?.$gte;
+      const limit = Number(query.get('limit') ?? 100);
+      if (typeof bound !== 'number' || query.get('order') !== 'score' || !Number.isInteger(limit) || limit !== 20) return fail(res, 400, 102, 'unsupported query');
+      const rows = page.all(bound) as Row[];
+      return send(res, 200, JSON.stringify({ results: rows.map(recordOf) }));
+    }
+    if (req.method === 'POST' && path === prefix) {
+      let data: unknown;
+      try {
+        data = JSON.parse(body ?? '');
+      } catch {
+        return fail(res, 400, 107, 'invalid JSON');
+      }
+      if (typeof data !== 'object' || data === null || Array.isArray(data)) return fail(res, 400, 107, 'a JSON object');
+      const fields = data as Record<string, unknown>;
+      for (const name of Object.keys(fields)) {
+        const column = COLUMNS.find(([known]) => known === name);
+        if (!column || !typeMatches(column[1], fields[name])) return fail(res, 400, 111, `invalid type for ${name}`);
+      }
+      const objectId = newObjectId();
+      const now = Date.now();
+      const text = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+      insert.run(
+        objectId,
+        now,
+        now,
+        fields['active'] === undefined ? null : fields['active'] ? 1 : 0,
+        text(fields['address']),
+        (fields['category'] as string | undefined) ?? null,
+        (fields['level'] as number | undefined) ?? null,
+        (fields['name'] as string | undefined) ?? null,
+        (fields['nickname'] as string | undefined) ?? null,
+        (fields['score'] as number | undefined) ?? null,
+        text(fields['tags']),
+      );
+      return send(res, 201, JSON.stringify({ createdAt: dateText(now), objectId }), { location: `http://${req.headers.host ?? 'localhost'}${prefix}/${objectId}` });
+    }
+    return fail(res, 404, 404, 'not found');
+  };
+
+  return (req, res) => {
+    if (req.method === 'GET') return route(req, res, null);
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => route(req, res, Buffer.concat(chunks).toString('utf8')));
+  };
+}
