@@ -25,6 +25,10 @@ export interface CanvasContextShape {
   rotate(angle: number): void;
   transform(a: number, b: number, c: number, d: number, e: number, f: number): void;
   fillText(text: string, x: number, y: number): void;
+  rect(x: number, y: number, w: number, h: number): void;
+  fill(): void;
+  setTransform(a: number, b: number, c: number, d: number, e: number, f: number): void;
+  getImageData(x: number, y: number, w: number, h: number): { readonly data: Uint8ClampedArray };
 }
 
 /** A canvas as the renderer uses it. */

@@ -1,8 +1,12 @@
-import { type CanvasModuleShape, loadCanvasModule } from './canvas-module.js';
+import { type CanvasContextShape, type CanvasModuleShape, loadCanvasModule } from './canvas-module.js';
 import { bundledFontPaths, registerCaptchaFonts } from './captcha-fonts.js';
 import { drawCaptcha } from './draw-captcha.js';
+import { encodeOpaquePng } from './png-encode.js';
 import { drawRandom } from './random-draw.js';
 import type { SyncCaptchaRenderer } from './renderer.js';
+
+/** Canvas sizes a renderer keeps (captcha sizes are few; the parameters bound them anyway). */
+const MAX_SIZES = 16;
 
 /** Options of {@link createCanvasRenderer}. */
 export interface CanvasRendererOptions {
@@ -31,12 +35,25 @@ export function createCanvasRenderer(options: CanvasRendererOptions = {}): SyncC
     const paths = options.fontPath === undefined ? bundledFontPaths() : [options.fontPath].flat();
     return { canvas, families: registerCaptchaFonts(canvas, paths) };
   };
+  // One canvas per size, reused: render is synchronous, and every image repaints every pixel.
+  const contexts = new Map<string, CanvasContextShape>();
+  const contextFor = (canvas: CanvasModuleShape, width: number, height: number) => {
+    const key = `${width}x${height}`;
+    let context = contexts.get(key);
+    if (!context) {
+      if (contexts.size >= MAX_SIZES) contexts.clear();
+      context = canvas.createCanvas(width, height).getContext('2d');
+      contexts.set(key, context);
+    }
+    return context;
+  };
   return {
     render(text, width, height, random) {
       state ??= setup();
-      const surface = state.canvas.createCanvas(width, height);
-      drawCaptcha(surface.getContext('2d'), text, width, height, drawRandom(random), state.families);
-      return surface.encodeSync('png');
+      const g = contextFor(state.canvas, width, height);
+      g.setTransform(1, 0, 0, 1, 0, 0);
+      drawCaptcha(g, text, width, height, drawRandom(random), state.families);
+      return encodeOpaquePng(g.getImageData(0, 0, width, height).data, width, height);
     },
   };
 }

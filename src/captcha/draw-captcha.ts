@@ -95,9 +95,12 @@ function drawDots(
   const colours = Math.min(count, 4);
   for (let c = 0; c < colours; c++) {
     g.fillStyle = r.colour([30, 80], lightness);
+    // One path per colour, filled once: far cheaper than a fillRect per speck.
+    g.beginPath();
     for (let i = c; i < count; i += colours) {
       const side = r.range(size[0], size[1]);
-      g.fillRect(r.range(0, width), r.range(0, height), side, side);
+      g.rect(r.range(0, width), r.range(0, height), side, side);
     }
+    g.fill();
   }
 }

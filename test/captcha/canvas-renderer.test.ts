@@ -7,6 +7,8 @@ import { loadCanvasModule } from '../../src/captcha/canvas-module.js';
 import { createCanvasRenderer } from '../../src/captcha/canvas-renderer.js';
 import { bundledFontPaths } from '../../src/captcha/captcha-fonts.js';
 import { seededRandom } from '../../src/core/random.js';
+import { PNG } from 'pngjs';
+import { encodeOpaquePng } from '../../src/captcha/png-encode.js';
 import { PNG_SIGNATURE, readPngHeader } from './png-header.js';
 
 const renderer = createCanvasRenderer();
@@ -68,5 +70,25 @@ describe('canvas captcha renderer', () => {
     const canvas = loadCanvasModule();
     const injected = createCanvasRenderer({ canvas });
     expect(readPngHeader(injected.render('xyz', 60, 30, seededRandom(2)))).toMatchObject({ width: 60, height: 30 });
+  });
+});
+
+describe('the captcha PNG encoder', () => {
+  it('writes opaque pixels that a PNG decoder reads back exactly (RGB, Sub filter, CRCs)', () => {
+    const width = 37;
+    const height = 11;
+    const random = seededRandom(9);
+    const rgba = new Uint8Array(width * height * 4);
+    for (let i = 0; i < rgba.length; i++) rgba[i] = i % 4 === 3 ? 255 : random.int(256);
+    const decoded = PNG.sync.read(Buffer.from(encodeOpaquePng(rgba, width, height)));
+    expect([decoded.width, decoded.height]).toEqual([width, height]);
+    expect(Buffer.from(decoded.data).equals(Buffer.from(rgba))).toBe(true);
+  });
+
+  it('encodes what the renderer drew: a real image, not a flat one', () => {
+    const decoded = PNG.sync.read(Buffer.from(renderer.render('k7eP', 85, 30, seededRandom(3))));
+    const colours = new Set<number>();
+    for (let i = 0; i < decoded.data.length; i += 4) colours.add(decoded.data.readUInt32BE(i));
+    expect(colours.size).toBeGreaterThan(50);
   });
 });
