@@ -43,21 +43,27 @@ function recordingRun(): SandboxRun & { outcome: string | null } {
   return run;
 }
 
+/** A pool of one worker slot over fake workers: every worker it starts is in `workers`. */
+function poolOfOne() {
+  const workers: FakeWorker[] = [];
+  const timer = manualTimer();
+  const pool = new SandboxPool({
+    size: 1,
+    limits: DEFAULT_SANDBOX_LIMITS,
+    timer,
+    logger: silentLogger,
+    spawn: () => {
+      const worker = new FakeWorker();
+      workers.push(worker);
+      return worker as unknown as Worker;
+    },
+  });
+  return { workers, timer, pool };
+}
+
 describe('sandbox pool', () => {
   it('gives no job to a worker being terminated past its deadline, even when it reports idle before it exits', () => {
-    const workers: FakeWorker[] = [];
-    const timer = manualTimer();
-    const pool = new SandboxPool({
-      size: 1,
-      limits: DEFAULT_SANDBOX_LIMITS,
-      timer,
-      logger: silentLogger,
-      spawn: () => {
-        const worker = new FakeWorker();
-        workers.push(worker);
-        return worker as unknown as Worker;
-      },
-    });
+    const { workers, timer, pool } = poolOfOne();
     const first = workers[0]!;
     first.say({ type: 'ready' });
     const silent = recordingRun();
@@ -83,19 +89,7 @@ describe('sandbox pool', () => {
   });
 
   it('hands each worker the running job and the next, and requeues the unstarted one when the worker is replaced', () => {
-    const workers: FakeWorker[] = [];
-    const timer = manualTimer();
-    const pool = new SandboxPool({
-      size: 1,
-      limits: DEFAULT_SANDBOX_LIMITS,
-      timer,
-      logger: silentLogger,
-      spawn: () => {
-        const worker = new FakeWorker();
-        workers.push(worker);
-        return worker as unknown as Worker;
-      },
-    });
+    const { workers, timer, pool } = poolOfOne();
     workers[0]!.say({ type: 'ready' });
     const runs = [recordingRun(), recordingRun(), recordingRun()];
     for (const run of runs) pool.run({ key: 'app\u0000f', version: 1, source: 'source' }, { n: 1 }, 1000, run);
