@@ -136,6 +136,8 @@ export function functionRoutes(deps: FunctionRouteDeps): RouteDef[] {
       path: '/1/functions/:name',
       auth: 'app',
       body: 'optional-json',
+      summary: 'Runs a cloud function; the reply carries what it sent',
+      responses: { 200: { type: 'object', required: ['result'], properties: { result: {} } } },
       handler: (rc) => {
         const request = requestOf(rc, 'POST', rc.body ?? {}, `/1/functions/${rc.params['name'] ?? ''}`);
         const reply = deps.runner.invoke({ caller: rc.caller, name: rc.params['name'] ?? '', request, depth: 0 });

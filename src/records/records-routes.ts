@@ -1,6 +1,7 @@
 import type { SessionResolver } from '../app/caller.js';
 import { isSvcError, svcError } from '../core/errors.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
+import { CREATED_REPLY as CREATED, LIST_REPLY as LIST, OK_REPLY as OK, RECORD_REPLY as RECORD, UPDATED_REPLY as UPDATED } from '../http/reply-schemas.js';
 import type { RouteContext, RouteDef } from '../http/types.js';
 import { commaList } from '../query/parse/options.js';
 import type { StorageAdapter } from '../storage/port.js';
@@ -19,12 +20,6 @@ export interface RecordsRouteDeps {
 const bodyOf = (rc: RouteContext): JsonObject => rc.body ?? {};
 
 /** Reply shapes of the record routes (for `/1/openapi.json`); dates are the wire's `yyyy-MM-dd HH:mm:ss`. */
-const WIRE_DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$' };
-const RECORD = { type: 'object', required: ['objectId', 'createdAt', 'updatedAt'], properties: { objectId: { type: 'string' }, createdAt: WIRE_DATE, updatedAt: WIRE_DATE } };
-const CREATED = { type: 'object', required: ['objectId', 'createdAt'], properties: { objectId: { type: 'string' }, createdAt: WIRE_DATE } };
-const UPDATED = { type: 'object', required: ['updatedAt'], properties: { updatedAt: WIRE_DATE } };
-const LIST = { type: 'object', properties: { results: { type: 'array', items: { type: 'object' } }, count: { type: 'integer', minimum: 0 } } };
-const OK = { type: 'object', required: ['msg'], properties: { msg: { const: 'ok' } } };
 const param = (rc: RouteContext, name: string): string => rc.params[name] ?? '';
 
 /**

@@ -1,5 +1,6 @@
 import type { Application } from '../app/application.js';
 import type { JsonObject } from '../core/wire-values.js';
+import { LIST_REPLY, OK_REPLY, RECORD_REPLY, SESSION_USER_REPLY, UPDATED_REPLY } from '../http/reply-schemas.js';
 import type { RouteContext, RouteDef, RouteResult } from '../http/types.js';
 import type { UsersDeps } from './deps.js';
 import { followVerifyLink } from './email-verification.js';
@@ -14,9 +15,14 @@ const id = (rc: RouteContext) => rc.params.objectId ?? '';
 const bodyOf = (rc: RouteContext): JsonObject => rc.body ?? {};
 const OK: RouteResult = Object.freeze({ body: { msg: 'ok' } });
 
-function route(method: RouteDef['method'], path: string, body: RouteDef['body'], handler: Handler, auth: RouteDef['auth'] = 'app'): RouteDef {
-  return { method, path, auth, body, handler };
+function route(method: RouteDef['method'], path: string, body: RouteDef['body'], handler: Handler, auth: RouteDef['auth'] = 'app', responses?: RouteDef['responses']): RouteDef {
+  return responses ? { method, path, auth, body, handler, responses } : { method, path, auth, body, handler };
 }
+
+/** Sign-up: 201 for a new user, 200 (with its session) for a phone login. */
+const SIGN_UP = { 201: SESSION_USER_REPLY, 200: SESSION_USER_REPLY };
+const SESSION = { 200: SESSION_USER_REPLY };
+const DONE = { 200: OK_REPLY };
 
 /** A sign-up's answer: 201 with a Location header for a new user, 200 for a phone login. */
 function signUpResult(rc: RouteContext, result: SignUpResult): RouteResult {
@@ -34,23 +40,23 @@ const page = (p: LinkPage): RouteResult => ({ status: p.status, headers: p.heade
 export function userRoutes(users: UsersService, deps: UsersDeps, apps: ReadonlyMap<string, Application>): RouteDef[] {
   const ok = async (work: Promise<void>): Promise<RouteResult> => (await work, OK);
   return [
-    route('POST', '/1/users', 'json', async (rc) => signUpResult(rc, await users.signUp(rc.caller, bodyOf(rc)))),
-    route('POST', '/1/usersv1', 'json', async (rc) => signUpResult(rc, await users.phoneSignUpOrLogin(rc.caller, bodyOf(rc)))),
-    route('GET', '/1/login', 'none', async (rc) => ({ body: await users.login(rc.caller, loginQuery(rc.query)) })),
-    route('POST', '/1/login', 'json', async (rc) => ({ body: await users.login(rc.caller, bodyOf(rc)) })),
-    route('POST', '/1/logout', 'optional-json', (rc) => ok(users.logout(rc.caller))),
-    route('GET', '/1/users/me', 'none', async (rc) => ({ body: await users.me(rc.caller) })),
+    route('POST', '/1/users', 'json', async (rc) => signUpResult(rc, await users.signUp(rc.caller, bodyOf(rc))), 'app', SIGN_UP),
+    route('POST', '/1/usersv1', 'json', async (rc) => signUpResult(rc, await users.phoneSignUpOrLogin(rc.caller, bodyOf(rc))), 'app', SIGN_UP),
+    route('GET', '/1/login', 'none', async (rc) => ({ body: await users.login(rc.caller, loginQuery(rc.query)) }), 'app', SESSION),
+    route('POST', '/1/login', 'json', async (rc) => ({ body: await users.login(rc.caller, bodyOf(rc)) }), 'app', SESSION),
+    route('POST', '/1/logout', 'optional-json', (rc) => ok(users.logout(rc.caller)), 'app', DONE),
+    route('GET', '/1/users/me', 'none', async (rc) => ({ body: await users.me(rc.caller) }), 'app', SESSION),
     route('GET', '/1/checkSession/:objectId', 'none', async (rc) => ({ body: { msg: (await users.checkSession(rc.caller, id(rc))) ? 'ok' : 'fail' } })),
-    route('GET', '/1/users', 'none', async (rc) => ({ body: await users.list(rc.caller, rc.query) })),
-    route('GET', '/1/users/:objectId', 'none', async (rc) => ({ body: await users.get(rc.caller, id(rc)) })),
-    route('PUT', '/1/users/:objectId', 'json', async (rc) => ({ body: await users.update(rc.caller, id(rc), bodyOf(rc)) })),
-    route('DELETE', '/1/users/:objectId', 'none', (rc) => ok(users.delete(rc.caller, id(rc)))),
-    route('PUT', '/1/updatePassword', 'json', (rc) => ok(users.changePassword(rc.caller, bodyOf(rc)))),
+    route('GET', '/1/users', 'none', async (rc) => ({ body: await users.list(rc.caller, rc.query) }), 'app', { 200: LIST_REPLY }),
+    route('GET', '/1/users/:objectId', 'none', async (rc) => ({ body: await users.get(rc.caller, id(rc)) }), 'app', { 200: RECORD_REPLY }),
+    route('PUT', '/1/users/:objectId', 'json', async (rc) => ({ body: await users.update(rc.caller, id(rc), bodyOf(rc)) }), 'app', { 200: UPDATED_REPLY }),
+    route('DELETE', '/1/users/:objectId', 'none', (rc) => ok(users.delete(rc.caller, id(rc))), 'app', DONE),
+    route('PUT', '/1/updatePassword', 'json', (rc) => ok(users.changePassword(rc.caller, bodyOf(rc))), 'app', DONE),
     route('PUT', '/1/updateUserPassword/:objectId', 'json', (rc) => ok(users.changePassword(rc.caller, bodyOf(rc), id(rc)))),
     route('POST', '/1/updateUserPassword/:objectId', 'json', (rc) => ok(users.changePassword(rc.caller, bodyOf(rc), id(rc)))),
-    route('POST', '/1/requestPasswordReset', 'json', (rc) => ok(users.requestPasswordReset(rc.caller, bodyOf(rc)))),
+    route('POST', '/1/requestPasswordReset', 'json', (rc) => ok(users.requestPasswordReset(rc.caller, bodyOf(rc))), 'app', DONE),
     route('PUT', '/1/resetPasswordBySmsCode/:smsCode', 'json', (rc) => ok(users.resetPasswordBySmsCode(rc.caller, rc.params.smsCode ?? '', bodyOf(rc)))),
-    route('POST', '/1/requestEmailVerify', 'json', (rc) => ok(users.requestEmailVerify(rc.caller, bodyOf(rc)))),
+    route('POST', '/1/requestEmailVerify', 'json', (rc) => ok(users.requestEmailVerify(rc.caller, bodyOf(rc))), 'app', DONE),
     route('GET', '/1/verifyEmail', 'none', async (rc) => page(await followVerifyLink(deps, apps, rc.query.get('token') ?? '')), 'none'),
     route('GET', '/1/resetPassword', 'none', async (rc) => page(await resetPasswordForm(deps, apps, rc.query.get('token') ?? '')), 'none'),
     route('POST', '/1/resetPassword', 'form', async (rc) => page(await resetPasswordSubmit(deps, apps, rc.body ?? {})), 'none'),

@@ -2,6 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_APP, type TestResponse, type TestServer, startTestServer } from '../helpers/server.js';
+import { FAST_SCRYPT } from '../users/users-server.js';
 
 type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>> };
 
@@ -22,7 +23,12 @@ describe('GET /1/openapi.json', () => {
   };
 
   beforeAll(async () => {
-    server = await startTestServer({ captcha: false, brands: ['Svc', 'Bmob'] });
+    server = await startTestServer({
+      captcha: false,
+      brands: ['Svc', 'Bmob'],
+      users: { scrypt: FAST_SCRYPT },
+      functions: { definitions: { hello: (request, response) => response.send({ hi: String(request.body['name']) }) } },
+    });
     const res = await server.request('GET', '/1/openapi.json', { auth: false });
     expect(res.status).toBe(200);
     doc = res.body as Doc;
@@ -66,5 +72,22 @@ describe('GET /1/openapi.json', () => {
     const refused = await server.request('GET', '/1/timestamp', { auth: false, headers: { 'X-Svc-Application-Id': TEST_APP.applicationId, 'X-Svc-REST-API-Key': 'wrong' } });
     expect(refused.status).toBe(401);
     conforms('/1/timestamp', 'get', refused);
+  });
+
+  it('describes the real replies of the users and functions routes', async () => {
+    const signedUp = await server.request('POST', '/1/users', { body: { username: 'openapi-user', password: 'secret-pass' } });
+    expect(signedUp.status).toBe(201);
+    conforms('/1/users', 'post', signedUp);
+    const login = await server.request('GET', '/1/login?username=openapi-user&password=secret-pass');
+    conforms('/1/login', 'get', login);
+    const { objectId, sessionToken } = login.body as { objectId: string; sessionToken: string };
+    const session = { headers: { 'X-Svc-Session-Token': sessionToken } };
+    conforms('/1/users/me', 'get', await server.request('GET', '/1/users/me', session));
+    conforms('/1/users/{objectId}', 'get', await server.request('GET', `/1/users/${objectId}`));
+    conforms('/1/users/{objectId}', 'put', await server.request('PUT', `/1/users/${objectId}`, { ...session, body: { nickname: 'n' } }));
+    conforms('/1/users', 'get', await server.request('GET', '/1/users?limit=5', { auth: 'master' }));
+    conforms('/1/login', 'get', await server.request('GET', '/1/login?username=openapi-user&password=wrong'));
+    conforms('/1/functions/{name}', 'post', await server.request('POST', '/1/functions/hello', { body: { name: 'doc' } }));
+    conforms('/1/logout', 'post', await server.request('POST', '/1/logout', session));
   });
 });
