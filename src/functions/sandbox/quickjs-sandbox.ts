@@ -4,6 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { svcError } from '../../core/errors.js';
 import type { Json } from '../../core/wire-values.js';
 import { SANDBOX_PRELUDE } from './sandbox-prelude.js';
+import { SANDBOX_ASYNC_SOURCE } from './sandbox-async.js';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { type IconvLite, MAX_INFLATED, convertText } from '../util-modules.js';
 import { sandboxTimers } from './sandbox-timers.js';
@@ -275,7 +276,7 @@ export class SandboxContext {
           return context.newString('null');
         case 'library':
           try {
-            return context.newString(jsonText(this.packages.librarySource(String(args[0]))));
+            return context.newString(jsonText(args[0] === 'async' ? SANDBOX_ASYNC_SOURCE : this.packages.librarySource(String(args[0]))));
           } catch (error) {
             return context.newError(error instanceof Error ? error.message : String(error));
           }
