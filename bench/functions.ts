@@ -12,7 +12,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Json } from '../src/core/wire-values.js';
 import { memoryStorage } from '../src/memory.js';
-import { createService } from '../src/service.js';
+import { type Service, createService } from '../src/service.js';
 import { type BenchConfig, type Comparison, compare } from './harness.js';
 import { type ResultRow, comparisonRow } from './report.js';
 
@@ -24,6 +24,12 @@ const DEPLOYED_SOURCE = 'function onRequest(request, response) { response.send("
 const JAVA_SOURCE =
   'public static void onRequest(final Request request, final Response response, final Modules modules) throws Throwable {\n' +
   '  response.send("hello " + request.getParams().getString("name"));\n}';
+
+/** Deploys a source through `PUT /1/cloudCode/:name` with the master key. */
+function deploy(service: Service, name: string, language: 'node' | 'java', source: string) {
+  const body = new TextEncoder().encode(JSON.stringify({ language, source }));
+  return service.handle({ method: 'PUT', path: `/1/cloudCode/${name}`, search: '', headers: { ...HEADERS, 'x-svc-master-key': 'master' }, body });
+}
 
 /** Requests kept in flight by the concurrent rows. */
 const IN_FLIGHT = 16;
@@ -61,7 +67,7 @@ function workerRoundTrip(): { op: () => Promise<unknown>; close: () => Promise<n
 async function freshRuntime(config: BenchConfig, reference: () => Promise<unknown>): Promise<Comparison> {
   const service = createService({ storage: memoryStorage(), applications: [APP], captcha: false, users: false, realtime: false, functions: { deployed: { keepWarm: false } } });
   try {
-    const put = await service.handle({ method: 'PUT', path: '/1/cloudCode/fresh', search: '', headers: { ...HEADERS, 'x-svc-master-key': 'master' }, body: new TextEncoder().encode(JSON.stringify({ language: 'node', source: DEPLOYED_SOURCE })) });
+    const put = await deploy(service, 'fresh', 'node', DEPLOYED_SOURCE);
     if (put.status !== 200) throw new Error(`deploy answered ${put.status}`);
     const call = () => service.handle({ method: 'POST', path: '/1/functions/fresh', search: '', headers: HEADERS, body: BODY });
     const first = await call();
@@ -80,7 +86,7 @@ async function coldStart(config: BenchConfig): Promise<Comparison & { detail: { 
   for (let i = 0; i < samples; i++) {
     const service = createService({ storage: memoryStorage(), applications: [APP], captcha: false, users: false, realtime: false, functions: {} });
     try {
-      const put = await service.handle({ method: 'PUT', path: '/1/cloudCode/cold', search: '', headers: { ...HEADERS, 'x-svc-master-key': 'master' }, body: new TextEncoder().encode(JSON.stringify({ language: 'node', source: DEPLOYED_SOURCE })) });
+      const put = await deploy(service, 'cold', 'node', DEPLOYED_SOURCE);
       if (put.status !== 200) throw new Error(`deploy answered ${put.status}`);
       const once = async () => {
         const started = performance.now();
@@ -137,14 +143,8 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
     await check('/1/bench/hello');
     config.log('functions: invocation through service.handle');
     const result = await compare(config, call('/1/functions/hello'), call('/1/bench/hello'));
-    const deploy = await service.handle({
-      method: 'PUT',
-      path: '/1/cloudCode/helloDeployed',
-      search: '',
-      headers: { ...HEADERS, 'x-svc-master-key': 'master' },
-      body: new TextEncoder().encode(JSON.stringify({ language: 'node', source: DEPLOYED_SOURCE })),
-    });
-    if (deploy.status !== 200) throw new Error(`deploy answered ${deploy.status} ${String(deploy.body)}`);
+    const put = await deploy(service, 'helloDeployed', 'node', DEPLOYED_SOURCE);
+    if (put.status !== 200) throw new Error(`deploy answered ${put.status} ${String(put.body)}`);
     await check('/1/functions/helloDeployed');
     config.log('functions: a deployed function (QuickJS on a worker thread)');
     const deployed = await compare(config, call('/1/functions/helloDeployed'), call('/1/bench/hello'), { clock: 'wall' });
@@ -157,13 +157,7 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
     const fresh = await freshRuntime(config, call('/1/bench/hello'));
     config.log('functions: cold start of a deployed function');
     const cold = await coldStart(config);
-    const javaDeploy = await service.handle({
-      method: 'PUT',
-      path: '/1/cloudCode/helloJava',
-      search: '',
-      headers: { ...HEADERS, 'x-svc-master-key': 'master' },
-      body: new TextEncoder().encode(JSON.stringify({ language: 'java', source: JAVA_SOURCE })),
-    });
+    const javaDeploy = await deploy(service, 'helloJava', 'java', JAVA_SOURCE);
     let java: Comparison | null = null;
     if (javaDeploy.status === 200) {
       await check('/1/functions/helloJava');

@@ -255,6 +255,14 @@ export class SandboxContext {
       invocation.host.send(JSON.parse(context.getString(text)) as { value: Json; status: number; headers: Record<string, string> });
     });
     bind('__fail', (text) => this.failWith(context.getString(text)));
+    /** A sync host call's JSON answer, or the Error it threw handed to the sandbox (thrown there). */
+    const answer = (work: () => unknown) => {
+      try {
+        return context.newString(jsonText(work()));
+      } catch (error) {
+        return context.newError(error instanceof Error ? error.message : String(error));
+      }
+    };
     bind('__hostSync', (kindHandle, argsText) => {
       const host = this.current?.host;
       const args = JSON.parse(context.getString(argsText)) as unknown[];
@@ -275,11 +283,7 @@ export class SandboxContext {
           this.timers.clear(Number(args[0]));
           return context.newString('null');
         case 'library':
-          try {
-            return context.newString(jsonText(args[0] === 'async' ? SANDBOX_ASYNC_SOURCE : this.packages.librarySource(String(args[0]))));
-          } catch (error) {
-            return context.newError(error instanceof Error ? error.message : String(error));
-          }
+          return answer(() => (args[0] === 'async' ? SANDBOX_ASYNC_SOURCE : this.packages.librarySource(String(args[0]))));
         case 'random': {
           const length = Number(args[0]);
           // Web Crypto's own cap per call.
@@ -287,21 +291,15 @@ export class SandboxContext {
           return context.newString(jsonText({ __bytes: randomBytes(length).toString('base64') }));
         }
         case 'rsa':
-          try {
+          return answer(() => {
             const [op, state, ...rest] = args as [string, unknown, ...unknown[]];
-            const answer = rsaCall(String(op), rsaStateOf(state), rest.map(decodeBytes));
-            return context.newString(jsonText({ state: answer.state, value: Buffer.isBuffer(answer.value) ? { __bytes: answer.value.toString('base64') } : answer.value }));
-          } catch (error) {
-            return context.newError(error instanceof Error ? error.message : String(error));
-          }
+            const result = rsaCall(String(op), rsaStateOf(state), rest.map(decodeBytes));
+            return { state: result.state, value: Buffer.isBuffer(result.value) ? { __bytes: result.value.toString('base64') } : result.value };
+          });
         case 'gzip':
         case 'ungzip':
         case 'convert':
-          try {
-            return context.newString(jsonText({ __bytes: bytesCall(kind, args, this.packages.iconv).toString('base64') }));
-          } catch (error) {
-            return context.newError(error instanceof Error ? error.message : String(error));
-          }
+          return answer(() => ({ __bytes: bytesCall(kind, args, this.packages.iconv).toString('base64') }));
         default:
           return context.newError('unknown host call');
       }
