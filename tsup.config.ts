@@ -27,8 +27,13 @@ export const workerEntries = {
   'functions-sandbox-worker': 'src/functions/sandbox/functions-sandbox-worker.ts',
 };
 
+/** The `svcbase` command's code (bin/svcbase.mjs loads it from a published package); not a subpath export. */
+export const binEntries = {
+  cli: 'src/cli/main.ts',
+};
+
 export default defineConfig({
-  entry: { ...entries, ...workerEntries },
+  entry: { ...entries, ...workerEntries, ...binEntries },
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,

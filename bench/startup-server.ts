@@ -1,5 +1,5 @@
 /**
- * The startup group's child: the quick start's server (examples/node-http/server.ts, every default
+ * The startup group's child: the quick start's server (`svcbase serve`, src/cli/serve.ts, every default
  * feature, SQLite on a fresh file), or with `bare` a node:http server answering the same route with a
  * canned body (the limit: Node's own start-up). Reports its port over IPC once listening, and its
  * memory when asked.
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     port = (server.address() as AddressInfo).port;
   } else {
-    const { start } = await import('../examples/node-http/server.js');
+    const { start } = await import('../src/cli/serve.js');
     const started = await start({ port: 0, dbFile: process.argv[3], quiet: true });
     port = Number(new URL(started.url).port);
   }

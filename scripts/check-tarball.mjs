@@ -54,6 +54,17 @@ try {
     run(process.execPath, ['-e', load], dir);
     process.stdout.write(`[check-tarball] ${flavour} project: loads ok\n`);
   }
+  // The package's bin runs from dist/; without the optional SQLite peer, serve says what to install.
+  const esm = join(work, 'esm');
+  const version = run('npx', ['--no-install', 'svcbase', 'version'], esm).trim();
+  if (version !== JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) throw new Error(`[check-tarball] svcbase version printed '${version}'`);
+  try {
+    run('npx', ['--no-install', 'svcbase', 'serve', '--port', '0'], esm);
+    throw new Error('[check-tarball] svcbase serve started without better-sqlite3');
+  } catch (error) {
+    if (!/needs the package better-sqlite3: run npm install better-sqlite3/.test(String(error.stderr))) throw error;
+  }
+  process.stdout.write('[check-tarball] bin: svcbase version and the missing-peer message ok\n');
   process.stdout.write('[check-tarball] passed\n');
 } finally {
   rmSync(work, { recursive: true, force: true });

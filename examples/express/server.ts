@@ -7,9 +7,7 @@ import { pathToFileURL } from 'node:url';
 import express from 'express';
 import { createService } from 'svcbase';
 import { memoryStorage } from 'svcbase/memory';
-import { toNodeListener } from 'svcbase/node';
-import { applyServerLimits } from '../server-limits.js';
-import { closeGracefully, closeOnSignals, trackRequests } from '../graceful.js';
+import { applyServerLimits, closeGracefully, closeOnSignals, toNodeListener, trackRequests } from 'svcbase/node';
 
 export async function start(port = Number(process.env.PORT ?? 3001)) {
   const service = createService({

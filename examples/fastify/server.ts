@@ -1,11 +1,10 @@
 /** svcbase as a Fastify plugin under /api. Run: npx tsx examples/fastify/server.ts */
+import { SERVER_LIMITS, closeOnSignals } from 'svcbase/node';
 import { pathToFileURL } from 'node:url';
 import Fastify from 'fastify';
 import { createService } from 'svcbase';
 import { svcbaseFastify } from 'svcbase/fastify';
 import { memoryStorage } from 'svcbase/memory';
-import { SERVER_LIMITS } from '../server-limits.js';
-import { closeOnSignals } from '../graceful.js';
 
 export async function start(port = Number(process.env.PORT ?? 3002)) {
   const service = createService({

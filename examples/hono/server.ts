@@ -2,6 +2,7 @@
  * svcbase in Hono through the fetch handler (the same handler serves Bun, Deno and workers).
  * Run: npx tsx examples/hono/server.ts
  */
+import { applyServerLimits, closeGracefully, closeOnSignals, trackRequests } from 'svcbase/node';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
@@ -11,8 +12,6 @@ import { type Context, Hono } from 'hono';
 import { createService } from 'svcbase';
 import { toFetchHandler } from 'svcbase/fetch';
 import { memoryStorage } from 'svcbase/memory';
-import { applyServerLimits } from '../server-limits.js';
-import { closeGracefully, closeOnSignals, trackRequests } from '../graceful.js';
 
 export async function start(port = Number(process.env.PORT ?? 3003)) {
   const service = createService({

@@ -18,8 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createService } from 'svcbase';
 import { memoryStorage } from 'svcbase/memory';
-import { toNodeListener } from 'svcbase/node';
-import { closeGracefully, closeOnSignals, trackRequests } from '../graceful.js';
+import { closeGracefully, closeOnSignals, toNodeListener, trackRequests } from 'svcbase/node';
 
 /** Starts the server; resolves with its URL and a close function. Port 0 picks a free port (tests). */
 export async function start(port = Number(process.env.PORT ?? 3001)) {

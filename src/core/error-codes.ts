@@ -114,6 +114,8 @@ export const ERROR_CODES = {
   platformUnavailable: { code: 11206, status: 424, message: 'the mini-program platform did not answer: %s.' },
   platformCallbackRefused: { code: 11207, status: 400, message: 'platform callback refused: %s.' },
   decryptFailed: { code: 11208, status: 400, message: 'cannot decrypt the data: %s.' },
+  // --- import and migration (issue 23) ---
+  importRefused: { code: 11211, status: 400, message: 'import refused: %s.' },
   // --- push (issue 21) ---
   pushInstallationInvalid: { code: 131, status: 400, message: '%s' },
   pushDataMissing: { code: 141, status: 400, message: 'Missing the push data.' },

@@ -6,6 +6,7 @@ import type { RouteContext, RouteDef } from '../http/types.js';
 import { commaList } from '../query/parse/options.js';
 import type { StorageAdapter } from '../storage/port.js';
 import { parseBatch, runBatch } from './batch.js';
+import { IMPORT_MAX_RECORDS } from './record-import.js';
 import type { ClassPolicyRegistry } from './class-policy.js';
 import type { RecordsService } from './records-service.js';
 
@@ -18,6 +19,13 @@ export interface RecordsRouteDeps {
 }
 
 const bodyOf = (rc: RouteContext): JsonObject => rc.body ?? {};
+
+const IMPORT_REPLY = {
+  type: 'object',
+  required: ['inserted', 'existing'],
+  properties: { inserted: { type: 'integer', minimum: 0 }, existing: { type: 'integer', minimum: 0 } },
+  additionalProperties: false,
+} as const;
 
 /** Reply shapes of the record routes (for `/1/openapi.json`); dates are the wire's `yyyy-MM-dd HH:mm:ss`. */
 const param = (rc: RouteContext, name: string): string => rc.params[name] ?? '';
@@ -44,6 +52,19 @@ export function recordsRoutes(deps: RecordsRouteDeps): RouteDef[] {
         guardBatchPolicies(batch.items.map((item) => (isSvcError(item) ? undefined : item.op.className)), deps.policies);
         const outcomes = await runBatch({ records, storage: deps.storage, sessions: deps.sessions }, rc.caller, batch);
         return { body: outcomes as Json };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/1/import/:table',
+      auth: 'master',
+      body: 'json',
+      summary: `Restores up to ${IMPORT_MAX_RECORDS} exported records with their own objectId, times, ACL and relation members; existing ids are skipped (svcbase's own route, used by \`svcbase import\` and \`svcbase migrate\`)`,
+      responses: { 200: IMPORT_REPLY },
+      handler: async (rc) => {
+        const list = bodyOf(rc)['records'];
+        if (!Array.isArray(list)) throw svcError('importRefused', 'the body must be {"records": [...]}');
+        return { body: { ...(await records.importRecords(rc.caller, param(rc, 'table'), list)) } };
       },
     },
   ];

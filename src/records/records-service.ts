@@ -3,7 +3,8 @@ import type { Clock } from '../core/clock.js';
 import { svcError } from '../core/errors.js';
 import { assertTableName } from '../core/names.js';
 import type { Random } from '../core/random.js';
-import { encodeRecord, type JsonObject } from '../core/wire-values.js';
+import { encodeRecord, type Json, type JsonObject } from '../core/wire-values.js';
+import { type ImportOutcome, importRecords } from './record-import.js';
 import type { QueryFootprint } from '../query/parse.js';
 import { parseKeys } from '../query/parse/options.js';
 import { parseInclude } from '../query/parse/include.js';
@@ -59,6 +60,8 @@ export interface RecordsService {
   list(caller: Caller, className: string, query: URLSearchParams): Promise<JsonObject>;
   /** The writes a batch item runs, on `storage` (a transaction's adapter in a transactional batch). */
   writesOn(storage: StorageAdapter): RecordWrites;
+  /** Restores exported records with their own ids and times (master key only; see record-import.ts). */
+  importRecords(caller: Caller, className: string, records: readonly Json[]): Promise<ImportOutcome>;
 }
 
 /** What the records service is built from. */
@@ -147,6 +150,7 @@ export function createRecordsService(deps: RecordsServiceDeps): RecordsService {
       const guard = (footprint: QueryFootprint) => guardListFootprint(resolve, base, footprint);
       return (await handleList({ app: caller.app, query }, { ...listDeps(caller, className, level), guard, isSecretColumn: secretColumnOf(resolve) })).body;
     },
+    importRecords: (caller, className, records) => importRecords(direct, caller, className, records),
     writesOn(storage) {
       const ops = opsOn(storage, true);
       // A table that refuses batches (e.g. `_User`, served by its policy's own handlers) is refused here too.

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { start as startExpress } from '../../examples/express/server.js';
 import { start as startHono } from '../../examples/hono/server.js';
-import { start as startQuick } from '../../examples/node-http/server.js';
+import { start as startQuick } from '../../src/cli/serve.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-graceful-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -65,3 +65,24 @@ describe.each([
     }
   });
 });
+
+describe('examples/node-http: plain node:http on SQLite', () => {
+  it('stores a record, runs its host function and shuts down', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { start } = await import('../../examples/node-http/server.js');
+    const dir = mkdtempSync(join(tmpdir(), 'svcbase-node-http-'));
+    const { url, close } = await start(0, join(dir, 'example.db'));
+    try {
+      const headers = { 'X-Svc-Application-Id': 'example-app', 'X-Svc-REST-API-Key': 'example-rest-key', 'content-type': 'application/json' };
+      const created = await fetch(`${url}/1/classes/Note`, { method: 'POST', headers, body: '{"text":"hi"}' });
+      expect(created.status).toBe(201);
+      const hello = await fetch(`${url}/1/functions/hello`, { method: 'POST', headers, body: '{"name":"node"}' });
+      expect(await hello.json()).toEqual({ result: 'hello node' });
+    } finally {
+      await close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SERVER_LIMITS } from '../../examples/server-limits.js';
-import { banner, devApplication, start } from '../../examples/node-http/server.js';
+import { SERVER_LIMITS } from '../../src/node.js';
+import { banner, start } from '../../src/cli/serve.js';
+import { devApplication } from '../../src/cli/dev-application.js';
 import { PG_URL, type TestSchema, createTestSchema, postgresAvailable } from '../postgres/pg-test-db.js';
 import { REDIS_URL, connectTestRedis, deleteKeys, runPrefix } from '../redis/redis-env.js';
 import { connect, opened } from '../realtime/harness.js';
@@ -18,7 +19,7 @@ const exec = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'svcbase-quickstart-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('quick start (examples/node-http)', () => {
+describe('quick start (svcbase serve, src/cli/serve.ts)', () => {
   it('answers the four curl lines it prints', async () => {
     const server = await start({ port: 0, dbFile: join(dir, 'curl.db'), quiet: true });
     try {
@@ -123,7 +124,7 @@ describe('quick start (examples/node-http)', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = String((blocker.address() as { port: number }).port);
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'examples/node-http/server.ts'], {
+      const child = spawn(process.execPath, ['bin/svcbase.mjs', 'serve'], {
         env: { ...process.env, HOST: '127.0.0.1', PORT: port, SVC_DB: join(dir, 'busy.db') },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -1,11 +1,11 @@
-import type { CloudFunction } from 'svcbase';
+import type { CloudFunction } from '../functions/index.js';
 
 /**
- * The quick start's cloud functions (docs/functions.md): host-defined, trusted code.
+ * The quick start's host-defined cloud functions (docs/functions.md): trusted code in the server's process.
  * `POST /1/functions/hello {"name":"svcbase"}` answers `{"result":"hello svcbase"}`;
  * `GET /<secretKey>/hello?name=svcbase` answers the text itself.
  */
-export const exampleFunctions: Record<string, CloudFunction> = {
+export const quickStartFunctions: Record<string, CloudFunction> = {
   hello(request, response) {
     const name = request.body['name'] ?? request.query['name'] ?? 'world';
     response.send(`hello ${String(name)}`);

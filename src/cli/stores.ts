@@ -1,0 +1,109 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { loadOptional } from '../core/optional-module.js';
+import type { CounterStore } from '../counters/port.js';
+import type { EventBus } from '../events/port.js';
+import type { KvStore } from '../kv/port.js';
+import { redisCounterStore } from '../redis/redis-counter-store.js';
+import type { RedisClientLike } from '../redis/client.js';
+import { type RedisPublisherLike, type RedisSubscriberLike, redisEventBus } from '../redis/redis-event-bus.js';
+import { redisKvStore } from '../redis/redis-kv-store.js';
+import type { StorageAdapter } from '../storage/port.js';
+import type { PgClient } from '../storage/postgres/pg-client.js';
+import { postgresStorage } from '../storage/postgres/postgres-adapter.js';
+import type { SqliteDatabase } from '../storage/sqlite/database-shape.js';
+import { sqliteStorage } from '../storage/sqlite/sqlite-adapter.js';
+import { sqliteCounterStore } from '../counters/sqlite-counter-store.js';
+import { sqliteKvStore } from '../kv/sqlite-kv.js';
+
+/** Where the CLI keeps data: SQLite in `dbFile`, or PostgreSQL at `databaseUrl`; Redis for the shared stores at `redisUrl`. */
+export interface StoreSettings {
+  readonly dbFile: string;
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
+  /** Key prefix in Redis (default `svc:`). */
+  readonly redisPrefix: string;
+  /** Uploads' folder on PostgreSQL (on SQLite they live beside the database file). */
+  readonly filesDir: string;
+}
+
+/** The stores a service runs on, what they are (for the banner), and how to close them. */
+export interface OpenedStores {
+  readonly storage: StorageAdapter;
+  readonly kv?: KvStore;
+  readonly counters?: CounterStore;
+  readonly bus?: EventBus;
+  readonly where: string;
+  readonly filesDir: string;
+  close(): Promise<void>;
+}
+
+/** A missing optional package the command needs: the CLI prints the message and exits 1. */
+export class MissingPackageError extends Error {
+  override readonly name = 'MissingPackageError';
+  constructor(pkg: string, why: string) {
+    super(`${why} needs the package ${pkg}: run npm install ${pkg}`);
+  }
+}
+
+function required<T>(pkg: string, why: string): T {
+  const mod = loadOptional(pkg) as { default?: T } | T | undefined;
+  if (mod === undefined) throw new MissingPackageError(pkg, why);
+  return ((mod as { default?: T }).default ?? mod) as T;
+}
+
+const withoutPassword = (url: string) => url.replace(/\/\/[^@/]*@/, '//');
+
+/**
+ * Opens the stores: PostgreSQL tables when a database URL is given (else SQLite in `dbFile`), the
+ * KvStore, CounterStore and event bus in Redis when a Redis URL is given (else SQLite beside the
+ * tables, or, on PostgreSQL without Redis, the service's in-process defaults: one instance only).
+ */
+export function openStores(settings: StoreSettings): OpenedStores {
+  const closers: Array<() => Promise<void> | void> = [];
+  const close = async () => {
+    for (const closer of closers.reverse()) await closer();
+  };
+  let storage: StorageAdapter;
+  let where: string;
+  let filesDir: string;
+  let kv: KvStore | undefined;
+  let counters: CounterStore | undefined;
+  let bus: EventBus | undefined;
+  let db: SqliteDatabase | undefined;
+  if (settings.databaseUrl) {
+    const postgres = required<(url: string, options: object) => PgClient>('postgres', `SVC_DATABASE_URL (${withoutPassword(settings.databaseUrl)})`);
+    const sql = postgres(settings.databaseUrl, { max: 10, onnotice: () => {} });
+    closers.push(() => sql.end({ timeout: 5 }));
+    storage = postgresStorage({ sql });
+    where = `PostgreSQL ${withoutPassword(settings.databaseUrl)}`;
+    filesDir = resolve(settings.filesDir);
+  } else {
+    const Database = required<new (file: string) => SqliteDatabase & { open: boolean; close(): void }>('better-sqlite3', 'SQLite storage');
+    const dbFile = resolve(settings.dbFile);
+    mkdirSync(dirname(dbFile), { recursive: true });
+    const database = new Database(dbFile);
+    db = database;
+    // The storage closes the file with the service; this covers a service never created (a failed listen).
+    closers.push(() => void (database.open && database.close()));
+    storage = sqliteStorage({ database });
+    where = dbFile;
+    filesDir = resolve(dirname(dbFile), 'files');
+  }
+  if (settings.redisUrl) {
+    const Redis = required<new (url: string) => RedisClientLike & RedisPublisherLike & RedisSubscriberLike & { quit(): Promise<unknown> }>('ioredis', `SVC_REDIS_URL (${withoutPassword(settings.redisUrl)})`);
+    const redis = new Redis(settings.redisUrl);
+    closers.push(async () => void (await redis.quit()));
+    kv = redisKvStore({ client: redis, prefix: `${settings.redisPrefix}kv:` });
+    counters = redisCounterStore({ client: redis, prefix: `${settings.redisPrefix}rate:` });
+    // Pub/sub needs a connection of its own: realtime fan-out and the access caches' invalidations.
+    const subscriber = new Redis(settings.redisUrl);
+    closers.push(async () => void (await subscriber.quit()));
+    bus = redisEventBus({ publisher: redis, subscriber, prefix: `${settings.redisPrefix}bus:` });
+    where += `, Redis ${withoutPassword(settings.redisUrl)}`;
+  } else if (db) {
+    kv = sqliteKvStore({ database: db });
+    counters = sqliteCounterStore({ database: db });
+  }
+  return { storage, ...(kv ? { kv } : {}), ...(counters ? { counters } : {}), ...(bus ? { bus } : {}), where, filesDir, close };
+}
