@@ -3,16 +3,18 @@ import { defineConfig } from 'vitest/config';
 
 const src = fileURLToPath(new URL('./src/', import.meta.url));
 
+/** Examples import `svcbase/...` as users do; tests run them against the sources. */
+export const sourceAliases = [
+  { find: /^svcbase$/, replacement: `${src}index.ts` },
+  { find: /^svcbase\/(.*)$/, replacement: `${src}$1.ts` },
+];
+
 export default defineConfig({
-  resolve: {
-    // Examples import `svcbase/...` as users do; tests run them against the sources.
-    alias: [
-      { find: /^svcbase$/, replacement: `${src}index.ts` },
-      { find: /^svcbase\/(.*)$/, replacement: `${src}$1.ts` },
-    ],
-  },
+  resolve: { alias: sourceAliases },
   test: {
     include: ['test/**/*.test.ts'],
+    // The browser tests drive chromium: `npm run test:browser` (vitest.browser.config.ts), run by .ci/run.
+    exclude: ['test/browser/**', '**/node_modules/**'],
     pool: 'forks',
     // Each worker keeps its module cache across test files: loading the sources once per worker
     // instead of once per file halves the suite's time on two cores. Test files therefore must not

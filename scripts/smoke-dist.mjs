@@ -1,6 +1,6 @@
 // Loads the built package both ways (ESM and CJS) and runs a real request through each, including a
 // captcha render (font resolution differs between the two builds) and a deployed cloud function
-// (its sandbox worker is a file of its own). Run after `npm run build`.
+// (its sandbox worker is a file of its own), and the admin console's built script. Run after `npm run build`.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ for (const [name, lib] of Object.entries(builds)) {
     storage: lib.memoryStorage(),
     applications: [{ applicationId: 'a', restApiKey: 'r', masterKey: 'm', secretKey: 's' }],
     functions: {},
+    console: true,
   });
   const call = async (method, path, body) => {
     const res = await service.handle({ method, path, search: '', headers: keys, body: body ? Buffer.from(JSON.stringify(body)) : null });
@@ -29,6 +30,9 @@ for (const [name, lib] of Object.entries(builds)) {
   const deployed = await service.handle({ method: 'PUT', path: '/1/cloudCode/smoke', search: '', headers: master, body: Buffer.from(JSON.stringify({ language: 'node', source })) });
   const invoked = await call('POST', '/1/functions/smoke', { n: 2 });
   if (deployed.status !== 200 || invoked.body.result !== 'sandboxed 2') throw new Error(`[smoke] ${name} deployed function failed: ${JSON.stringify({ deployed: deployed.status, invoked })}`);
+  // The console's script is built into dist/console/ and served from there.
+  const script = await service.handle({ method: 'GET', path: '/console/app.js', search: '', headers: {}, body: null });
+  if (script.status !== 200 || String(script.body).length < 5000) throw new Error(`[smoke] ${name} console script: ${script.status}`);
   const captcha = await call('POST', '/1/requestCaptcha', {});
   const image = await service.handle({ method: 'GET', path: '/1/captchaImage', search: new URL(captcha.body.captcha_url).search.slice(1), headers: {}, body: null });
   await service.close();

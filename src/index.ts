@@ -5,6 +5,7 @@
  */
 export { createService } from './service.js';
 export type { FeatureFactory, Service, ServiceOptions, ServiceRegistry } from './service.js';
+export type { ConsoleOptions } from './console/console-feature.js';
 export type {
   AppSettings,
   Application,

@@ -22,6 +22,7 @@ import type { StorageAdapter } from './storage/port.js';
 import { type WriteObserver, WriteObservers } from './storage/write-events.js';
 import { type WriteHookRegistry, WriteHooks, type WriteHooksConfig } from './storage/write-hooks.js';
 import { createSystemFeature } from './system/system-feature.js';
+import { type ConsoleOptions, consoleFeature } from './console/console-feature.js';
 import { type CaptchaApi, type CaptchaFeatureOptions, createCaptchaFeature } from './captcha/index.js';
 import { memoryCounterStore } from './counters/memory-counter-store.js';
 import type { CounterStore } from './counters/port.js';
@@ -193,6 +194,11 @@ export interface ServiceOptions {
    * answer 11205. `false` leaves them out. See docs/wechat.md.
    */
   wechat?: false | WechatOptions;
+  /**
+   * The admin console (docs/console.md): `true` serves it at `/console`, `{ path }` elsewhere under the
+   * mount. Off by default. Operators sign in with an application id and its master key.
+   */
+  console?: boolean | ConsoleOptions;
   /**
    * Extra features: definitions (`{ id, requires, settings, init }`, see docs/features.md), started in
    * `requires` order after the built-in ones they need. The older factory form
@@ -419,6 +425,7 @@ function builtInFeatures(options: ServiceOptions, registry: ServiceRegistry): Fe
   if (options.ai !== false) definitions.push(aiFeature(options.ai ?? {}));
   if (options.push !== false) definitions.push(pushFeature(options.push ?? {}));
   if (options.wechat !== false) definitions.push(wechatFeature(options.wechat ?? {}));
+  if (options.console) definitions.push(consoleFeature(options.console === true ? {} : options.console, (options.brands ?? ['Svc'])[0]!));
   if (options.realtime !== false) {
     const realtimeOptions = options.realtime ?? {};
     definitions.push({

@@ -85,6 +85,8 @@ export function quickStartService(stores: OpenedStores, publicUrl: string, log: 
     logger: lineLogger((line) => log(`[svcbase] ${line}`), 'info'),
     // One line per request with its X-Request-Id (the client's own when sane, else a fresh one).
     accessLog: true,
+    // The admin console at /console: sign in with the application id and the master key.
+    console: true,
   });
 }
 
@@ -179,6 +181,7 @@ export function banner(url: string, dbFile: string, deployed: readonly string[] 
     '',
     `A cloud function over plain HTTP (secret key in the path): ${url}/${app.secretKey}/hello?name=svcbase`,
     ...(deployed.length > 0 ? [`Deployed from the functions folder (QuickJS sandbox): ${deployed.map((name) => `${url}/${app.secretKey}/${name}`).join(' ')}`] : []),
+    `Admin console: ${url}/console (sign in with the applicationId and the master key)`,
     `AI chat (Bmob.ChatAI()): ${url.replace('http', 'ws')}/1/ai/${app.secretKey}${env.SVC_AI_BASE_URL ? '' : ' (set SVC_AI_BASE_URL, SVC_AI_API_KEY and SVC_AI_MODEL to enable it)'}`,
     '',
   ].join('\n');

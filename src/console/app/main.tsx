@@ -1,0 +1,6 @@
+import { render } from 'preact';
+import { App } from './app.js';
+import './app.css';
+
+const root = document.getElementById('app')!;
+render(<App api={root.dataset['api'] ?? ''} brand={root.dataset['brand'] ?? 'Svc'} />, root);

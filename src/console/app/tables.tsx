@@ -1,0 +1,76 @@
+import { useEffect, useState } from 'preact/hooks';
+import { type Api, type JsonObject, errorText } from './api.js';
+import { TableView } from './table-view.js';
+
+export interface TableSchema {
+  readonly className: string;
+  readonly fields: Record<string, { type: string; targetClass?: string }>;
+  readonly indexes?: Record<string, Record<string, unknown>>;
+}
+
+const NAME = /^[A-Za-z][A-Za-z0-9_]{0,99}$/;
+
+/** The tables of the application (the schema API), and the one selected in the URL. */
+export function Tables(props: { api: Api; selected: string | undefined }) {
+  const [schemas, setSchemas] = useState<TableSchema[] | null>(null);
+  const [error, setError] = useState('');
+  const [newName, setNewName] = useState('');
+  const load = async () => {
+    try {
+      const reply = await props.api.request('GET', '/1/schemas');
+      setSchemas((reply['results'] as unknown as TableSchema[]) ?? []);
+      setError('');
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+  useEffect(() => void load(), [props.api.credentials.applicationId]);
+  const create = (event: Event) => {
+    event.preventDefault();
+    if (!NAME.test(newName)) return setError('A table name starts with a letter and has letters, digits and _ only.');
+    location.hash = `#/tables/${encodeURIComponent(newName)}`;
+    setNewName('');
+  };
+  const selected = props.selected;
+  return (
+    <div class="split">
+      <aside aria-label="Tables">
+        <h2>Tables</h2>
+        {schemas === null ? (
+          <p>Loading…</p>
+        ) : (
+          <ul class="tables">
+            {schemas.map((schema) => (
+              <li>
+                <a href={`#/tables/${encodeURIComponent(schema.className)}`} aria-current={schema.className === selected ? 'page' : undefined}>
+                  {schema.className}
+                </a>
+              </li>
+            ))}
+          </ul>
+        )}
+        <form onSubmit={create} class="inline">
+          <label>
+            New table
+            <input name="newTable" value={newName} placeholder="Name" onInput={(e) => setNewName(e.currentTarget.value)} />
+          </label>
+          <button type="submit">Open</button>
+        </form>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+      </aside>
+      <section class="content">
+        {selected ? (
+          <TableView key={selected} api={props.api} table={selected} schema={schemas?.find((schema) => schema.className === selected)} onSchemaChanged={load} />
+        ) : (
+          <p>Choose a table, or open a new one and add its first row.</p>
+        )}
+      </section>
+    </div>
+  );
+}
+
+export type { JsonObject };

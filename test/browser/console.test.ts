@@ -1,0 +1,141 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, type Page, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type StartedServer, start } from '../../src/cli/serve.js';
+
+/**
+ * The admin console in a real browser: Debian's chromium (installed by .ci/run) driven by
+ * playwright-core, over `svcbase serve` on loopback with SQLite. Screenshots are kept in
+ * test-artifacts/console/ for a look after the run.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = join(process.cwd(), 'test-artifacts', 'console');
+const dir = mkdtempSync(join(tmpdir(), 'svcbase-console-'));
+const headers = { 'X-Svc-Application-Id': 'dev-app-id', 'X-Svc-Master-Key': 'dev-master-key' };
+let server: StartedServer;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`chromium is not installed at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`);
+  mkdirSync(SHOTS, { recursive: true });
+  server = await start({ port: 0, dbFile: join(dir, 'console.db'), quiet: true, env: { PATH: process.env.PATH }, functionsDir: join(dir, 'none') });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+  page.setDefaultTimeout(10_000);
+  page.on('dialog', (dialog) => void dialog.accept());
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+const rest = async (path: string) => (await fetch(`${server.url}${path}`, { headers })).json() as Promise<Record<string, unknown>>;
+
+describe('admin console', () => {
+  it('refuses a wrong master key, then signs in with the keyboard alone', async () => {
+    await page.goto(`${server.url}/console`);
+    await page.getByLabel('Application id').fill('dev-app-id');
+    await page.getByLabel('Master key').fill('not-the-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Wrong application id or master key.');
+    await shot('01-login-refused');
+    await page.getByLabel('Master key').fill('');
+    await page.getByLabel('Master key').focus();
+    await page.keyboard.type('dev-master-key');
+    await page.keyboard.press('Enter');
+    await page.getByRole('navigation', { name: 'Console pages' }).waitFor();
+    // The key lives in this tab's sessionStorage, never in the URL.
+    expect(page.url()).not.toContain('dev-master-key');
+    expect(await page.evaluate('sessionStorage.getItem("svcbase-console")')).toContain('dev-master-key');
+    await shot('02-signed-in');
+  });
+
+  it('creates a table by adding rows, filters it with the builder, and edits a cell seen over REST', async () => {
+    await page.getByLabel('New table').fill('Pet');
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByRole('heading', { name: 'Pet' }).waitFor();
+    const rows = ['{"name":"Rex","age":3}', '{"name":"Tom","age":7}', `{"name":"O'Hara \\"quoted\\"","age":11}`];
+    for (const [i, row] of rows.entries()) {
+      await page.getByLabel('New row (JSON)').fill(row);
+      await page.getByRole('button', { name: 'Add row' }).click();
+      // Each row is in (the count moved) before the next is typed.
+      await expect.poll(() => page.locator('.meta').first().textContent()).toBe(`${i + 1} rows`);
+    }
+    expect(await page.getByRole('status').textContent()).toBe('Row added.');
+    await shot('03-table-created');
+
+    await page.getByLabel('Field').selectOption('age');
+    await page.getByLabel('Condition').selectOption('$gte');
+    await page.getByLabel('Value').fill('5');
+    await page.getByRole('button', { name: 'Add to filter' }).click();
+    expect(await page.getByLabel('Filter (where JSON)').inputValue()).toBe('{"age":{"$gte":5}}');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => page.locator('.meta').first().textContent()).toBe('2 rows');
+    await shot('04-filtered');
+
+    const { results } = (await rest(`/1/classes/Pet?where=${encodeURIComponent('{"name":"Tom"}')}`)) as { results: Array<{ objectId: string }> };
+    const tom = results[0]!.objectId;
+    await page.getByRole('button', { name: `Edit age of ${tom}` }).click();
+    await page.getByLabel(`age of ${tom}`).fill('8');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Saved age.');
+    // Typed as the column's type: a Number, not the text "8".
+    expect((await rest(`/1/classes/Pet/${tom}`))['age']).toBe(8);
+    // A value of the wrong type is refused with the service's code, and nothing changes.
+    await page.getByRole('button', { name: `Edit age of ${tom}` }).click();
+    await page.getByLabel(`age of ${tom}`).fill('eight');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe("'eight' is not a number");
+    await page.keyboard.press('Escape');
+    expect((await rest(`/1/classes/Pet/${tom}`))['age']).toBe(8);
+    await shot('05-cell-edited');
+  });
+
+  it('deploys a function (a syntax error shown first), invokes it, and reads its logs', async () => {
+    await page.getByRole('link', { name: 'Cloud functions' }).click();
+    await page.getByLabel('New function').fill('ping');
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByRole('heading', { name: 'ping' }).waitFor();
+    await page.getByLabel(/^Source/).fill('function onRequest(request, response) {\n  response.send(\n}\nexports.onRequest = onRequest;');
+    await page.getByRole('button', { name: 'Deploy' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^11201: cloud function ping has a syntax error at line 3/);
+    await shot('06-syntax-error');
+    await page.getByLabel(/^Source/).fill("function onRequest(request, response, modules) {\n  modules.oLog.log('pinged by ' + request.body.name);\n  response.send('pong ' + request.body.name);\n}\nexports.onRequest = onRequest;");
+    await page.getByRole('button', { name: 'Deploy' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Deployed ping.');
+    await page.getByLabel('Request body (JSON)').fill('{"name":"browser"}');
+    await page.getByRole('button', { name: 'Invoke' }).click();
+    await expect.poll(() => page.getByLabel('Result').textContent()).toBe('"pong browser"');
+    await expect.poll(async () => (await page.locator('ul.logs li').allTextContents()).join('\n')).toContain('pinged by browser');
+    await shot('07-function-invoked');
+    // The same function answers over REST.
+    const reply = await fetch(`${server.url}/1/functions/ping`, { method: 'POST', headers: { 'X-Svc-Application-Id': 'dev-app-id', 'X-Svc-REST-API-Key': 'dev-rest-key', 'content-type': 'application/json' }, body: '{"name":"rest"}' });
+    expect(await reply.json()).toEqual({ result: 'pong rest' });
+  });
+
+  it('works in a narrow window: nothing overflows sideways but the table itself', async () => {
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.getByRole('link', { name: 'Tables' }).click();
+    await page.getByRole('link', { name: 'Pet' }).click();
+    await page.getByRole('heading', { name: 'Pet' }).waitFor();
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    expect(overflow).toBeLessThanOrEqual(0);
+    await shot('08-narrow');
+  });
+
+  it('serves the page with a strict content security policy and without framing', async () => {
+    const response = await fetch(`${server.url}/console`);
+    expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    expect(await response.text()).not.toContain('dev-master-key');
+  });
+});
