@@ -116,6 +116,7 @@ export const ERROR_CODES = {
   decryptFailed: { code: 11208, status: 400, message: 'cannot decrypt the data: %s.' },
   // --- import and migration (issue 23) ---
   importRefused: { code: 11211, status: 400, message: 'import refused: %s.' },
+  fileListUnsupported: { code: 11212, status: 400, message: 'the file store %s cannot list files.' },
   // --- push (issue 21) ---
   pushInstallationInvalid: { code: 131, status: 400, message: '%s' },
   pushDataMissing: { code: 141, status: 400, message: 'Missing the push data.' },

@@ -86,6 +86,24 @@ const FILE_STORE_CASES = {
     await store.put(freshKey(`${ns}x`), chunks('zzzzzzz'), { contentType: 'text/plain', filename: 'c.txt' });
     expect(await store.usage(`${ns}/`)).toBe(8);
   },
+  'list pages the files under a prefix in key order': async (make) => {
+    const store = await make();
+    if (!store.list) return;
+    const ns = `l${Date.now().toString(36)}${counter++}`;
+    const keys: string[] = [];
+    for (const name of ['a', 'b', 'c']) {
+      const key = freshKey(ns);
+      keys.push(key);
+      await store.put(key, chunks(name), { contentType: 'text/plain', filename: `${name}.txt` });
+    }
+    await store.put(freshKey(`${ns}x`), chunks('other'), { contentType: 'text/plain', filename: 'o.txt' });
+    keys.sort();
+    const first = await store.list(`${ns}/`, '', 2);
+    expect(first.map((info) => info.key)).toEqual(keys.slice(0, 2));
+    expect(first[0]).toMatchObject({ size: 1, contentType: 'text/plain' });
+    const rest = await store.list(`${ns}/`, first[1]!.key, 2);
+    expect(rest.map((info) => info.key)).toEqual(keys.slice(2));
+  },
   'metadata keeps non-ASCII file names and content types with parameters': async (make) => {
     const store = await make();
     const key = freshKey();

@@ -6,7 +6,7 @@ import { type Random, randomHex } from '../core/random.js';
 import type { KvStore } from '../kv/port.js';
 import { mediaType, sniffType, typeOfExtension } from './content-type.js';
 import type { ByteRange, FileReadStream, FileStore, StoredFileInfo } from './file-store.js';
-import { checkFileName, extensionOf, keyFromReference, newFileKey } from './file-names.js';
+import { checkFileName, extensionOf, keyFromReference, keyPrefix, newFileKey } from './file-names.js';
 import { type FileLimits, type FilesOptions, limitsFor, typeAllowed } from './files-options.js';
 import { type QuotaLedger, createQuotaLedger } from './quota-ledger.js';
 
@@ -16,6 +16,14 @@ export type FileRef = {
   readonly filename: string;
   readonly url: string;
 };
+
+/** A file as the console's browser lists it. */
+export interface ListedFile extends FileRef {
+  readonly key: string;
+  readonly size: number;
+  readonly contentType: string;
+  readonly lastModified: number;
+}
 
 export interface FileServiceDeps {
   readonly store: FileStore;
@@ -48,6 +56,12 @@ export interface FileService {
   delete(app: Application, reference: string): Promise<boolean>;
   /** The key `reference` names in `app`, or null when it names no stored-file path at all. */
   keyOf(app: Application, reference: string): string | null;
+  /**
+   * A page of `app`'s files in key order after `after` (a key from the previous page; `''`: the
+   * first), at most `limit`; `next` is the key to continue from, null at the end. 11212 when the
+   * store cannot list.
+   */
+  list(app: Application, after: string, limit: number, baseUrl: string): Promise<{ files: ListedFile[]; next: string | null }>;
   /** The reply for a stored key. */
   refOf(info: StoredFileInfo, baseUrl: string): Promise<FileRef>;
   limits(app: Application): FileLimits;
@@ -68,6 +82,15 @@ export function createFileService(deps: FileServiceDeps): FileService {
     quota,
     limits: (app) => limitsFor(options, app),
     keyOf: (app, reference) => keyFromReference(app.namespace, reference),
+    async list(app, after, limit, baseUrl) {
+      if (!store.list) throw svcError('fileListUnsupported', store.name);
+      const prefix = keyPrefix(app.namespace);
+      // One more than asked tells whether a next page exists.
+      const page = await store.list(prefix, after && after.startsWith(prefix) ? after : '', limit + 1);
+      const files: ListedFile[] = [];
+      for (const info of page.slice(0, limit)) files.push({ ...(await refOf(info, baseUrl)), key: info.key, size: info.size, contentType: info.contentType, lastModified: info.lastModified });
+      return { files, next: page.length > limit ? files.at(-1)!.key : null };
+    },
     refOf,
     async put(app, filename, body, baseUrl) {
       checkFileName(filename);

@@ -42,6 +42,8 @@ export interface FileReadStream {
  * - `get`/`stat` return null for an unknown key; `get` with a range yields exactly those bytes.
  * - `delete` returns whether something was deleted; deleting twice returns false the second time.
  * - `usage(prefix)` is the total size of the keys starting with `prefix` (quota bookkeeping).
+ * - `list(prefix, after, limit)`, when present, returns the files whose keys start with `prefix` and
+ *   sort after `after` (`''`: from the first), in key order, at most `limit` (the console's file browser).
  */
 export interface FileStore {
   /** Short name for logs and docs (`local`, `s3`). */
@@ -51,6 +53,8 @@ export interface FileStore {
   stat(key: string): Promise<StoredFileInfo | null>;
   delete(key: string): Promise<boolean>;
   usage(prefix: string): Promise<number>;
+  /** A page of files under `prefix`, in key order after `after`. Optional: without it `GET /1/files` answers 11212. */
+  list?(prefix: string, after: string, limit: number): Promise<StoredFileInfo[]>;
   /**
    * When set, the url returned to clients for `key` (a public bucket URL, or a presigned URL valid
    * for a while); otherwise svcbase serves the bytes itself at `/files/<key>`.

@@ -2,6 +2,7 @@ import { createAppRegistry } from '../app/registry.js';
 import { brandHeaderNames } from '../http/credentials.js';
 import type { Feature, ServiceContext } from '../http/types.js';
 import { deleteRoutes } from './delete-routes.js';
+import { listRoute } from './list-route.js';
 import { ffmpegMediaProcessor } from './ffmpeg-processor.js';
 import { type FileService, createFileService } from './file-service.js';
 import { type FilesApi, createFilesApi } from './files-api.js';
@@ -62,6 +63,7 @@ export function createFilesFeature(ctx: ServiceContext, options: FilesOptions & 
       uploadRoute({ files, auth, signedBodyLimit: options.signedBodyLimit ?? 10 * 1024 * 1024, bodyLimit: largest + 64 * 1024 }),
       ...serveRoutes(store, new Set(apps.map((app) => app.namespace))),
       ...deleteRoutes(files),
+      listRoute(files),
       snapshotRoute(files, media),
       qrRoute(files, options.platformQr),
       imageCheckRoute({ auth, counters: ctx.counters, clock: ctx.clock, checker: options.imageChecker }),

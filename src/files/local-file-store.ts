@@ -89,6 +89,11 @@ export function localFileStore(options: LocalFileStoreOptions): FileStore {
       await rm(pathOf(key) + META_SUFFIX, { force: true });
       return info !== null;
     },
+    // Reads every metadata file: fine for a browser's pages, not for millions of files (docs/files.md).
+    async list(prefix: string, after: string, limit: number): Promise<StoredFileInfo[]> {
+      const keys = (await listMeta(root)).filter((entry) => entry.key.startsWith(prefix) && entry.key > after);
+      return keys.sort((a, b) => (a.key < b.key ? -1 : 1)).slice(0, limit);
+    },
     async usage(prefix: string): Promise<number> {
       let total = 0;
       for (const entry of await listMeta(root)) {

@@ -18,6 +18,14 @@ export interface Subscriber {
   deliver(subscription: Subscription, match: Match, data: { [key: string]: Json }): void;
 }
 
+/** One connection as `GET /1/realtime/connections` lists it. */
+export interface ConnectionSummary {
+  /** The signed-in user's objectId, or null (application keys, or the SDK's socket). */
+  readonly user: string | null;
+  readonly master: boolean;
+  readonly subscriptions: ReadonlyArray<{ readonly id: string; readonly table: string; readonly action: string; readonly objectId?: string }>;
+}
+
 export interface EngineDeps {
   readonly bus: EventBus;
   readonly storage: StorageAdapter;
@@ -73,6 +81,19 @@ export class SubscriptionEngine {
   /** Connections of an application on this instance. */
   count(applicationId: string): number {
     return this.subscribers.get(applicationId)?.size ?? 0;
+  }
+
+  /** What an operator sees of an application's connections on this instance: who, and what each listens to. */
+  describe(applicationId: string): ConnectionSummary[] {
+    return [...(this.subscribers.get(applicationId) ?? [])].map((subscriber) => ({
+      user: subscriber.caller.user?.objectId ?? null,
+      master: subscriber.caller.isMaster,
+      subscriptions: [...subscriber.subscriptions()].map((subscription) =>
+        subscription.kind === 'action'
+          ? { id: subscription.id, table: subscription.className, action: subscription.action, ...(subscription.objectId ? { objectId: subscription.objectId } : {}) }
+          : { id: subscription.id, table: subscription.className, action: 'where' },
+      ),
+    }));
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,6 @@
 import { WebSocketServer, type WebSocket } from 'ws';
 import { svcError } from '../core/errors.js';
+import type { Json } from '../core/wire-values.js';
 import { memoryEventBus } from '../events/memory-event-bus.js';
 import type { Feature, RouteDef, ServiceContext, UpgradeContext, UpgradeDef } from '../http/types.js';
 import { RealtimeConnection } from './connection.js';
@@ -85,7 +86,19 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
       },
     },
   ];
-  const routes: RouteDef[] = [];
+  const routes: RouteDef[] = [
+    {
+      method: 'GET',
+      path: '/1/realtime/connections',
+      auth: 'master',
+      body: 'none',
+      summary: "This instance's realtime connections of the application, with their users and subscriptions (the admin console's realtime page)",
+      handler: (rc) => {
+        const results = engine.describe(rc.caller.app.applicationId);
+        return { body: { count: results.length, results: results as unknown as Json } };
+      },
+    },
+  ];
   if (limits.socketIoPath !== false) {
     const base = limits.socketIoPath.replace(/\/+$/, '');
     routes.push({

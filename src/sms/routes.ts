@@ -65,6 +65,14 @@ export function smsRoutes(api: SmsApi): RouteDef[] {
         return { body: { sms_state: status.state, verify_state: status.verified } };
       },
     },
+    {
+      method: 'GET', path: '/1/smsQuota', auth: 'master', body: 'none',
+      summary: "The application's SMS quota: billed messages used and remaining (the admin console's SMS page)",
+      async handler(ctx) {
+        const usage = await api.quota(ctx.app);
+        return { body: { used: usage.used, remaining: usage.remaining } };
+      },
+    },
   ];
 }
 

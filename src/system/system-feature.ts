@@ -1,4 +1,5 @@
 import { formatDateTime } from '../core/time.js';
+import type { Json } from '../core/wire-values.js';
 import type { Feature, ServiceContext } from '../http/types.js';
 
 /** The table a readiness probe reads (never created: a schema lookup of a missing table is a query). */
@@ -43,6 +44,14 @@ export function createSystemFeature(ctx: ServiceContext): Feature {
         summary: 'Liveness: the process answers',
         responses: { 200: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } } },
         handler: () => ({ body: { status: 'ok' } }),
+      },
+      {
+        method: 'GET',
+        path: '/1/appSettings',
+        auth: 'master',
+        body: 'none',
+        summary: "The application's effective settings (features, query limits, SMS templates and quota, users, captcha, schema); no keys",
+        handler: (rc) => ({ body: { applicationId: rc.caller.app.applicationId, settings: rc.caller.app.settings as unknown as Json } }),
       },
       {
         method: 'GET',

@@ -1,7 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Api, type Credentials, loadCredentials, saveCredentials } from './api.js';
+import { Files } from './files.js';
 import { Functions } from './functions.js';
 import { Login } from './login.js';
+import { Realtime } from './realtime.js';
+import { Settings } from './settings.js';
 import { Tables } from './tables.js';
 import { Users } from './users.js';
 
@@ -9,6 +12,9 @@ const PAGES = [
   { id: 'tables', label: 'Tables' },
   { id: 'users', label: 'Users' },
   { id: 'functions', label: 'Cloud functions' },
+  { id: 'files', label: 'Files' },
+  { id: 'realtime', label: 'Realtime' },
+  { id: 'settings', label: 'Settings' },
 ] as const;
 
 /** `#/tables/Post` → ['tables', 'Post']. */
@@ -48,7 +54,19 @@ export function App(props: { api: string; brand: string }) {
         </button>
       </header>
       <main>
-        {page === 'users' ? <Users api={api} /> : page === 'functions' ? <Functions api={api} selected={rest[0]} /> : <Tables api={api} selected={rest[0]} />}
+        {page === 'users' ? (
+          <Users api={api} />
+        ) : page === 'functions' ? (
+          <Functions api={api} selected={rest[0]} />
+        ) : page === 'files' ? (
+          <Files api={api} />
+        ) : page === 'realtime' ? (
+          <Realtime api={api} />
+        ) : page === 'settings' ? (
+          <Settings api={api} />
+        ) : (
+          <Tables api={api} selected={rest[0]} />
+        )}
       </main>
     </div>
   );
