@@ -23,6 +23,7 @@ function route(method: RouteDef['method'], path: string, body: RouteDef['body'],
 const SIGN_UP = { 201: SESSION_USER_REPLY, 200: SESSION_USER_REPLY };
 const SESSION = { 200: SESSION_USER_REPLY };
 const DONE = { 200: OK_REPLY };
+const REVOKED = { type: 'object', required: ['revoked'], properties: { revoked: { type: 'integer', minimum: 0 } }, additionalProperties: false };
 
 /** A sign-up's answer: 201 with a Location header for a new user, 200 for a phone login. */
 function signUpResult(rc: RouteContext, result: SignUpResult): RouteResult {
@@ -51,6 +52,7 @@ export function userRoutes(users: UsersService, deps: UsersDeps, apps: ReadonlyM
     route('GET', '/1/users/:objectId', 'none', async (rc) => ({ body: await users.get(rc.caller, id(rc)) }), 'app', { 200: RECORD_REPLY }),
     route('PUT', '/1/users/:objectId', 'json', async (rc) => ({ body: await users.update(rc.caller, id(rc), bodyOf(rc)) }), 'app', { 200: UPDATED_REPLY }),
     route('DELETE', '/1/users/:objectId', 'none', (rc) => ok(users.delete(rc.caller, id(rc))), 'app', DONE),
+    route('DELETE', '/1/users/:objectId/sessions', 'none', async (rc) => ({ body: { revoked: await users.revokeSessions(rc.caller, id(rc)) } }), 'master', { 200: REVOKED }),
     route('PUT', '/1/updatePassword', 'json', (rc) => ok(users.changePassword(rc.caller, bodyOf(rc))), 'app', DONE),
     route('PUT', '/1/updateUserPassword/:objectId', 'json', (rc) => ok(users.changePassword(rc.caller, bodyOf(rc), id(rc)))),
     route('POST', '/1/updateUserPassword/:objectId', 'json', (rc) => ok(users.changePassword(rc.caller, bodyOf(rc), id(rc)))),

@@ -1,3 +1,4 @@
+import { isPlausibleObjectId } from '../records/object-id.js';
 import type { Caller } from '../app/caller.js';
 import { svcError } from '../core/errors.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
@@ -42,6 +43,8 @@ export interface UsersService {
   requestPasswordReset(caller: Caller, input: JsonObject): Promise<void>;
   resetPasswordBySmsCode(caller: Caller, smsCode: string, input: JsonObject): Promise<void>;
   requestEmailVerify(caller: Caller, input: JsonObject): Promise<void>;
+  /** Signs user `objectId` out everywhere (master key only): how many sessions were revoked. */
+  revokeSessions(caller: Caller, objectId: string): Promise<number>;
 }
 
 /** Builds the users service over the flows' shared dependencies and a user lister. */
@@ -68,5 +71,10 @@ export function createUsersService(deps: UsersDeps, list: UserLister): UsersServ
     requestPasswordReset: (caller, input) => requestPasswordReset(deps, caller, input),
     resetPasswordBySmsCode: (caller, smsCode, input) => resetPasswordBySmsCode(deps, caller, smsCode, input),
     requestEmailVerify: (caller, input) => requestEmailVerify(deps, caller, input),
+    async revokeSessions(caller, objectId) {
+      if (!caller.isMaster) throw svcError('masterKeyRequired');
+      if (!isPlausibleObjectId(objectId)) throw svcError('objectNotFound', objectId.slice(0, 64));
+      return deps.sessions.revokeAll(caller.app, objectId);
+    },
   };
 }

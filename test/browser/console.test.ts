@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-const rest = async (path: string) => (await fetch(`${server.url}${path}`, { headers })).json() as Promise<Record<string, unknown>>;
+const readAsMaster = async (path: string) => (await fetch(`${server.url}${path}`, { headers })).json() as Promise<Record<string, unknown>>;
 
 describe('admin console', () => {
   it('refuses a wrong master key, then signs in with the keyboard alone', async () => {
@@ -83,21 +83,21 @@ describe('admin console', () => {
     await expect.poll(() => page.locator('.meta').first().textContent()).toBe('2 rows');
     await shot('04-filtered');
 
-    const { results } = (await rest(`/1/classes/Pet?where=${encodeURIComponent('{"name":"Tom"}')}`)) as { results: Array<{ objectId: string }> };
+    const { results } = (await readAsMaster(`/1/classes/Pet?where=${encodeURIComponent('{"name":"Tom"}')}`)) as { results: Array<{ objectId: string }> };
     const tom = results[0]!.objectId;
     await page.getByRole('button', { name: `Edit age of ${tom}` }).click();
     await page.getByLabel(`age of ${tom}`).fill('8');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Saved age.');
     // Typed as the column's type: a Number, not the text "8".
-    expect((await rest(`/1/classes/Pet/${tom}`))['age']).toBe(8);
+    expect((await readAsMaster(`/1/classes/Pet/${tom}`))['age']).toBe(8);
     // A value of the wrong type is refused with the service's code, and nothing changes.
     await page.getByRole('button', { name: `Edit age of ${tom}` }).click();
     await page.getByLabel(`age of ${tom}`).fill('eight');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByRole('alert').textContent()).toBe("'eight' is not a number");
     await page.keyboard.press('Escape');
-    expect((await rest(`/1/classes/Pet/${tom}`))['age']).toBe(8);
+    expect((await readAsMaster(`/1/classes/Pet/${tom}`))['age']).toBe(8);
     await shot('05-cell-edited');
   });
 
@@ -123,13 +123,29 @@ describe('admin console', () => {
     expect(await reply.json()).toEqual({ result: 'pong rest' });
   });
 
+  it('finds a user, marks the email verified and signs the user out everywhere', async () => {
+    const rest = { 'X-Svc-Application-Id': 'dev-app-id', 'X-Svc-REST-API-Key': 'dev-rest-key', 'content-type': 'application/json' };
+    const signed = (await (await fetch(`${server.url}/1/users`, { method: 'POST', headers: rest, body: '{"username":"ann","password":"secret-1","email":"ann@example.com"}' })).json()) as { objectId: string; sessionToken: string };
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByLabel('Username, email, phone number or id').fill('ann@example.com');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: 'Mark verified' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('ann@example.com marked verified.');
+    expect((await readAsMaster(`/1/users/${signed.objectId}`))['emailVerified']).toBe(true);
+    await page.getByRole('button', { name: 'Sign out ann everywhere' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Revoked 1 sessions.');
+    const me = await fetch(`${server.url}/1/users/me`, { headers: { ...rest, 'X-Svc-Session-Token': signed.sessionToken } });
+    expect(((await me.json()) as { code: number }).code).toBe(211);
+    await shot('08-users');
+  });
+
   it('browses and deletes files, lists realtime connections, and shows settings with the SMS quota and a message status', async () => {
     const rest = { 'X-Svc-Application-Id': 'dev-app-id', 'X-Svc-REST-API-Key': 'dev-rest-key' };
     const uploaded = await fetch(`${server.url}/2/files/notes.txt`, { method: 'POST', headers: { ...rest, 'content-type': 'text/plain' }, body: 'hello file' });
     expect(uploaded.status).toBe(200);
     await page.getByRole('link', { name: 'Files' }).click();
     await page.getByRole('link', { name: 'notes.txt' }).waitFor();
-    await shot('08-files');
+    await shot('09-files');
     await page.getByRole('button', { name: 'Delete file notes.txt' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Deleted notes.txt.');
     expect((await fetch((await uploaded.json() as { url: string }).url)).status).toBe(404);
@@ -140,7 +156,7 @@ describe('admin console', () => {
     await new Promise((resolve) => socket.once('message', resolve));
     await page.getByRole('link', { name: 'Realtime' }).click();
     await expect.poll(() => page.locator('ul.connections').textContent()).toBe('anonymous: Pet updateTable (pets)');
-    await shot('09-realtime');
+    await shot('10-realtime');
     socket.close();
 
     const sent = (await (await fetch(`${server.url}/1/requestSmsCode`, { method: 'POST', headers: { ...rest, 'content-type': 'application/json' }, body: '{"mobilePhoneNumber":"13800138000"}' })).json()) as { smsId: number };
@@ -151,7 +167,7 @@ describe('admin console', () => {
     await page.getByRole('button', { name: 'Look up' }).click();
     // The console transport reports no delivery, so the message stays SENDING.
     await expect.poll(() => page.locator('output').textContent()).toBe('SENDING');
-    await shot('10-settings');
+    await shot('11-settings');
   });
 
   it('works in a narrow window: nothing overflows sideways but the table itself', async () => {
@@ -161,7 +177,7 @@ describe('admin console', () => {
     await page.getByRole('heading', { name: 'Pet' }).waitFor();
     const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect(overflow).toBeLessThanOrEqual(0);
-    await shot('11-narrow');
+    await shot('12-narrow');
   });
 
   it('serves the page with a strict content security policy and without framing', async () => {

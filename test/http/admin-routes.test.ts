@@ -7,6 +7,7 @@ import type { FileStore } from '../../src/files/file-store.js';
 import { memorySmsTransport } from '../../src/sms/memory-transport.js';
 import { TEST_APP, startTestServer } from '../helpers/server.js';
 import { RT_APP, jsonClient, rtHeaders, startRealtimeServer, subscribe } from '../realtime/harness.js';
+import { FAST_SCRYPT } from '../users/users-server.js';
 
 /** The master-only routes behind the admin console's pages, over real HTTP. */
 const dir = mkdtempSync(join(tmpdir(), 'svcbase-admin-'));
@@ -78,6 +79,26 @@ describe('GET /1/files', () => {
     const server = await startTestServer({ captcha: false, files: { store } });
     try {
       expect((await server.request('GET', '/1/files', { auth: 'master' })).body.code).toBe(11212);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('DELETE /1/users/:objectId/sessions', () => {
+  it('signs a user out everywhere with the master key only', async () => {
+    const server = await startTestServer({ captcha: false, users: { scrypt: FAST_SCRYPT } });
+    try {
+      const signed = await server.request('POST', '/1/users', { body: { username: 'ann', password: 'secret-1' } });
+      const second = await server.request('POST', '/1/login', { body: { username: 'ann', password: 'secret-1' } });
+      const id = signed.body.objectId as string;
+      expect((await server.request('DELETE', `/1/users/${id}/sessions`)).status).toBe(401);
+      expect((await server.request('DELETE', `/1/users/${id}/sessions`, { auth: 'master' })).body).toEqual({ revoked: 2 });
+      for (const token of [signed.body.sessionToken, second.body.sessionToken]) {
+        const me = await server.request('GET', '/1/users/me', { headers: { 'X-Svc-Session-Token': token } });
+        expect(me.body.code).toBe(211);
+      }
+      expect((await server.request('DELETE', `/1/users/${encodeURIComponent("x'--")}/sessions`, { auth: 'master' })).body.code).toBe(101);
     } finally {
       await server.close();
     }

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { type Api, type JsonObject, errorText } from './api.js';
 import { formatValue } from './values.js';
 
-/** Users: search by username, email or phone number; mark an email verified; send a password reset. */
+/** Users: search by username, email or phone number; mark an email verified; send a password reset; revoke every session. */
 export function Users(props: { api: Api }) {
   const [query, setQuery] = useState('');
   const [users, setUsers] = useState<JsonObject[]>([]);
@@ -88,6 +88,21 @@ export function Users(props: { api: Api }) {
                         Send reset
                       </button>
                     )}
+                    <button
+                      type="button"
+                      aria-label={`Sign out ${formatValue(user['username']) || id} everywhere`}
+                      onClick={async () => {
+                        try {
+                          const reply = await props.api.request('DELETE', `/1/users/${encodeURIComponent(id)}/sessions`);
+                          setNotice(`Revoked ${String(reply['revoked'])} sessions.`);
+                          setError('');
+                        } catch (failure) {
+                          setError(errorText(failure));
+                        }
+                      }}
+                    >
+                      Sign out everywhere
+                    </button>
                   </td>
                 </tr>
               );
