@@ -91,4 +91,18 @@ describe('the captcha PNG encoder', () => {
     for (let i = 0; i < decoded.data.length; i += 4) colours.add(decoded.data.readUInt32BE(i));
     expect(colours.size).toBeGreaterThan(50);
   });
+
+  it('draws every glyph at full size: changing any one glyph changes a glyph-sized area', () => {
+    for (const seed of [11, 12, 13, 14, 15, 16]) {
+      const pixels = (text: string) => PNG.sync.read(Buffer.from(renderer.render(text, 85, 30, seededRandom(seed)))).data;
+      const base = pixels('kkkk');
+      for (let i = 0; i < 4; i++) {
+        // The same seed draws the same noise, placement, faces and colours: only glyph i differs.
+        const other = pixels('kkkk'.slice(0, i) + 'x' + 'kkkk'.slice(i + 1));
+        let changed = 0;
+        for (let p = 0; p < base.length; p += 4) if (base.readUInt32BE(p) !== other.readUInt32BE(p)) changed++;
+        expect(changed, `seed ${seed}, glyph ${i}`).toBeGreaterThan(40);
+      }
+    }
+  });
 });
