@@ -28,7 +28,7 @@ export const REST_HEADERS: Readonly<Record<string, string>> = {
 /** One workload: the requests autocannon cycles through. */
 export interface HttpWorkload {
   readonly name: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PUT';
   readonly paths: readonly string[];
   readonly body?: string;
   /** Status svcbase must answer for the row to count. */
@@ -54,6 +54,8 @@ export interface BenchApp {
 
 const CREATE_BODY = JSON.stringify({ name: 'new user', category: 'c1', score: 4242, level: 3, active: true, tags: ['t1', 't2'], address: { city: 'city1', zip: '10001' } });
 
+const INCREMENT_BODY = JSON.stringify({ level: { __op: 'Increment', amount: 1 } });
+
 async function openStorage(): Promise<{ storage: StorageAdapter; name: string; database: Database.Database | null; close: () => Promise<void> }> {
   try {
     const fixture = await openSqliteFixture('rest');
@@ -78,11 +80,18 @@ export async function createBenchApp(size: number): Promise<BenchApp> {
     const where = encodeURIComponent(JSON.stringify({ score: { $gte: Math.floor((i * SCORE_MAX) / 100) } }));
     return `/1/classes/${CLASS_NAME}?where=${where}&order=score&limit=20`;
   });
+  // A count over an indexed range: SQLite counts index entries, the reply is one number.
+  const countPaths = Array.from({ length: 100 }, (_, i) => {
+    const where = encodeURIComponent(JSON.stringify({ score: { $gte: Math.floor((i * SCORE_MAX) / 100) } }));
+    return `/1/classes/${CLASS_NAME}?where=${where}&count=1&limit=0`;
+  });
   const workloads: HttpWorkload[] = [
     { name: 'GET /1/timestamp', method: 'GET', paths: ['/1/timestamp'], status: 200 },
     { name: 'GET /1/classes/Bench/:id', method: 'GET', paths: ids.map((id) => `/1/classes/${CLASS_NAME}/${id}`), status: 200 },
     { name: 'GET /1/classes/Bench?where={score>=x}&order=score&limit=20', method: 'GET', paths: listPaths, status: 200 },
     { name: 'POST /1/classes/Bench (create)', method: 'POST', paths: [`/1/classes/${CLASS_NAME}`], body: CREATE_BODY, status: 201 },
+    { name: 'PUT /1/classes/Bench/:id (Increment)', method: 'PUT', paths: ids.map((id) => `/1/classes/${CLASS_NAME}/${id}`), body: INCREMENT_BODY, status: 200 },
+    { name: 'GET /1/classes/Bench?where={score>=x}&count=1&limit=0 (count)', method: 'GET', paths: countPaths, status: 200 },
   ];
   return {
     service,

@@ -83,6 +83,8 @@ export function sameWorkHandler(db: Database.Database): (req: IncomingMessage, r
   const restKey = sha256(REST_APP.restApiKey);
   const byId = db.prepare(`SELECT * FROM ${TABLE} WHERE "objectId" = ?`);
   const page = db.prepare(`SELECT * FROM ${TABLE} WHERE "score" >= ? ORDER BY "score" ASC, "objectId" ASC LIMIT 20`);
+  const count = db.prepare(`SELECT COUNT(*) AS n FROM ${TABLE} WHERE "score" >= ?`);
+  const increment = db.prepare(`UPDATE ${TABLE} SET "level" = COALESCE("level", 0) + ?, "updatedAt" = ? WHERE "objectId" = ? RETURNING *`);
   const insert = db.prepare(
     `INSERT INTO ${TABLE} ("objectId", "createdAt", "updatedAt", "active", "address", "category", "level", "name", "nickname", "score", "tags") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
@@ -114,9 +116,28 @@ export function sameWorkHandler(db: Database.Database): (req: IncomingMessage, r
       }
       const bound = (where as { score?: { $gte?: unknown } } | null)?.score?.$gte;
       const limit = Number(query.get('limit') ?? 100);
+      if (query.get('count') === '1' && limit === 0 && typeof bound === 'number') {
+        return send(res, 200, JSON.stringify({ results: [], count: (count.get(bound) as { n: number }).n }));
+      }
       if (typeof bound !== 'number' || query.get('order') !== 'score' || !Number.isInteger(limit) || limit !== 20) return fail(res, 400, 102, 'unsupported query');
       const rows = page.all(bound) as Row[];
       return send(res, 200, JSON.stringify({ results: rows.map(recordOf) }));
+    }
+    if (req.method === 'PUT' && path.startsWith(`${prefix}/`)) {
+      let data: unknown;
+      try {
+        data = JSON.parse(body ?? '');
+      } catch {
+        return fail(res, 400, 107, 'invalid JSON');
+      }
+      const op = (data as { level?: { __op?: unknown; amount?: unknown } } | null)?.level;
+      if (typeof data !== 'object' || data === null || Object.keys(data).length !== 1 || op?.__op !== 'Increment' || typeof op.amount !== 'number' || !Number.isFinite(op.amount)) {
+        return fail(res, 400, 111, 'unsupported update');
+      }
+      const now = Date.now();
+      // RETURNING * as svcbase's adapter does (the port returns the updated record).
+      const row = increment.get(op.amount, now, decodeURIComponent(path.slice(prefix.length + 1))) as Row | undefined;
+      return row ? send(res, 200, JSON.stringify({ updatedAt: dateText(row['updatedAt'] as number) })) : fail(res, 404, 101, 'object not found');
     }
     if (req.method === 'POST' && path === prefix) {
       let data: unknown;

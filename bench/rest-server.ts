@@ -60,6 +60,7 @@ async function sameAnswer(svcPort: number, samePort: number, workload: HttpWorkl
   const limit = await answerOf(samePort, workload, path);
   const keys = (text: string) => Object.keys(JSON.parse(text) as object).join(',');
   const shape = (a: typeof ours) => JSON.stringify([a.status, Object.entries(a.headers).sort(), workload.method === 'GET' && !path.startsWith('/1/timestamp') ? a.body : keys(a.body)]);
+  // Writes (create, Increment) differ in their ids and times: compared by status, headers and keys.
   return shape(ours) === shape(limit) ? undefined : `the same-work server answered ${shape(limit).slice(0, 160)} where svcbase answered ${shape(ours).slice(0, 160)}`;
 }
 

@@ -12,7 +12,7 @@ import type { Service } from './service.js';
 import { declaredLength, limitedChunks } from './http/body-stream.js';
 import { type TrustProxy, compileTrustProxy } from './http/client-address.js';
 import { codedResponse } from './http/error-response.js';
-import { flattenHeaders, nodeBaseUrl, nodeBodyStream, nodeClientAddress, sendNodeResponse } from './http/host/node-request.js';
+import { SMALL_BODY_BYTES, flattenHeaders, nodeBaseUrl, nodeBodyStream, nodeClientAddress, readSmallBody, sendNodeResponse } from './http/host/node-request.js';
 import { normalizePrefix, splitTarget } from './http/host/prefix.js';
 import { deprecatedBodyLimit } from './http/host/deprecated-body-limit.js';
 
@@ -53,20 +53,26 @@ export function toNodeListener(service: Service, options: NodeListenerOptions = 
     }
     const headers = flattenHeaders(req.headers);
     const stream = nodeBodyStream(req);
-    service
-      .handle({
-        method: req.method ?? 'GET',
-        path: target.path,
-        search: target.search,
-        headers,
-        body: null,
-        bodyStream: stream && ceiling !== undefined ? limitedChunks(stream, ceiling, declaredLength(headers)) : stream,
-        remoteAddress: nodeClientAddress(req, trust),
-        baseUrl: nodeBaseUrl(req, prefix, trust),
-      })
-      .then(
-        (response) => sendNodeResponse(req, res, response),
-        (error: unknown) => (next ? next(error) : res.destroy(error as Error)),
-      );
+    const declared = declaredLength(headers);
+    const dispatch = (body: Uint8Array | null) =>
+      service
+        .handle({
+          method: req.method ?? 'GET',
+          path: target.path,
+          search: target.search,
+          headers,
+          body,
+          bodyStream: body || !stream ? undefined : ceiling !== undefined ? limitedChunks(stream, ceiling, declared) : stream,
+          remoteAddress: nodeClientAddress(req, trust),
+          baseUrl: nodeBaseUrl(req, prefix, trust),
+        })
+        .then(
+          (response) => sendNodeResponse(req, res, response),
+          (error: unknown) => (next ? next(error) : res.destroy(error as Error)),
+        );
+    // A small declared body is read whole here; larger and chunked ones reach the service as a stream.
+    if (stream && declared !== undefined && declared <= SMALL_BODY_BYTES && (ceiling === undefined || declared <= ceiling)) {
+      readSmallBody(req).then(dispatch, (error: unknown) => res.destroy(error as Error));
+    } else void dispatch(null);
   };
 }
