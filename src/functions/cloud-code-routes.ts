@@ -1,5 +1,6 @@
 import { svcError } from '../core/errors.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
+import { OK_REPLY, resultsOf } from '../http/reply-schemas.js';
 import type { RouteContext, RouteDef } from '../http/types.js';
 import type { CloudCodeStore, DeployedSource } from './cloud-code-store.js';
 import type { DeployedFunctions } from './deployed-functions.js';
@@ -14,6 +15,12 @@ export interface CloudCodeRouteDeps {
 }
 
 const nameOf = (rc: RouteContext): string => rc.params['name'] ?? '';
+
+const DEPLOYED = {
+  type: 'object',
+  required: ['name', 'language', 'updatedAt', 'suspended', 'recentTimeouts'],
+  properties: { name: { type: 'string' }, language: { enum: ['node', 'java'] }, updatedAt: { type: 'string' }, suspended: { type: 'boolean' }, recentTimeouts: { type: 'integer', minimum: 0 } },
+} as const;
 
 /**
  * `/1/cloudCode` (master key): deploy (`PUT /:name` `{"language":"node","source"}`), resume a
@@ -34,6 +41,7 @@ export function cloudCodeRoutes(deps: CloudCodeRouteDeps): RouteDef[] {
       path: '/1/cloudCode',
       auth: 'master',
       body: 'none',
+      responses: { 200: resultsOf(DEPLOYED) },
       handler: async (rc) => ({ body: { results: (await store.list(rc.caller.app.namespace)).map((s) => summary(rc.caller.app.applicationId, s)) } }),
     },
     {
@@ -41,6 +49,7 @@ export function cloudCodeRoutes(deps: CloudCodeRouteDeps): RouteDef[] {
       path: '/1/cloudCode/:name',
       auth: 'master',
       body: 'none',
+      responses: { 200: { ...DEPLOYED, required: [...DEPLOYED.required, 'source'] } },
       handler: async (rc) => {
         const source = await store.get(rc.caller.app.namespace, nameOf(rc));
         if (!source) throw svcError('functionNotFound', nameOf(rc).slice(0, 64));
@@ -52,6 +61,7 @@ export function cloudCodeRoutes(deps: CloudCodeRouteDeps): RouteDef[] {
       path: '/1/cloudCode/:name',
       auth: 'master',
       body: 'json',
+      responses: { 200: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, language: { type: 'string' }, updatedAt: { type: 'string' }, suspended: { const: false } } } },
       handler: async (rc): Promise<{ body: JsonObject }> => {
         const body = rc.body ?? {};
         const name = nameOf(rc);
@@ -71,6 +81,7 @@ export function cloudCodeRoutes(deps: CloudCodeRouteDeps): RouteDef[] {
       path: '/1/cloudCode/:name',
       auth: 'master',
       body: 'none',
+      responses: { 200: OK_REPLY },
       handler: async (rc) => {
         if (!(await store.delete(rc.caller.app.namespace, nameOf(rc)))) throw svcError('functionNotFound', nameOf(rc).slice(0, 64));
         return { body: { msg: 'ok' } };
@@ -81,6 +92,7 @@ export function cloudCodeRoutes(deps: CloudCodeRouteDeps): RouteDef[] {
       path: '/1/cloudCode/:name/logs',
       auth: 'master',
       body: 'none',
+      responses: { 200: resultsOf({ type: 'object', required: ['at', 'level', 'message'] }) },
       handler: (rc) => {
         const limit = Number(rc.query.get('limit') ?? 100);
         if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw svcError('invalidParameter', 'limit must be 1 to 1000');

@@ -14,3 +14,11 @@ export const SESSION_USER_REPLY = {
   required: ['objectId', 'createdAt', 'sessionToken'],
   properties: { objectId: { type: 'string' }, createdAt: WIRE_DATE, sessionToken: { type: 'string' } },
 } as const;
+/** A table as the schema API describes it. */
+export const SCHEMA_REPLY = {
+  type: 'object',
+  required: ['className', 'fields', 'classLevelPermissions', 'indexes'],
+  properties: { className: { type: 'string' }, fields: { type: 'object' }, classLevelPermissions: { type: 'object' }, indexes: { type: 'object' } },
+} as const;
+/** `{results: [...]}` of objects matching `item`. */
+export const resultsOf = (item: object) => ({ type: 'object', required: ['results'], properties: { results: { type: 'array', items: item } } }) as const;

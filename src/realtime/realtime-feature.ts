@@ -21,6 +21,15 @@ const UNBOUND = '';
  * through `service.handleUpgrade`, on one subscription engine fed by the write pipeline through the
  * event bus. Applications whose `features.realtime` is off get 11007.
  */
+const CONNECTIONS_REPLY = {
+  type: 'object',
+  required: ['count', 'results'],
+  properties: {
+    count: { type: 'integer', minimum: 0 },
+    results: { type: 'array', items: { type: 'object', required: ['user', 'master', 'subscriptions'], properties: { user: { type: ['string', 'null'] }, master: { type: 'boolean' }, subscriptions: { type: 'array' } } } },
+  },
+} as const;
+
 export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOptions = {}): Feature {
   const limits = resolveRealtimeLimits(options);
   if (!ctx.onWrite) throw new Error('[svcbase] [realtime] the service context has no onWrite (build it with createService)');
@@ -93,6 +102,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
       auth: 'master',
       body: 'none',
       summary: "This instance's realtime connections of the application, with their users and subscriptions (the admin console's realtime page)",
+      responses: { 200: CONNECTIONS_REPLY },
       handler: (rc) => {
         const results = engine.describe(rc.caller.app.applicationId);
         return { body: { count: results.length, results: results as unknown as Json } };

@@ -2,6 +2,10 @@ import type { Json } from '../core/wire-values.js';
 import { svcError } from '../core/errors.js';
 import type { RouteContext, RouteDef } from '../http/types.js';
 import type { SmsApi } from './sms-api.js';
+import { OK_REPLY } from '../http/reply-schemas.js';
+
+const SMS_ID = { 200: { type: 'object', required: ['smsId'], properties: { smsId: { type: 'integer', minimum: 1 } } } } as const;
+const OK = { 200: OK_REPLY } as const;
 
 const str = { type: 'string' } as const;
 
@@ -25,7 +29,7 @@ export const SMS_SCHEMAS = {
 export function smsRoutes(api: SmsApi): RouteDef[] {
   return [
     {
-      method: 'POST', path: '/1/requestSmsCode', auth: 'app', body: 'json', schema: SMS_SCHEMAS.requestSmsCode,
+      method: 'POST', path: '/1/requestSmsCode', auth: 'app', body: 'json', schema: SMS_SCHEMAS.requestSmsCode, responses: SMS_ID,
       async handler(ctx) {
         const template = optionalString(ctx, 'template');
         const validateToken = optionalString(ctx, 'validate_token');
@@ -33,21 +37,21 @@ export function smsRoutes(api: SmsApi): RouteDef[] {
       },
     },
     {
-      method: 'POST', path: '/1/verifySmsCode/:code', auth: 'app', body: 'json', schema: SMS_SCHEMAS.verifySmsCodeInPath,
+      method: 'POST', path: '/1/verifySmsCode/:code', auth: 'app', body: 'json', schema: SMS_SCHEMAS.verifySmsCodeInPath, responses: OK,
       async handler(ctx) {
         await api.verifyCode(ctx.app, requiredString(ctx, 'mobilePhoneNumber'), ctx.params.code ?? '');
         return { body: { msg: 'ok' } };
       },
     },
     {
-      method: 'POST', path: '/1/verifySmsCode', auth: 'app', body: 'json', schema: SMS_SCHEMAS.verifySmsCode,
+      method: 'POST', path: '/1/verifySmsCode', auth: 'app', body: 'json', schema: SMS_SCHEMAS.verifySmsCode, responses: OK,
       async handler(ctx) {
         await api.verifyCode(ctx.app, requiredString(ctx, 'mobilePhoneNumber'), requiredString(ctx, 'smsCode'));
         return { body: { msg: 'ok' } };
       },
     },
     {
-      method: 'POST', path: '/1/requestSms', auth: 'app', body: 'json', schema: SMS_SCHEMAS.requestSms,
+      method: 'POST', path: '/1/requestSms', auth: 'app', body: 'json', schema: SMS_SCHEMAS.requestSms, responses: SMS_ID,
       async handler(ctx) {
         const content = ctx.body?.content ?? {};
         if (typeof content !== 'object' || content === null || Array.isArray(content)) throw svcError('typeMismatch', 'content', 'object', describe(content));
@@ -58,6 +62,7 @@ export function smsRoutes(api: SmsApi): RouteDef[] {
     },
     {
       method: 'GET', path: '/1/querySms/:smsId', auth: 'app', body: 'none',
+      responses: { 200: { type: 'object', required: ['sms_state', 'verify_state'], properties: { sms_state: { enum: ['SENDING', 'SUCCESS', 'FAIL'] }, verify_state: { type: 'boolean' } } } },
       async handler(ctx) {
         const raw = ctx.params.smsId ?? '';
         const status = /^[1-9]\d{0,14}$/.test(raw) ? await api.status(ctx.app, Number(raw)) : null;
@@ -67,6 +72,7 @@ export function smsRoutes(api: SmsApi): RouteDef[] {
     },
     {
       method: 'GET', path: '/1/smsQuota', auth: 'master', body: 'none',
+      responses: { 200: { type: 'object', required: ['used', 'remaining'], properties: { used: { type: 'integer' }, remaining: { anyOf: [{ type: 'integer', minimum: 0 }, { const: 'unlimited' }] } } } },
       summary: "The application's SMS quota: billed messages used and remaining (the admin console's SMS page)",
       async handler(ctx) {
         const usage = await api.quota(ctx.app);

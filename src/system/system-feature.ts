@@ -51,6 +51,7 @@ export function createSystemFeature(ctx: ServiceContext): Feature {
         auth: 'master',
         body: 'none',
         summary: "The application's effective settings (features, query limits, SMS templates and quota, users, captcha, schema); no keys",
+        responses: { 200: { type: 'object', required: ['applicationId', 'settings'], properties: { applicationId: { type: 'string' }, settings: { type: 'object', required: ['timeZone', 'features', 'query', 'sms', 'users', 'captcha', 'schema'] } } } },
         handler: (rc) => ({ body: { applicationId: rc.caller.app.applicationId, settings: rc.caller.app.settings as unknown as Json } }),
       },
       {

@@ -3,6 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_APP, type TestResponse, type TestServer, startTestServer } from '../helpers/server.js';
 import { FAST_SCRYPT } from '../users/users-server.js';
+import { memorySmsTransport } from '../../src/sms/memory-transport.js';
 
 type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>> };
 
@@ -28,6 +29,8 @@ describe('GET /1/openapi.json', () => {
       brands: ['Svc', 'Bmob'],
       users: { scrypt: FAST_SCRYPT },
       functions: { definitions: { hello: (request, response) => response.send({ hi: String(request.body['name']) }) } },
+      sms: { transport: memorySmsTransport() },
+      applications: [{ ...TEST_APP, settings: { features: { realtime: true } } }],
     });
     const res = await server.request('GET', '/1/openapi.json', { auth: false });
     expect(res.status).toBe(200);
@@ -89,5 +92,29 @@ describe('GET /1/openapi.json', () => {
     conforms('/1/login', 'get', await server.request('GET', '/1/login?username=openapi-user&password=wrong'));
     conforms('/1/functions/{name}', 'post', await server.request('POST', '/1/functions/hello', { body: { name: 'doc' } }));
     conforms('/1/logout', 'post', await server.request('POST', '/1/logout', session));
+  });
+
+  it('describes the real replies of the SMS, schema, cloud code, settings, import and admin routes', async () => {
+    const master = { auth: 'master' as const };
+    const sent = await server.request('POST', '/1/requestSmsCode', { body: { mobilePhoneNumber: '13800138000' } });
+    conforms('/1/requestSmsCode', 'post', sent);
+    conforms('/1/querySms/{smsId}', 'get', await server.request('GET', `/1/querySms/${(sent.body as { smsId: number }).smsId}`));
+    conforms('/1/verifySmsCode', 'post', await server.request('POST', '/1/verifySmsCode', { body: { mobilePhoneNumber: '13800138000', smsCode: '000000' } }));
+    conforms('/1/smsQuota', 'get', await server.request('GET', '/1/smsQuota', master));
+    conforms('/1/appSettings', 'get', await server.request('GET', '/1/appSettings', master));
+    conforms('/1/realtime/connections', 'get', await server.request('GET', '/1/realtime/connections', master));
+    conforms('/1/schemas/{className}', 'post', await server.request('POST', '/1/schemas/Shape', { ...master, body: { fields: { n: { type: 'Number' } } } }));
+    conforms('/1/schemas/{className}', 'put', await server.request('PUT', '/1/schemas/Shape', { ...master, body: { indexes: { by_n: { n: 1 } } } }));
+    conforms('/1/schemas/{className}', 'get', await server.request('GET', '/1/schemas/Shape', master));
+    conforms('/1/schemas', 'get', await server.request('GET', '/1/schemas', master));
+    conforms('/1/import/{table}', 'post', await server.request('POST', '/1/import/Shape', { ...master, body: { records: [{ objectId: 'imp1', createdAt: '2024-01-01 00:00:00', n: 1 }] } }));
+    conforms('/1/schemas/{className}', 'delete', await server.request('DELETE', '/1/schemas/Shape', master));
+    const source = 'function onRequest(request, response) { response.send("ok") }\nexports.onRequest = onRequest;';
+    conforms('/1/cloudCode/{name}', 'put', await server.request('PUT', '/1/cloudCode/docfn', { ...master, body: { language: 'node', source } }));
+    conforms('/1/cloudCode', 'get', await server.request('GET', '/1/cloudCode', master));
+    conforms('/1/cloudCode/{name}', 'get', await server.request('GET', '/1/cloudCode/docfn', master));
+    conforms('/1/cloudCode/{name}/logs', 'get', await server.request('GET', '/1/cloudCode/docfn/logs', master));
+    conforms('/1/cloudCode/{name}', 'put', await server.request('PUT', '/1/cloudCode/docfn', { ...master, body: { suspended: false } }));
+    conforms('/1/cloudCode/{name}', 'delete', await server.request('DELETE', '/1/cloudCode/docfn', master));
   });
 });
