@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Api, type JsonObject, errorText } from './api.js';
+import { DataTable, Messages } from './parts.js';
 
 interface Listed {
   readonly filename: string;
@@ -44,50 +45,26 @@ export function Files(props: { api: Api }) {
   return (
     <section class="content">
       <h2>Files</h2>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      {notice && (
-        <p role="status" class="notice">
-          {notice}
-        </p>
-      )}
-      <div class="scroll">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">name</th>
-              <th scope="col">type</th>
-              <th scope="col">bytes</th>
-              <th scope="col">stored</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {files.map((file) => (
-              <tr>
-                <td>
-                  <a href={file.url} target="_blank" rel="noopener noreferrer">
-                    {file.filename}
-                  </a>
-                </td>
-                <td>{file.contentType}</td>
-                <td>{file.size}</td>
-                <td>{file.lastModified}</td>
-                <td>
-                  <button type="button" aria-label={`Delete file ${file.filename}`} onClick={() => void remove(file)}>
-                    Delete
-                  </button>
-                </td>
-              </tr>
+      <Messages error={error} notice={notice} />
+      <DataTable columns={['name', 'type', 'bytes', 'stored']} actions>
+        {files.map((file) => (
+          <tr>
+            <td>
+              <a href={file.url} target="_blank" rel="noopener noreferrer">
+                {file.filename}
+              </a>
+            </td>
+            <td>{file.contentType}</td>
+            <td>{file.size}</td>
+            <td>{file.lastModified}</td>
+            <td>
+              <button type="button" aria-label={`Delete file ${file.filename}`} onClick={() => void remove(file)}>
+                Delete
+              </button>
+            </td>
+          </tr>
             ))}
-          </tbody>
-        </table>
-      </div>
+      </DataTable>
       <nav class="pager" aria-label="Pages">
         <button type="button" disabled={starts.length === 1} onClick={() => (setStarts(starts.slice(0, -1)), void load(starts.at(-2) ?? ''))}>
           Previous

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Api, type Json, type JsonObject, errorText } from './api.js';
+import { Messages } from './parts.js';
 
 interface Deployed {
   readonly name: string;
@@ -106,16 +107,7 @@ export function Functions(props: { api: Api; selected: string | undefined }) {
         </form>
       </aside>
       <section class="content">
-        {error && (
-          <p role="alert" class="error">
-            {error}
-          </p>
-        )}
-        {notice && (
-          <p role="status" class="notice">
-            {notice}
-          </p>
-        )}
+        <Messages error={error} notice={notice} />
         {!selected ? (
           <p>Choose a function, or open a new one to write it.</p>
         ) : (

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { Api, type Credentials, errorText } from './api.js';
+import { Messages } from './parts.js';
 
 /** Master-key sign-in: checked with one master-only call before it is kept (sessionStorage, this tab only). */
 export function Login(props: { api: string; brand: string; onSignIn: (credentials: Credentials) => void }) {
@@ -36,11 +37,7 @@ export function Login(props: { api: string; brand: string; onSignIn: (credential
         <button type="submit" disabled={busy}>
           Sign in
         </button>
-        {error && (
-          <p role="alert" class="error">
-            {error}
-          </p>
-        )}
+        <Messages error={error} />
       </form>
       <p class="hint">The master key stays in this tab (sessionStorage) and is sent only to this server.</p>
     </main>

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Api, errorText } from './api.js';
+import { Messages } from './parts.js';
 
 interface Connection {
   readonly user: string | null;
@@ -27,11 +28,7 @@ export function Realtime(props: { api: Api }) {
       <button type="button" onClick={() => void load()}>
         Refresh
       </button>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Messages error={error} />
       <p>{connections === null ? '…' : `${connections.length} connections`}</p>
       <ul class="connections">
         {(connections ?? []).map((connection) => (

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Api, type JsonObject, errorText } from './api.js';
+import { DataTable, Messages } from './parts.js';
 
 interface Template {
   readonly name: string;
@@ -39,37 +40,21 @@ export function Settings(props: { api: Api }) {
     <section class="content">
       <h2>Settings</h2>
       <p class="meta">Set by the host in createService; change them there and restart.</p>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Messages error={error} />
       <h3>SMS</h3>
       <p>
         Quota: {quota === null ? '…' : typeof quota['error'] === 'string' ? quota['error'] : `${String(quota['used'])} used, ${String(quota['remaining'])} left`}
       </p>
-      <div class="scroll">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">template</th>
-              <th scope="col">kind</th>
-              <th scope="col">approved</th>
-              <th scope="col">text</th>
-            </tr>
-          </thead>
-          <tbody>
-            {templates.map((template) => (
-              <tr>
-                <td>{template.name}</td>
-                <td>{template.kind}</td>
-                <td>{template.approved === false ? 'no' : 'yes'}</td>
-                <td>{template.text}</td>
-              </tr>
+      <DataTable columns={['template', 'kind', 'approved', 'text']}>
+        {templates.map((template) => (
+          <tr>
+            <td>{template.name}</td>
+            <td>{template.kind}</td>
+            <td>{template.approved === false ? 'no' : 'yes'}</td>
+            <td>{template.text}</td>
+          </tr>
             ))}
-          </tbody>
-        </table>
-      </div>
+      </DataTable>
       <form onSubmit={lookUp} class="filter">
         <label>
           Sent message (smsId)

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { type Api, type Json, type JsonObject, errorText, recordsPath } from './api.js';
 import type { TableSchema } from './tables.js';
 import { COLUMN_TYPES, editText, formatValue, parseTyped } from './values.js';
+import { DataTable, Messages } from './parts.js';
 
 const PAGE = 20;
 const READ_ONLY = new Set(['objectId', 'createdAt', 'updatedAt']);
@@ -195,77 +196,59 @@ export function TableView(props: { api: Api; table: string; schema: TableSchema 
           Add to filter
         </button>
       </form>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      {notice && (
-        <p role="status" class="notice">
-          {notice}
-        </p>
-      )}
-      <div class="scroll">
-        <table>
-          <thead>
+      <Messages error={error} notice={notice} />
+      <DataTable
+        columns={columns.map((name) => (
+          <>
+            {name}
+            {typeOf(name) && <small> {typeOf(name)}</small>}
+          </>
+        ))}
+        actions
+      >
+        {rows.map((row) => {
+          const objectId = String(row['objectId']);
+          return (
             <tr>
-              {columns.map((name) => (
-                <th scope="col">
-                  {name}
-                  {typeOf(name) && <small> {typeOf(name)}</small>}
-                </th>
-              ))}
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => {
-              const objectId = String(row['objectId']);
-              return (
-                <tr>
-                  {columns.map((name) =>
-                    editing && editing.objectId === objectId && editing.column === name ? (
-                      <td>
-                        <input
-                          aria-label={`${name} of ${objectId}`}
-                          name="cell"
-                          value={editing.text}
-                          autoFocus
-                          onInput={(e) => setEditing({ ...editing, text: e.currentTarget.value })}
-                          onKeyDown={(e) => {
-                            if (e.key === 'Enter') void saveCell();
-                            if (e.key === 'Escape') setEditing(null);
-                          }}
-                        />
-                        <button type="button" onClick={() => void saveCell()}>
-                          Save
-                        </button>
-                      </td>
-                    ) : (
-                      <td>
-                        {READ_ONLY.has(name) || typeOf(name) === 'Relation' ? (
-                          formatValue(row[name])
-                        ) : (
-                          <button type="button" class="cell" aria-label={`Edit ${name} of ${objectId}`} onClick={() => setEditing({ objectId, column: name, text: editText(row[name], typeOf(name)) })}>
-                            {formatValue(row[name]) || '∅'}
-                          </button>
-                        )}
-                      </td>
-                    ),
-                  )}
+              {columns.map((name) =>
+                editing && editing.objectId === objectId && editing.column === name ? (
                   <td>
-                    <button type="button" aria-label={`Delete row ${objectId}`} onClick={() => void deleteRow(objectId)}>
-                      Delete
+                    <input
+                      aria-label={`${name} of ${objectId}`}
+                      name="cell"
+                      value={editing.text}
+                      autoFocus
+                      onInput={(e) => setEditing({ ...editing, text: e.currentTarget.value })}
+                      onKeyDown={(e) => {
+                        if (e.key === 'Enter') void saveCell();
+                        if (e.key === 'Escape') setEditing(null);
+                      }}
+                    />
+                    <button type="button" onClick={() => void saveCell()}>
+                      Save
                     </button>
                   </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+                ) : (
+                  <td>
+                    {READ_ONLY.has(name) || typeOf(name) === 'Relation' ? (
+                      formatValue(row[name])
+                    ) : (
+                      <button type="button" class="cell" aria-label={`Edit ${name} of ${objectId}`} onClick={() => setEditing({ objectId, column: name, text: editText(row[name], typeOf(name)) })}>
+                        {formatValue(row[name]) || '∅'}
+                      </button>
+                    )}
+                  </td>
+                ),
+              )}
+              <td>
+                <button type="button" aria-label={`Delete row ${objectId}`} onClick={() => void deleteRow(objectId)}>
+                  Delete
+                </button>
+              </td>
+            </tr>
+          );
+        })}
+      </DataTable>
       <nav class="pager" aria-label="Pages">
         <button type="button" disabled={skip === 0} onClick={() => (setSkip(Math.max(0, skip - PAGE)), void load(Math.max(0, skip - PAGE)))}>
           Previous

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Api, type JsonObject, errorText } from './api.js';
 import { TableView } from './table-view.js';
+import { Messages } from './parts.js';
 
 export interface TableSchema {
   readonly className: string;
@@ -56,11 +57,7 @@ export function Tables(props: { api: Api; selected: string | undefined }) {
           </label>
           <button type="submit">Open</button>
         </form>
-        {error && (
-          <p role="alert" class="error">
-            {error}
-          </p>
-        )}
+        <Messages error={error} />
       </aside>
       <section class="content">
         {selected ? (

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Api, type JsonObject, errorText } from './api.js';
 import { formatValue } from './values.js';
+import { DataTable, Messages } from './parts.js';
 
 /** Users: search by username, email or phone number; mark an email verified; send a password reset; revoke every session. */
 export function Users(props: { api: Api }) {
@@ -42,74 +43,50 @@ export function Users(props: { api: Api }) {
         </label>
         <button type="submit">Search</button>
       </form>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      {notice && (
-        <p role="status" class="notice">
-          {notice}
-        </p>
-      )}
-      <div class="scroll">
-        <table>
-          <thead>
+      <Messages error={error} notice={notice} />
+      <DataTable columns={['username', 'email', 'phone', 'created']} actions>
+        {users.map((user) => {
+          const id = String(user['objectId']);
+          const email = typeof user['email'] === 'string' ? user['email'] : '';
+          return (
             <tr>
-              <th scope="col">username</th>
-              <th scope="col">email</th>
-              <th scope="col">phone</th>
-              <th scope="col">created</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {users.map((user) => {
-              const id = String(user['objectId']);
-              const email = typeof user['email'] === 'string' ? user['email'] : '';
-              return (
-                <tr>
-                  <td>{formatValue(user['username'])}</td>
-                  <td>
-                    {email} {email && (user['emailVerified'] === true ? <small>verified</small> : <small>not verified</small>)}
-                  </td>
-                  <td>{formatValue(user['mobilePhoneNumber'])}</td>
-                  <td>{formatValue(user['createdAt'])}</td>
-                  <td class="actions">
-                    {email && user['emailVerified'] !== true && (
-                      <button type="button" onClick={() => void act(() => props.api.request('PUT', `/1/users/${encodeURIComponent(id)}`, { body: { emailVerified: true } }), `${email} marked verified.`)}>
-                        Mark verified
-                      </button>
-                    )}
-                    {email && (
-                      <button type="button" onClick={() => void act(() => props.api.request('POST', '/1/requestPasswordReset', { body: { email } }), `Password reset sent to ${email}.`)}>
-                        Send reset
-                      </button>
-                    )}
-                    <button
-                      type="button"
-                      aria-label={`Sign out ${formatValue(user['username']) || id} everywhere`}
-                      onClick={async () => {
-                        try {
-                          const reply = await props.api.request('DELETE', `/1/users/${encodeURIComponent(id)}/sessions`);
-                          setNotice(`Revoked ${String(reply['revoked'])} sessions.`);
-                          setError('');
-                        } catch (failure) {
-                          setError(errorText(failure));
-                        }
-                      }}
+              <td>{formatValue(user['username'])}</td>
+              <td>
+                {email} {email && (user['emailVerified'] === true ? <small>verified</small> : <small>not verified</small>)}
+              </td>
+              <td>{formatValue(user['mobilePhoneNumber'])}</td>
+              <td>{formatValue(user['createdAt'])}</td>
+              <td class="actions">
+                {email && user['emailVerified'] !== true && (
+                  <button type="button" onClick={() => void act(() => props.api.request('PUT', `/1/users/${encodeURIComponent(id)}`, { body: { emailVerified: true } }), `${email} marked verified.`)}>
+                    Mark verified
+                  </button>
+                )}
+                {email && (
+                  <button type="button" onClick={() => void act(() => props.api.request('POST', '/1/requestPasswordReset', { body: { email } }), `Password reset sent to ${email}.`)}>
+                    Send reset
+                  </button>
+                )}
+                <button
+                  type="button"
+                  aria-label={`Sign out ${formatValue(user['username']) || id} everywhere`}
+                  onClick={async () => {
+                    try {
+                      const reply = await props.api.request('DELETE', `/1/users/${encodeURIComponent(id)}/sessions`);
+                      setNotice(`Revoked ${String(reply['revoked'])} sessions.`);
+                      setError('');
+                    } catch (failure) {
+                      setError(errorText(failure));
+                    }
+                  }}
                     >
-                      Sign out everywhere
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+                  Sign out everywhere
+                </button>
+              </td>
+            </tr>
+          );
+        })}
+      </DataTable>
     </section>
   );
 }
