@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isSvcError } from '../../src/core/errors.js';
 import { dateValue } from '../../src/core/values.js';
-import type { FindPlan, WhereNode } from '../../src/query/plan.js';
+import type { AggregatePlan, FindPlan, WhereNode } from '../../src/query/plan.js';
 import { memoryStorage } from '../../src/storage/memory/index.js';
 import type { StorageAdapter, TableRef } from '../../src/storage/port.js';
 import { ReaderPool } from '../../src/storage/sqlite/reader-pool.js';
@@ -154,3 +154,46 @@ describe('memory adapter reads under a budget', () => {
     expect(await storage.count(ref, regexWhere)).toBe(600);
   });
 });
+
+describe('SQLite reads of a large table driven by an index', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svcbase-indexed-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const ref: TableRef = { namespace: 'app', className: 'Big' };
+  const between = (from: number, to: number): WhereNode & { kind: 'and' } => ({
+    kind: 'and',
+    nodes: [
+      { kind: 'compare', field: { column: 'n', path: [] }, op: 'gte', value: from },
+      { kind: 'compare', field: { column: 'n', path: [] }, op: 'lt', value: to },
+    ],
+  });
+
+  it('run inline when the index narrows them to few records (a budget of 0 cannot stop them), else on a worker', async () => {
+    // A 1 ms stall bound makes 8,000 rows a large table for the row bound alone.
+    const storage = openSqlite(join(dir, 'big.db'), { stallBoundMs: 1 });
+    try {
+      await storage.ensureColumns(ref, { n: { type: 'Number' }, text: { type: 'String' } });
+      await storage.createIndex(ref, { name: 'by_n', columns: ['n'], unique: false });
+      await storage.transaction(async (tx) => {
+        for (let i = 0; i < 8000; i++) await tx.insert(ref, { objectId: `b${i}`, createdAt: dateValue(1e12 + i), updatedAt: dateValue(1e12 + i), n: i, text: `row ${i}` });
+      });
+      const zero = { budgetMs: 0 };
+      // Few matches through the index: inline on the adapter's connection, the same records as on a worker.
+      const few = await storage.find(ref, { ...findPlan(between(100, 150)), order: [{ field: { column: 'n', path: [] }, descending: true }] }, zero);
+      expect(few.map((r) => r['n'])).toEqual(Array.from({ length: 50 }, (_, i) => 149 - i));
+      expect(await storage.count(ref, between(100, 150), zero)).toBe(50);
+      const sum: AggregatePlan = { where: between(0, 10), groupBy: [], aggregates: [{ fn: 'sum', column: 'n', alias: '_sumN' }], groupCount: false, having: { kind: 'all_records' }, order: [], skip: 0, limit: 100, timeZone: 'UTC' };
+      expect(await storage.aggregate(ref, sum, zero)).toEqual([{ _sumN: 45 }]);
+      const inList: WhereNode = { kind: 'in', field: { column: 'n', path: [] }, negate: false, values: [3, 5, 7] };
+      expect(await storage.count(ref, inList, zero)).toBe(3);
+      // Too many matches for the probe, a column without an index, or a second column: a worker, under its budget.
+      expect(await codeOf(() => storage.find(ref, findPlan(between(0, 5000)), zero))).toBe(11090);
+      expect(await codeOf(() => storage.count(ref, { kind: 'compare', field: { column: 'text', path: [] }, op: 'eq', value: 'row 5' }, zero))).toBe(11090);
+      const twoColumns: WhereNode = { kind: 'and', nodes: [...between(100, 150).nodes, { kind: 'compare', field: { column: 'text', path: [] }, op: 'eq', value: 'row 120' }] };
+      expect(await codeOf(() => storage.find(ref, findPlan(twoColumns), zero))).toBe(11090);
+      expect((await storage.find(ref, findPlan(twoColumns))).map((r) => r.objectId)).toEqual(['b120']);
+    } finally {
+      await storage.close();
+    }
+  });
+});
+

@@ -68,4 +68,16 @@ export function compileCount(className: string, where: WhereNode, view: SqlSchem
   return render(statement, dialect.placeholder);
 }
 
+/**
+ * `SELECT COUNT(*)` of the records matching `where`, counting at most `cap`: a bounded probe (the
+ * SQLite adapter's read dispatch asks whether an indexed read matches few records).
+ */
+export function compileCountUpTo(className: string, where: WhereNode, view: SqlSchemaView, dialect: SqlDialect, cap: number): CompiledQuery {
+  if (!Number.isSafeInteger(cap) || cap < 1) throw new Error(`[svcbase] count cap must be a positive integer, got ${cap}`);
+  const state = newState(dialect, view);
+  const scope = mainScope(className, state);
+  const inner = sql`SELECT 1 FROM ${tableRef(state, className)} AS ${raw(scope.alias)} WHERE ${whereClause(where, scope, state)} LIMIT ${raw(String(cap))}`;
+  return render(sql`SELECT COUNT(*) AS ${raw(dialect.quoteIdent('n'))} FROM (${inner})`, dialect.placeholder);
+}
+
 export { whereClause, mainScope };

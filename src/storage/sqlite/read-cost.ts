@@ -85,3 +85,23 @@ export function inlineAggregate(schema: TableSchema, plan: AggregatePlan, rows: 
   const extra = 2 * plan.groupBy.length + plan.aggregates.length + (plan.groupCount ? 1 : 0);
   return bounded(plan.where, schema, rows, extra, limit);
 }
+
+const NARROWING = new Set(['eq', 'gt', 'gte', 'lt', 'lte']);
+
+/**
+ * The column a where is driven by when every top-level term narrows that one column (equality, a
+ * range, or `$in`) and the column leads an index: then the rows a read visits are exactly the index
+ * entries matching the where, which a bounded count can measure. Null otherwise.
+ */
+export function drivingIndexedColumn(where: WhereNode, schema: TableSchema): string | null {
+  const terms = where.kind === 'and' ? where.nodes : [where];
+  let column: string | null = null;
+  for (const term of terms) {
+    const narrows = (term.kind === 'compare' && NARROWING.has(term.op)) || (term.kind === 'in' && !term.negate);
+    if (!narrows || term.field.path.length > 0 || !scalarField(term.field, schema)) return null;
+    if (column !== null && term.field.column !== column) return null;
+    column = term.field.column;
+  }
+  if (column === null || !schema.indexes.some((index) => index.columns[0] === column)) return null;
+  return column;
+}

@@ -1,14 +1,14 @@
 import { svcError } from '../../core/errors.js';
 import type { StoredRecord, Value } from '../../core/values.js';
-import type { AggregatePlan, FindPlan, WhereNode } from '../../query/plan.js';
-import { type SqlSchemaView, compileAggregate, compileCount, compileFind, sqliteDialect } from '../../query/sql/index.js';
+import type { AggregatePlan, FindPlan, TableSchema, WhereNode } from '../../query/plan.js';
+import { type SqlSchemaView, compileAggregate, compileCount, compileCountUpTo, compileFind, sqliteDialect } from '../../query/sql/index.js';
 import { physicalTableName } from '../../query/sql/layout.js';
 import { projectRecord } from '../kit/projection.js';
 import type { Awaitable, ReadOptions, TableRef } from '../port.js';
 import type { SqliteDatabase } from './database-shape.js';
 import { GuardedReader, type ReadRequest, type ReadResult } from './guarded-reader.js';
 import { quoteIdent } from './identifiers.js';
-import { UNITS_PER_STALL_MS, inlineAggregate, inlineCount, inlineFind } from './read-cost.js';
+import { UNITS_PER_STALL_MS, drivingIndexedColumn, inlineAggregate, inlineCount, inlineFind } from './read-cost.js';
 import { isDeadlineError } from './read-guard.js';
 import type { ReaderPool } from './reader-pool.js';
 import { arrayLayout, decodeRow, decodeValues } from './row-codec.js';
@@ -17,6 +17,12 @@ import type { SqliteCore } from './sqlite-core.js';
 type Row = Record<string, unknown>;
 
 const ROW_BOUND_TTL_MS = 100;
+
+/**
+ * Most index entries the match probe counts (a few tens of microseconds): a read of a large table
+ * driven by an index and matching at most this many records runs inline, as on a small table.
+ */
+const PROBE_CAP = 4096;
 
 /** Budgets of the reads: the caller's default and the longest the caller's thread may be held. */
 export interface ReadLimits {
@@ -36,6 +42,8 @@ export class SqliteReads {
   private readonly inlineUnits: number;
   /** Row-count bounds per quoted physical table. */
   private readonly bounds = new Map<string, { rows: number; at: number }>();
+  /** Whether a compiled read's plan searches an index (EXPLAIN QUERY PLAN, once per SQL text). */
+  private readonly searches = new Map<string, boolean>();
 
   constructor(
     private readonly core: SqliteCore,
@@ -51,6 +59,8 @@ export class SqliteReads {
     const schema = this.core.getSchema(ref);
     if (!schema || inlineFind(schema, plan, this.rowBound(ref), this.inlineUnits)) return this.core.find(ref, plan);
     const query = compileFind(ref.className, plan, this.view(ref.namespace), sqliteDialect);
+    const matches = this.indexedMatches(ref, schema, plan.where, query.sql, query.parameters, inTransaction);
+    if (matches !== null && inlineFind(schema, plan, matches, this.inlineUnits)) return this.core.find(ref, plan);
     const decode = (result: ReadResult): StoredRecord[] => {
       const rows = result as unknown[];
       const layout = arrayLayout(schema);
@@ -63,6 +73,8 @@ export class SqliteReads {
     const schema = this.core.getSchema(ref);
     if (!schema || inlineCount(schema, where, this.rowBound(ref), this.inlineUnits)) return this.core.count(ref, where);
     const query = compileCount(ref.className, where, this.view(ref.namespace), sqliteDialect);
+    const matches = this.indexedMatches(ref, schema, where, query.sql, query.parameters, inTransaction);
+    if (matches !== null && inlineCount(schema, where, matches, this.inlineUnits)) return this.core.count(ref, where);
     return this.run({ kind: 'count', ...query }, options, inTransaction, (result) => result as number);
   }
 
@@ -70,6 +82,8 @@ export class SqliteReads {
     const schema = this.core.getSchema(ref);
     if (!schema || inlineAggregate(schema, plan, this.rowBound(ref), this.inlineUnits)) return this.core.aggregate(ref, plan);
     const { query, decode } = compileAggregate(ref.className, plan, this.view(ref.namespace), sqliteDialect);
+    const matches = this.indexedMatches(ref, schema, plan.where, query.sql, query.parameters, inTransaction);
+    if (matches !== null && inlineAggregate(schema, plan, matches, this.inlineUnits)) return this.core.aggregate(ref, plan);
     return this.run({ kind: 'rows', ...query }, options, inTransaction, (result) => (result as Row[]).map((row) => decode(row)));
   }
 
@@ -82,6 +96,33 @@ export class SqliteReads {
     } catch (error) {
       throw isDeadlineError(error) ? svcError('queryOverBudget', bound) : error;
     }
+  }
+
+  /**
+   * How many records a read of a table too large for the row bound visits, when that is small and
+   * knowable: its where narrows one indexed column only, SQLite's plan for the read searches an
+   * index, and a count of the matches capped at PROBE_CAP stays under the cap. Null otherwise (the
+   * read goes to a worker as before). Only outside transactions with a worker pool: elsewhere every
+   * read runs on this connection under its deadline anyway.
+   */
+  private indexedMatches(ref: TableRef, schema: TableSchema, where: WhereNode, sql: string, parameters: readonly unknown[], inTransaction: boolean): number | null {
+    if (!this.pool || inTransaction || drivingIndexedColumn(where, schema) === null || !this.searchesIndex(sql, parameters)) return null;
+    const probe = compileCountUpTo(ref.className, where, this.view(ref.namespace), sqliteDialect, PROBE_CAP + 1);
+    const row = this.core.statements.get(probe.sql).get(...probe.parameters) as { n: number | bigint } | undefined;
+    const matches = Number(row?.n ?? 0);
+    return matches <= PROBE_CAP ? matches : null;
+  }
+
+  /** Whether SQLite's plan for `sql` reaches the main table through an index (never a full scan of it). */
+  private searchesIndex(sql: string, parameters: readonly unknown[]): boolean {
+    let known = this.searches.get(sql);
+    if (known === undefined) {
+      const plan = this.core.statements.get(`EXPLAIN QUERY PLAN ${sql}`).all(...parameters) as Array<{ detail: string }>;
+      known = plan.some((step) => /^SEARCH t0 USING (COVERING )?INDEX /.test(step.detail)) && !plan.some((step) => /^SCAN t0\b/.test(step.detail));
+      if (this.searches.size >= 1024) this.searches.clear();
+      this.searches.set(sql, known);
+    }
+    return known;
   }
 
   /**
