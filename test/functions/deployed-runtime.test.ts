@@ -132,6 +132,68 @@ describe('deployed functions: timers, async, bytes', () => {
     });
   });
 
+  it("offers async's cargo, priorityQueue, memoize, seq/compose and collection helpers", async () => {
+    const source = `function onRequest(request, response) {
+  const async = require('async');
+  const out = {};
+  const batches = [];
+  const cargo = async.cargo((tasks, cb) => { batches.push(tasks); setTimeout(cb, 1); }, 2);
+  cargo.drain = () => {
+    out.batches = batches;
+    const started = [];
+    const pq = async.priorityQueue((task, cb) => { started.push(task); setTimeout(cb, 1); }, 1);
+    pq.push('low', 5);
+    pq.push(['urgent', 'urgent2'], 1);
+    pq.push('middle', 3);
+    pq.drain = () => {
+      out.priority = started;
+      let calls = 0;
+      const slowSquare = async.memoize((n, cb) => { calls++; setTimeout(() => cb(null, n * n), 1); });
+      slowSquare(4, () => slowSquare(4, (e, sq) => slowSquare(5, () => {
+        out.memo = [sq, calls];
+        const add1 = (n, cb) => cb(null, n + 1);
+        const double = (n, cb) => cb(null, n * 2);
+        async.seq(add1, double)(3, (e1, seq) => async.compose(add1, double)(3, (e2, composed) => {
+          out.pipes = [seq, composed];
+          async.mapValues({ a: 1, b: 2 }, (v, k, cb) => cb(null, k + v), (e3, mapped) => {
+            out.mapValues = mapped;
+            async.detect([1, 5, 8, 9], (n, cb) => cb(null, n > 4), (e4, found) => {
+              async.some([1, 2], (n, cb) => cb(null, n > 1), (e5, some) => {
+                async.every([1, 2], (n, cb) => cb(null, n > 1), (e6, every) => {
+                  async.reject([1, 2, 3, 4], (n, cb) => cb(null, n % 2 === 0), (e7, odd) => {
+                    async.concat([1, 2], (n, cb) => cb(null, [n, n * 10]), (e8, flat) => {
+                      async.sortBy(['ccc', 'a', 'bb'], (w, cb) => cb(null, w.length), (e9, sorted) => {
+                        const seen = [];
+                        async.eachOfSeries({ x: 1, y: 2 }, (v, k, cb) => { seen.push(k + v); cb(); }, () => {
+                          async.asyncify((n) => Promise.resolve(n * 3))(7, (e10, tripled) => {
+                            out.collections = { found, some, every, odd, flat, sorted, seen, tripled };
+                            response.send(out);
+                          });
+                        });
+                      });
+                    });
+                  });
+                });
+              });
+            });
+          });
+        }));
+      })));
+    };
+  };
+  cargo.push([1, 2, 3, 4, 5]);
+}`;
+    expect((await deploy('asyncRest', source)).status).toBe(200);
+    expect((await call('asyncRest')).body.result).toEqual({
+      batches: [[1, 2], [3, 4], [5]],
+      priority: ['urgent', 'urgent2', 'middle', 'low'],
+      memo: [16, 2],
+      pipes: [8, 7],
+      mapValues: { a: 'a1', b: 'b2' },
+      collections: { found: 5, some: true, every: false, odd: [1, 3], flat: [1, 10, 2, 20], sorted: ['a', 'bb', 'ccc'], seen: ['x1', 'y2'], tripled: 21 },
+    });
+  });
+
   it('gzips and converts bytes with oGzip and oEncodeing', async () => {
     const source = `function onRequest(request, response, modules) {
   modules.oGzip.gzip(request.body.text).then((zipped) => {

@@ -148,21 +148,13 @@ asyncLib.auto = (tasks, done = () => {}) => {
   };
   launch();
 };
-/** A work queue: push(task, cb), at most concurrency workers at once, drain() once empty. */
-asyncLib.queue = (worker, concurrency = 1) => {
+/** The machinery of queue and priorityQueue: waiting entries, at most concurrency workers at once, drain() once idle. */
+const workQueue = (worker, concurrency) => {
   const waiting = [];
   let running = 0;
   const q = {
     concurrency: Math.max(1, Number(concurrency) || 1),
     drain: null, saturated: null, empty: null,
-    push(items, cb) {
-      for (const item of Array.isArray(items) ? items : [items]) waiting.push({ item, cb: typeof cb === 'function' ? cb : () => {} });
-      setImmediate(run);
-    },
-    unshift(items, cb) {
-      for (const item of (Array.isArray(items) ? items : [items]).reverse()) waiting.unshift({ item, cb: typeof cb === 'function' ? cb : () => {} });
-      setImmediate(run);
-    },
     length: () => waiting.length,
     running: () => running,
     idle: () => waiting.length === 0 && running === 0,
@@ -182,7 +174,133 @@ asyncLib.queue = (worker, concurrency = 1) => {
       }));
     }
   };
+  const entry = (item, cb) => ({ item, cb: typeof cb === 'function' ? cb : () => {} });
+  return { q, waiting, entry, schedule: () => setImmediate(run) };
+};
+const listOf = (items) => (Array.isArray(items) ? items : [items]);
+/** A work queue: push(task, cb) and unshift(task, cb), at most concurrency workers at once. */
+asyncLib.queue = (worker, concurrency = 1) => {
+  const { q, waiting, entry, schedule } = workQueue(worker, concurrency);
+  q.push = (items, cb) => { for (const item of listOf(items)) waiting.push(entry(item, cb)); schedule(); };
+  q.unshift = (items, cb) => { for (const item of listOf(items).reverse()) waiting.unshift(entry(item, cb)); schedule(); };
   return q;
+};
+/** A queue whose tasks start lowest priority number first (ties in push order): push(task, priority, cb). */
+asyncLib.priorityQueue = (worker, concurrency = 1) => {
+  const { q, waiting, entry, schedule } = workQueue(worker, concurrency);
+  let order = 0;
+  q.push = (items, priority, cb) => {
+    for (const item of listOf(items)) waiting.push({ ...entry(item, cb), priority: Number(priority) || 0, order: order++ });
+    waiting.sort((a, b) => a.priority - b.priority || a.order - b.order);
+    schedule();
+  };
+  return q;
+};
+/** Like queue, but the worker takes up to payload tasks at once as an array; each task's callback gets the batch's outcome. */
+asyncLib.cargo = (worker, payload = Infinity) => {
+  const size = Math.max(1, Number(payload) || Infinity);
+  const waiting = [];
+  let busy = false;
+  const c = {
+    payload: size, drain: null, saturated: null, empty: null,
+    push(items, cb) {
+      for (const item of listOf(items)) waiting.push({ item, cb: typeof cb === 'function' ? cb : () => {} });
+      setImmediate(run);
+    },
+    length: () => waiting.length,
+    running: () => (busy ? 1 : 0),
+    idle: () => waiting.length === 0 && !busy,
+    kill() { waiting.length = 0; c.drain = null; },
+  };
+  const run = () => {
+    if (busy || waiting.length === 0) return;
+    const batch = waiting.splice(0, size);
+    busy = true;
+    if (waiting.length === 0 && typeof c.empty === 'function') c.empty();
+    worker(batch.map((entry) => entry.item), once((...args) => {
+      busy = false;
+      for (const entry of batch) entry.cb(...args);
+      if (c.idle() && typeof c.drain === 'function') c.drain();
+      run();
+    }));
+  };
+  return c;
+};
+/** Caches fn's results by hasher(...args) (default: the first argument); calls while one is pending wait for it. */
+asyncLib.memoize = (fn, hasher = (first) => first) => {
+  const memo = Object.create(null);
+  const queues = Object.create(null);
+  const memoized = (...args) => {
+    const cb = args.pop();
+    const key = hasher(...args);
+    if (key in memo) return setImmediate(() => cb(...memo[key]));
+    if (key in queues) return queues[key].push(cb);
+    queues[key] = [cb];
+    fn(...args, (...result) => {
+      if (!result[0]) memo[key] = result;
+      const waiting = queues[key];
+      delete queues[key];
+      for (const waiter of waiting) waiter(...result);
+    });
+  };
+  memoized.memo = memo;
+  memoized.unmemoized = fn;
+  return memoized;
+};
+asyncLib.unmemoize = (fn) => (...args) => (fn.unmemoized || fn)(...args);
+/** seq(f, g)(x, cb) runs f(x) then g on f's result; compose(g, f) is the same, written right to left. */
+asyncLib.seq = (...fns) => (...args) => {
+  const cb = typeof args[args.length - 1] === 'function' ? args.pop() : () => {};
+  const step = (i, values) => i === fns.length ? cb(null, ...values) : fns[i](...values, once((err, ...next) => err ? cb(err) : step(i + 1, next)));
+  step(0, args);
+};
+asyncLib.compose = (...fns) => asyncLib.seq(...fns.reverse());
+asyncLib.eachOfSeries = asyncLib.forEachOfSeries = (coll, fn, done = () => {}) => {
+  const keys = Array.isArray(coll) ? coll.map((_, i) => i) : Object.keys(coll);
+  asyncLib.series(keys.map((key) => (cb) => fn(coll[key], key, cb)), (err) => done(err || null));
+};
+const mapValuesWith = (run) => (obj, fn, done = () => {}) => {
+  const keys = Object.keys(obj);
+  run(keys.map((key) => (cb) => fn(obj[key], key, cb)), (err, values) => {
+    if (err) return done(err);
+    const out = {};
+    keys.forEach((key, i) => { out[key] = values[i]; });
+    done(null, out);
+  });
+};
+asyncLib.mapValues = mapValuesWith(asyncLib.parallel);
+asyncLib.mapValuesSeries = mapValuesWith(asyncLib.series);
+/** Runs the test on each item in order and stops at the first the decide function settles on. */
+const scan = (decide, last) => (items, fn, done = () => {}) => {
+  const list = Array.from(items);
+  const step = (i) => {
+    if (i === list.length) return done(null, last);
+    fn(list[i], once((err, ok) => { if (err) return done(err); const found = decide(Boolean(ok), list[i]); return found === undefined ? step(i + 1) : done(null, found.value); }));
+  };
+  step(0);
+};
+asyncLib.detect = asyncLib.find = scan((ok, item) => (ok ? { value: item } : undefined), undefined);
+asyncLib.some = asyncLib.any = scan((ok) => (ok ? { value: true } : undefined), false);
+asyncLib.every = asyncLib.all = scan((ok) => (ok ? undefined : { value: false }), true);
+asyncLib.reject = (items, fn, done = () => {}) => asyncLib.filter(items, (item, cb) => fn(item, (err, keep) => cb(err, !keep)), done);
+asyncLib.concat = (items, fn, done = () => {}) => asyncLib.map(items, fn, (err, lists) => err ? done(err) : done(null, [].concat(...lists.map((l) => (l === undefined ? [] : l)))));
+asyncLib.sortBy = (items, fn, done = () => {}) => {
+  const list = Array.from(items);
+  asyncLib.map(list, fn, (err, keys) => {
+    if (err) return done(err);
+    const order = list.map((item, i) => ({ item, key: keys[i] }));
+    order.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    done(null, order.map((entry) => entry.item));
+  });
+};
+asyncLib.constant = (...values) => (...args) => args[args.length - 1](null, ...values);
+/** A synchronous function (or one returning a promise) as a callback-taking one. */
+asyncLib.asyncify = asyncLib.wrapSync = (fn) => (...args) => {
+  const cb = args.pop();
+  let result;
+  try { result = fn(...args); } catch (error) { return cb(error); }
+  if (result && typeof result.then === 'function') result.then((value) => cb(null, value), (error) => cb(error || new Error('rejected')));
+  else cb(null, result);
 };
 asyncLib.apply = (fn, ...bound) => (...rest) => fn(...bound, ...rest);
 asyncLib.setImmediate = asyncLib.nextTick = (fn, ...args) => setImmediate(fn, ...args);
