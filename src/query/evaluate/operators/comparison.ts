@@ -55,11 +55,17 @@ export function compileCompare(node: CompareNode, ctx: EvalContext): Predicate {
   if (node.field.path.length === 0 && value !== null && typeof value !== 'object') {
     // Hot path: a top-level column against a string, number or boolean, inlined (no getter call).
     const column = node.field.column;
-    const negate = node.op === 'ne';
-    if (node.op === 'eq' || negate) {
+    // One closure per operator: the per-record test stays a single expression.
+    if (node.op === 'eq') {
       return (r) => {
         const v = (r as Readonly<Record<string, Value>>)[column];
-        return (v === value || (Array.isArray(v) && v.includes(value))) !== negate;
+        return v === value || (Array.isArray(v) && v.includes(value));
+      };
+    }
+    if (node.op === 'ne') {
+      return (r) => {
+        const v = (r as Readonly<Record<string, Value>>)[column];
+        return !(v === value || (Array.isArray(v) && v.includes(value)));
       };
     }
   }
