@@ -71,6 +71,16 @@ export function s3FileStore(options: S3FileStoreOptions): FileStore {
     if (!res.ok) throw await failed('HEAD', res);
     return infoOf(key, res, Number(res.headers.get('content-length') ?? 0));
   };
+  /** One ListObjectsV2 page of the keys under `prefix`, as the XML S3 answers. */
+  const listObjects = async (prefix: string, extra: Readonly<Record<string, string>>): Promise<string> => {
+    const url = new URL(base);
+    url.searchParams.set('list-type', '2');
+    url.searchParams.set('prefix', prefix);
+    for (const [name, value] of Object.entries(extra)) url.searchParams.set(name, value);
+    const res = await send(url.toString(), { method: 'GET' });
+    if (!res.ok) throw await failed('ListObjectsV2', res);
+    return res.text();
+  };
   const metaHeaders = (meta: FileMeta) => ({ 'content-type': meta.contentType, [FILENAME_HEADER]: encodeURIComponent(meta.filename) });
 
   return {
@@ -131,15 +141,10 @@ export function s3FileStore(options: S3FileStoreOptions): FileStore {
       return true;
     },
     async list(prefix, after, limit) {
-      const url = new URL(base);
-      url.searchParams.set('list-type', '2');
-      url.searchParams.set('prefix', prefix);
       // S3's default page (1,000 keys), cut to `limit` here: one request either way, and s3rver
       // (the tests' stand-in) fails on a truncated listing's continuation token under Node 20.
-      if (after) url.searchParams.set('start-after', after);
-      const res = await send(url.toString(), { method: 'GET' });
-      if (!res.ok) throw await failed('ListObjectsV2', res);
-      const keys = [...(await res.text()).matchAll(/<Key>([^<]+)<\/Key>/g)].slice(0, limit).map((match) => unescapeXml(match[1]!));
+      const xml = await listObjects(prefix, after ? { 'start-after': after } : {});
+      const keys = [...xml.matchAll(/<Key>([^<]+)<\/Key>/g)].slice(0, limit).map((match) => unescapeXml(match[1]!));
       // The listing has no content type or file name: one HEAD per file (a page is small).
       const infos = await Promise.all(keys.map((key) => stat(key)));
       return infos.filter((info): info is StoredFileInfo => info !== null);
@@ -148,13 +153,7 @@ export function s3FileStore(options: S3FileStoreOptions): FileStore {
       let total = 0;
       let token: string | undefined;
       do {
-        const url = new URL(base);
-        url.searchParams.set('list-type', '2');
-        url.searchParams.set('prefix', prefix);
-        if (token) url.searchParams.set('continuation-token', token);
-        const res = await send(url.toString(), { method: 'GET' });
-        if (!res.ok) throw await failed('ListObjectsV2', res);
-        const xml = await res.text();
+        const xml = await listObjects(prefix, token ? { 'continuation-token': token } : {});
         for (const match of xml.matchAll(/<Size>(\d+)<\/Size>/g)) total += Number(match[1]);
         token = /<IsTruncated>true<\/IsTruncated>/.test(xml) ? unescapeXml(/<NextContinuationToken>([^<]+)<\/NextContinuationToken>/.exec(xml)?.[1] ?? '') : undefined;
       } while (token);

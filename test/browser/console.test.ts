@@ -38,6 +38,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** Waits of the page's own work: a deploy or call starts the sandbox worker, slower on a busy machine than expect.poll's 1 s default. */
+const SLOW = { timeout: 15_000 };
 const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 const readAsMaster = async (path: string) => (await fetch(`${server.url}${path}`, { headers })).json() as Promise<Record<string, unknown>>;
 
@@ -47,7 +49,7 @@ describe('admin console', () => {
     await page.getByLabel('Application id').fill('dev-app-id');
     await page.getByLabel('Master key').fill('not-the-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Wrong application id or master key.');
+    await expect.poll(() => page.getByRole('alert').textContent(), SLOW).toBe('Wrong application id or master key.');
     await shot('01-login-refused');
     await page.getByLabel('Master key').fill('');
     await page.getByLabel('Master key').focus();
@@ -69,7 +71,7 @@ describe('admin console', () => {
       await page.getByLabel('New row (JSON)').fill(row);
       await page.getByRole('button', { name: 'Add row' }).click();
       // Each row is in (the count moved) before the next is typed.
-      await expect.poll(() => page.locator('.meta').first().textContent()).toBe(`${i + 1} rows`);
+      await expect.poll(() => page.locator('.meta').first().textContent(), SLOW).toBe(`${i + 1} rows`);
     }
     expect(await page.getByRole('status').textContent()).toBe('Row added.');
     await shot('03-table-created');
@@ -80,7 +82,7 @@ describe('admin console', () => {
     await page.getByRole('button', { name: 'Add to filter' }).click();
     expect(await page.getByLabel('Filter (where JSON)').inputValue()).toBe('{"age":{"$gte":5}}');
     await page.getByRole('button', { name: 'Apply' }).click();
-    await expect.poll(() => page.locator('.meta').first().textContent()).toBe('2 rows');
+    await expect.poll(() => page.locator('.meta').first().textContent(), SLOW).toBe('2 rows');
     await shot('04-filtered');
 
     const { results } = (await readAsMaster(`/1/classes/Pet?where=${encodeURIComponent('{"name":"Tom"}')}`)) as { results: Array<{ objectId: string }> };
@@ -88,14 +90,14 @@ describe('admin console', () => {
     await page.getByRole('button', { name: `Edit age of ${tom}` }).click();
     await page.getByLabel(`age of ${tom}`).fill('8');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.getByRole('status').textContent()).toBe('Saved age.');
+    await expect.poll(() => page.getByRole('status').textContent(), SLOW).toBe('Saved age.');
     // Typed as the column's type: a Number, not the text "8".
     expect((await readAsMaster(`/1/classes/Pet/${tom}`))['age']).toBe(8);
     // A value of the wrong type is refused with the service's code, and nothing changes.
     await page.getByRole('button', { name: `Edit age of ${tom}` }).click();
     await page.getByLabel(`age of ${tom}`).fill('eight');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.getByRole('alert').textContent()).toBe("'eight' is not a number");
+    await expect.poll(() => page.getByRole('alert').textContent(), SLOW).toBe("'eight' is not a number");
     await page.keyboard.press('Escape');
     expect((await readAsMaster(`/1/classes/Pet/${tom}`))['age']).toBe(8);
     await shot('05-cell-edited');
@@ -108,15 +110,15 @@ describe('admin console', () => {
     await page.getByRole('heading', { name: 'ping' }).waitFor();
     await page.getByLabel(/^Source/).fill('function onRequest(request, response) {\n  response.send(\n}\nexports.onRequest = onRequest;');
     await page.getByRole('button', { name: 'Deploy' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^11201: cloud function ping has a syntax error at line 3/);
+    await expect.poll(() => page.getByRole('alert').textContent(), SLOW).toMatch(/^11201: cloud function ping has a syntax error at line 3/);
     await shot('06-syntax-error');
     await page.getByLabel(/^Source/).fill("function onRequest(request, response, modules) {\n  modules.oLog.log('pinged by ' + request.body.name);\n  response.send('pong ' + request.body.name);\n}\nexports.onRequest = onRequest;");
     await page.getByRole('button', { name: 'Deploy' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toBe('Deployed ping.');
+    await expect.poll(() => page.getByRole('status').textContent(), SLOW).toBe('Deployed ping.');
     await page.getByLabel('Request body (JSON)').fill('{"name":"browser"}');
     await page.getByRole('button', { name: 'Invoke' }).click();
-    await expect.poll(() => page.getByLabel('Result').textContent()).toBe('"pong browser"');
-    await expect.poll(async () => (await page.locator('ul.logs li').allTextContents()).join('\n')).toContain('pinged by browser');
+    await expect.poll(() => page.getByLabel('Result').textContent(), SLOW).toBe('"pong browser"');
+    await expect.poll(async () => (await page.locator('ul.logs li').allTextContents()).join('\n'), SLOW).toContain('pinged by browser');
     await shot('07-function-invoked');
     // The same function answers over REST.
     const reply = await fetch(`${server.url}/1/functions/ping`, { method: 'POST', headers: { 'X-Svc-Application-Id': 'dev-app-id', 'X-Svc-REST-API-Key': 'dev-rest-key', 'content-type': 'application/json' }, body: '{"name":"rest"}' });
@@ -130,10 +132,10 @@ describe('admin console', () => {
     await page.getByLabel('Username, email, phone number or id').fill('ann@example.com');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByRole('button', { name: 'Mark verified' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toBe('ann@example.com marked verified.');
+    await expect.poll(() => page.getByRole('status').textContent(), SLOW).toBe('ann@example.com marked verified.');
     expect((await readAsMaster(`/1/users/${signed.objectId}`))['emailVerified']).toBe(true);
     await page.getByRole('button', { name: 'Sign out ann everywhere' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toBe('Revoked 1 sessions.');
+    await expect.poll(() => page.getByRole('status').textContent(), SLOW).toBe('Revoked 1 sessions.');
     const me = await fetch(`${server.url}/1/users/me`, { headers: { ...rest, 'X-Svc-Session-Token': signed.sessionToken } });
     expect(((await me.json()) as { code: number }).code).toBe(211);
     await shot('08-users');
@@ -147,7 +149,7 @@ describe('admin console', () => {
     await page.getByRole('link', { name: 'notes.txt' }).waitFor();
     await shot('09-files');
     await page.getByRole('button', { name: 'Delete file notes.txt' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toBe('Deleted notes.txt.');
+    await expect.poll(() => page.getByRole('status').textContent(), SLOW).toBe('Deleted notes.txt.');
     expect((await fetch((await uploaded.json() as { url: string }).url)).status).toBe(404);
 
     const socket = new WebSocket(`${server.url.replace('http', 'ws')}/1/realtime`, { headers: rest });
@@ -155,18 +157,18 @@ describe('admin console', () => {
     socket.send(JSON.stringify({ op: 'subscribe', id: 'pets', action: 'updateTable', tableName: 'Pet' }));
     await new Promise((resolve) => socket.once('message', resolve));
     await page.getByRole('link', { name: 'Realtime' }).click();
-    await expect.poll(() => page.locator('ul.connections').textContent()).toBe('anonymous: Pet updateTable (pets)');
+    await expect.poll(() => page.locator('ul.connections').textContent(), SLOW).toBe('anonymous: Pet updateTable (pets)');
     await shot('10-realtime');
     socket.close();
 
     const sent = (await (await fetch(`${server.url}/1/requestSmsCode`, { method: 'POST', headers: { ...rest, 'content-type': 'application/json' }, body: '{"mobilePhoneNumber":"13800138000"}' })).json()) as { smsId: number };
     await page.getByRole('link', { name: 'Settings' }).click();
-    await expect.poll(() => page.getByText(/^Quota:/).textContent()).toBe('Quota: 1 used, unlimited left');
+    await expect.poll(() => page.getByText(/^Quota:/).textContent(), SLOW).toBe('Quota: 1 used, unlimited left');
     await page.getByRole('cell', { name: 'order-shipped' }).waitFor();
     await page.getByLabel('Sent message (smsId)').fill(String(sent.smsId));
     await page.getByRole('button', { name: 'Look up' }).click();
     // The console transport reports no delivery, so the message stays SENDING.
-    await expect.poll(() => page.locator('output').textContent()).toBe('SENDING');
+    await expect.poll(() => page.locator('output').textContent(), SLOW).toBe('SENDING');
     await shot('11-settings');
   });
 

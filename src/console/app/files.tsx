@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Api, type JsonObject, errorText } from './api.js';
-import { DataTable, Messages } from './parts.js';
+import { DataTable, Messages, Pager } from './parts.js';
 
 interface Listed {
   readonly filename: string;
@@ -63,16 +63,12 @@ export function Files(props: { api: Api }) {
               </button>
             </td>
           </tr>
-            ))}
+        ))}
       </DataTable>
-      <nav class="pager" aria-label="Pages">
-        <button type="button" disabled={starts.length === 1} onClick={() => (setStarts(starts.slice(0, -1)), void load(starts.at(-2) ?? ''))}>
-          Previous
-        </button>
-        <button type="button" disabled={next === null} onClick={() => (setStarts([...starts, next!]), void load(next!))}>
-          Next
-        </button>
-      </nav>
+      <Pager
+        onPrevious={starts.length > 1 ? () => (setStarts(starts.slice(0, -1)), void load(starts.at(-2) ?? '')) : undefined}
+        onNext={next !== null ? () => (setStarts([...starts, next]), void load(next)) : undefined}
+      />
     </section>
   );
 }

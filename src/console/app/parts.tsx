@@ -38,3 +38,18 @@ export function DataTable(props: { columns: ReadonlyArray<string | preact.JSX.El
     </div>
   );
 }
+
+/** Previous and Next buttons of a paged list, with what is shown between them. */
+export function Pager(props: { onPrevious?: (() => void) | undefined; onNext?: (() => void) | undefined; children?: preact.ComponentChildren }) {
+  return (
+    <nav class="pager" aria-label="Pages">
+      <button type="button" disabled={!props.onPrevious} onClick={() => props.onPrevious?.()}>
+        Previous
+      </button>
+      {props.children}
+      <button type="button" disabled={!props.onNext} onClick={() => props.onNext?.()}>
+        Next
+      </button>
+    </nav>
+  );
+}

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { type Api, type Json, type JsonObject, errorText, recordsPath } from './api.js';
 import type { TableSchema } from './tables.js';
 import { COLUMN_TYPES, editText, formatValue, parseTyped } from './values.js';
-import { DataTable, Messages } from './parts.js';
+import { DataTable, Messages, Pager } from './parts.js';
 
 const PAGE = 20;
 const READ_ONLY = new Set(['objectId', 'createdAt', 'updatedAt']);
@@ -249,17 +249,14 @@ export function TableView(props: { api: Api; table: string; schema: TableSchema 
           );
         })}
       </DataTable>
-      <nav class="pager" aria-label="Pages">
-        <button type="button" disabled={skip === 0} onClick={() => (setSkip(Math.max(0, skip - PAGE)), void load(Math.max(0, skip - PAGE)))}>
-          Previous
-        </button>
+      <Pager
+        onPrevious={skip > 0 ? () => (setSkip(Math.max(0, skip - PAGE)), void load(Math.max(0, skip - PAGE))) : undefined}
+        onNext={skip + PAGE < count ? () => (setSkip(skip + PAGE), void load(skip + PAGE)) : undefined}
+      >
         <span>
           {count === 0 ? 0 : skip + 1}–{Math.min(skip + PAGE, count)} of {count}
         </span>
-        <button type="button" disabled={skip + PAGE >= count} onClick={() => (setSkip(skip + PAGE), void load(skip + PAGE))}>
-          Next
-        </button>
-      </nav>
+      </Pager>
       <form onSubmit={addRow} class="stack">
         <label>
           New row (JSON)
