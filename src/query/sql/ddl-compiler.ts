@@ -2,6 +2,7 @@ import type { ColumnSchema, IndexSpec, TableSchema } from '../plan.js';
 import type { SqlDialect } from './dialect.js';
 import type { CompiledQuery } from './fragment.js';
 import { physicalIdent } from './identifier.js';
+import { ACL_READ_COLUMN, carriesAclRead } from './acl-read-column.js';
 import { STORAGE_KIND, physicalColumns } from './layout.js';
 
 /**
@@ -14,11 +15,18 @@ function ddl(sql: string): CompiledQuery {
   return { sql, parameters: [] };
 }
 
-/** `"col" TYPE` for each physical column of a logical column (none for a Relation). */
-function definitions(dialect: SqlDialect, name: string, column: ColumnSchema): string[] {
+/** The columns a logical column stores in: its physical columns, and `ACL$read` beside `ACL` where the dialect keeps one. */
+function storedColumns(dialect: SqlDialect, name: string, column: ColumnSchema): Array<[physical: string, type: string]> {
   if (column.type === 'Relation') return [];
   const type = dialect.columnType(STORAGE_KIND[column.type]);
-  return physicalColumns(name, column).map((physical) => `${physicalIdent(dialect, physical)} ${type}`);
+  const out = physicalColumns(name, column).map((physical): [string, string] => [physical, type]);
+  if (dialect.aclReadColumn && carriesAclRead(name, column)) out.push([ACL_READ_COLUMN, dialect.columnType('text')]);
+  return out;
+}
+
+/** `"col" TYPE` for each stored column of a logical column (none for a Relation). */
+function definitions(dialect: SqlDialect, name: string, column: ColumnSchema): string[] {
+  return storedColumns(dialect, name, column).map(([physical, type]) => `${physicalIdent(dialect, physical)} ${type}`);
 }
 
 /**
@@ -72,10 +80,9 @@ export function compileDropTable(dialect: SqlDialect, table: string): CompiledQu
   return ddl(`DROP TABLE IF EXISTS ${physicalIdent(dialect, table)}`);
 }
 
-/** `ALTER TABLE ... DROP COLUMN` per physical column (none for a Relation: its join table goes instead). */
+/** `ALTER TABLE ... DROP COLUMN` per stored column (none for a Relation: its join table goes instead). */
 export function compileDropColumn(dialect: SqlDialect, table: string, name: string, column: ColumnSchema): CompiledQuery[] {
-  if (column.type === 'Relation') return [];
-  return physicalColumns(name, column).map((physical) => ddl(`ALTER TABLE ${physicalIdent(dialect, table)} ${dialect.dropColumn} ${physicalIdent(dialect, physical)}`));
+  return storedColumns(dialect, name, column).map(([physical]) => ddl(`ALTER TABLE ${physicalIdent(dialect, table)} ${dialect.dropColumn} ${physicalIdent(dialect, physical)}`));
 }
 
 /** Drops a declared index (`<table>$ix$<name>`). */

@@ -74,6 +74,12 @@ export interface SqlDialect {
   readonly addColumn: string;
   /** `ALTER TABLE t <dropColumn> "c"`: PostgreSQL adds `IF EXISTS`. */
   readonly dropColumn: string;
+  /**
+   * Present where tables keep an ACL's read principals in their own column (acl-read-column.ts;
+   * SQLite): whether `text` contains `needle`. Absent: the ACL filter reads the JSON (PostgreSQL's
+   * jsonb lookups are cheap).
+   */
+  readonly aclReadColumn?: { contains(text: Sql, needle: string): Sql };
   /** Appended to the CREATE TABLE of a table only ever read by its primary key (SQLite `WITHOUT ROWID`). */
   readonly keyOnlyTable: string;
   /** An INSERT that skips a row whose key exists: `<prefix> "t" (...) VALUES (...)<suffix>`. */

@@ -3,6 +3,7 @@ import type { FieldRef, TableSchema } from '../plan.js';
 import { schemaColumn } from '../schema-lookup.js';
 import type { JsonNode, SqlDialect } from './dialect.js';
 import { raw, type Sql } from './fragment.js';
+import { ACL_READ_COLUMN } from './acl-read-column.js';
 import { geoLatColumn, geoLngColumn, physicalTableName, relationTableName } from './layout.js';
 
 /** What a compiler needs about the namespace: its name and the schema of any table. */
@@ -50,7 +51,7 @@ const SYSTEM = { objectId: 'String', createdAt: 'Date', updatedAt: 'Date' } as c
 
 /** `t0."column"`; the column name is checked against the naming rules first. */
 export function columnRef(state: CompileState, scope: TableScope, column: string): Sql {
-  if (!Object.hasOwn(SYSTEM, column) && !isValidFieldName(column) && !/^_[A-Za-z][A-Za-z0-9_]*$/.test(column) && !/^[A-Za-z][A-Za-z0-9_]*\$(lat|lng)$/.test(column)) {
+  if (!Object.hasOwn(SYSTEM, column) && column !== ACL_READ_COLUMN && !isValidFieldName(column) && !/^_[A-Za-z][A-Za-z0-9_]*$/.test(column) && !/^[A-Za-z][A-Za-z0-9_]*\$(lat|lng)$/.test(column)) {
     throw new Error(`[svcbase] [query] invalid column name in plan: ${JSON.stringify(column)}`);
   }
   return raw(`${scope.alias}.${state.dialect.quoteIdent(column)}`);

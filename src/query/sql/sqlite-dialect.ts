@@ -90,6 +90,7 @@ export const sqliteDialect: SqlDialect = {
   addColumn: 'ADD COLUMN',
   dropColumn: 'DROP COLUMN',
   keyOnlyTable: ' WITHOUT ROWID',
+  aclReadColumn: { contains: (text, needle) => sql`instr(${text}, ${param(needle)}) > 0` },
   insertIgnore: { prefix: 'INSERT OR IGNORE INTO', suffix: '' },
   // Writers hold the database lock for the whole IMMEDIATE transaction.
   lockRow: '',

@@ -1,6 +1,7 @@
 import type { DateValue, GeoPointValue, PointerValue, Value } from '../../core/values.js';
 import { dateMs } from '../../core/values.js';
 import type { CompareOp, WhereKind, WhereNode } from '../plan.js';
+import { ACL_READ_COLUMN, aclReadNeedle } from './acl-read-column.js';
 import { and, not, or, type Cond } from './cond.js';
 import { join, param, raw, sql, type SqlParam } from './fragment.js';
 import { anyJson, jsonEqualsOne, jsonOrderOne } from './json-predicates.js';
@@ -50,9 +51,15 @@ const HANDLERS: Handlers = {
     const slot = resolveSlot({ column: 'ACL', path: [] }, scope, state);
     if (slot.kind === 'none') return true;
     if (slot.kind !== 'json') return false;
+    const d = state.dialect;
+    // `ACL$read` is NULL when everyone reads, so it stands for the `*` principal (always held, but checked).
+    if (d.aclReadColumn && node.principals.includes('*')) {
+      const principals = columnRef(state, scope, ACL_READ_COLUMN);
+      const contains = d.aclReadColumn.contains;
+      return or([sql`${principals} IS NULL`, ...node.principals.filter((key) => key !== '*').map((key) => contains(principals, aclReadNeedle(key)))]);
+    }
     // One JSON lookup per principal, each `= true` exactly: no array branch (an ACL grant is never an array).
     // `ACL IS NULL` first: no JSON parse for records without an ACL (an unset ACL is stored as NULL).
-    const d = state.dialect;
     const missing = sql`${columnRef(state, scope, 'ACL')} IS NULL`;
     return or([missing, ...node.principals.map((key) => d.jsonIs(d.jsonChild(d.jsonChild(slot.node, key), 'read'), 'true'))]);
   },

@@ -2,8 +2,8 @@ import type { DateValue, PointerValue, Value } from '../../core/values.js';
 import { dateMs } from '../../core/values.js';
 import type { FieldRef, FindPlan, TableSchema, WhereNode } from '../../query/plan.js';
 import { schemaColumn } from '../../query/schema-lookup.js';
+import { aclReadNeedle } from '../../query/sql/acl-read-column.js';
 import type { CompiledQuery } from '../../query/sql/index.js';
-import { jsonPath } from '../../query/sql/sqlite-dialect.js';
 import type { SqliteStatement } from './database-shape.js';
 
 /**
@@ -192,12 +192,12 @@ function whereKey(node: WhereNode, schema: TableSchema, parameters: unknown[]): 
       return 'R' + fieldKey(node.field);
     }
     case 'acl_read': {
-      // As the compiler renders it: nothing when the table has no ACL column, else one
-      // `<principal>.read` path per principal (the SQL only depends on their count).
+      // As the compiler renders it: nothing when the table has no ACL column, else one `ACL$read`
+      // needle per principal but `*` (the SQL only depends on their count).
       const acl = schemaColumn(schema, 'ACL');
       if (!acl) return 'L-';
-      if (acl.type !== 'Object') throw UNCACHEABLE;
-      for (const key of node.principals) parameters.push(jsonPath([key, 'read']));
+      if (acl.type !== 'Object' || !node.principals.includes('*')) throw UNCACHEABLE;
+      for (const key of node.principals) if (key !== '*') parameters.push(aclReadNeedle(key));
       return 'L' + node.principals.length;
     }
     default:

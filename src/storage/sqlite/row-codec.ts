@@ -1,6 +1,7 @@
 import type { DateValue, GeoPointValue, PointerValue, StoredRecord, Value } from '../../core/values.js';
 import { dateMs } from '../../core/values.js';
 import type { ColumnSchema, TableSchema } from '../../query/plan.js';
+import { ACL_READ_COLUMN, aclReadText, carriesAclRead } from '../../query/sql/acl-read-column.js';
 import { geoLatColumn, geoLngColumn, physicalColumns } from '../../query/sql/layout.js';
 import { columnDecoders, decodeRowWith, encodeRecordWith } from '../sql/column-decoders.js';
 import { type ArrayRowLayout, type RowSource, rowLayouts } from '../sql/row-layout.js';
@@ -8,7 +9,8 @@ import { type ArrayRowLayout, type RowSource, rowLayouts } from '../sql/row-layo
 /**
  * Values <-> physical columns, exactly as src/query/sql/layout.ts lays them out: String TEXT, Number
  * REAL, Boolean INTEGER 0/1, Date INTEGER epoch ms, Pointer TEXT objectId (class in the schema),
- * File/Array/Object TEXT JSON, GeoPoint two REAL columns `<col>$lat`/`<col>$lng`, Relation no column.
+ * File/Array/Object TEXT JSON, GeoPoint two REAL columns `<col>$lat`/`<col>$lng`, Relation no column;
+ * the `ACL` column also writes its read principals into `ACL$read` (acl-read-column.ts).
  */
 
 /** A physical column name and the parameter bound to it. */
@@ -19,6 +21,7 @@ export { physicalColumns };
 /** Parameters for a column's physical columns; null or missing clears them. */
 export function encodeColumn(name: string, column: ColumnSchema, value: Value | undefined): ColumnParam[] {
   if (column.type === 'Relation') return [];
+  if (carriesAclRead(name, column)) return [[name, value === undefined || value === null ? null : JSON.stringify(value)], [ACL_READ_COLUMN, aclReadText(value)]];
   if (value === undefined || value === null) return physicalColumns(name, column).map((c) => [c, null] as const);
   switch (column.type) {
     case 'GeoPoint': {

@@ -15,6 +15,7 @@ import type { SqliteDatabase } from './database-shape.js';
 import { arrayLayout, decodeRow, decodeValues, encodeRecord } from './row-codec.js';
 import { type PlanShape, QueryCache, countShape, findShape } from './query-cache.js';
 import { SchemaStore, createBookkeeping } from './schema-store.js';
+import { backfillAclRead } from './acl-read-backfill.js';
 import { SchemaVersion } from './schema-version.js';
 import { withSqliteErrors } from './sqlite-errors.js';
 import { updateRow } from './sqlite-update.js';
@@ -56,6 +57,7 @@ export class SqliteCore {
   constructor(readonly db: SqliteDatabase) {
     this.statements = new StatementCache(db);
     createBookkeeping(db);
+    backfillAclRead(db);
     this.store = new SchemaStore(db, this.statements);
     this.version = new SchemaVersion(db);
   }

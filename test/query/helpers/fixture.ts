@@ -5,6 +5,7 @@ import type { EvalEnv } from '../../../src/query/evaluate/index.js';
 import { applyProjection, runAggregate, runCount, runFind } from '../../../src/query/evaluate/index.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, TableSchema, WhereNode } from '../../../src/query/plan.js';
 import { compileAggregate, compileCount, compileFind, registerSqliteFunctions, sqliteDialect } from '../../../src/query/sql/index.js';
+import { ACL_READ_COLUMN, aclReadText, carriesAclRead } from '../../../src/query/sql/acl-read-column.js';
 import { geoLatColumn, geoLngColumn, physicalTableName, relationTableName, STORAGE_KIND } from '../../../src/query/sql/layout.js';
 
 /** One table of a fixture: schema, records and Relation memberships (`column -> owner -> related ids`). */
@@ -101,6 +102,7 @@ export class Fixture {
         for (const [owner, ids] of Object.entries(table.relations?.[name] ?? {})) for (const id of ids) insert.run(owner, id);
       } else if (c.type === 'GeoPoint') cols.push(`${q(geoLatColumn(name))} REAL`, `${q(geoLngColumn(name))} REAL`);
       else cols.push(`${q(name)} ${sqliteDialect.columnType(STORAGE_KIND[c.type])}`);
+      if (carriesAclRead(name, c)) cols.push(`${q(ACL_READ_COLUMN)} TEXT`);
     }
     const tableName = q(physicalTableName(NAMESPACE, schema.className));
     this.db.exec(`CREATE TABLE ${tableName} (${cols.join(', ')})`);
@@ -125,6 +127,7 @@ function encodeRecord(schema: TableSchema, record: StoredRecord): Record<string,
       out[geoLatColumn(name)] = (v as GeoPointValue).latitude;
       out[geoLngColumn(name)] = (v as GeoPointValue).longitude;
     } else out[name] = encodeColumn(c, v);
+    if (carriesAclRead(name, c)) out[ACL_READ_COLUMN] = aclReadText(v);
   }
   return out;
 }
