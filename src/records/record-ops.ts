@@ -10,6 +10,7 @@ import type { JsonObject } from '../core/wire-values.js';
 import { applyOps } from '../operators/apply.js';
 import type { Projection } from '../query/plan.js';
 import type { Awaitable, FieldOp, SchemaLimits, StorageAdapter, TableRef } from '../storage/port.js';
+import { updateWithoutRecord } from '../storage/update-without-record.js';
 import type { ClassPolicy, ClassPolicyRegistry, ClassWriteContext } from './class-policy.js';
 import { isPlausibleObjectId, newObjectId } from './object-id.js';
 import type { AccessControl } from '../access/access-control.js';
@@ -156,8 +157,7 @@ export async function updateRecord(
   if (Object.keys(plan.columns).length > 0) await deps.storage.ensureColumns(t.ref, plan.columns, t.limits);
   await t.commit(() =>
     guardedWrite(deps, access, t, schema, objectId, async (storage) => {
-      const updated = await storage.update(t.ref, objectId, plan.ops, dateValue(nowMs));
-      if (!updated) throw svcError('objectNotFound', objectId);
+      if (!(await updateWithoutRecord(storage, t.ref, objectId, plan.ops, dateValue(nowMs)))) throw svcError('objectNotFound', objectId);
     }),
   );
   if (isRoleTable(className)) deps.access.rolesChanged(t.ref.namespace);

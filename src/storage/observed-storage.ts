@@ -3,6 +3,7 @@ import { type DateValue, type StoredRecord, type Value, valuesEqual } from '../c
 import { impliedColumn } from '../operators/column-types.js';
 import type { ColumnSchema } from '../query/plan.js';
 import type { FieldOp, StorageAdapter, TableRef, UpdateImages } from './port.js';
+import { updateWithoutRecord } from './update-without-record.js';
 import { HeldEvents, type WriteEvent, type WriteObservers } from './write-events.js';
 import type { WriteHooks } from './write-hooks.js';
 
@@ -92,6 +93,11 @@ function observe(target: StorageAdapter, scope: Scope): StorageAdapter {
         const images = await updateImages(table, objectId, ops, updatedAt);
         return images === null ? null : images.after;
       })();
+    },
+
+    updateWithoutReturning(table, objectId, ops, updatedAt) {
+      if (!scope.observers.active && !hookedUpdate(table, objectId)) return updateWithoutRecord(target, table, objectId, ops, updatedAt);
+      return (async () => (await updateImages(table, objectId, ops, updatedAt)) !== null)();
     },
 
     updateReturningBefore: (table, objectId, ops, updatedAt) => updateImages(table, objectId, ops, updatedAt),

@@ -79,6 +79,12 @@ export interface StorageAdapter {
   get(table: TableRef, objectId: string, projection?: Projection): Awaitable<StoredRecord | null>;
   update(table: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Awaitable<StoredRecord | null>;
   delete(table: TableRef, objectId: string): Awaitable<boolean>;
+  /**
+   * Like `update`, but answers only whether the record exists: for callers that need nothing of the
+   * record after the update (the REST update answers only `updatedAt`). Optional: where missing,
+   * callers use `update`. An adapter implements it when not reading the row back saves work.
+   */
+  updateWithoutReturning?(table: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Awaitable<boolean>;
   /** Like `update`, also returning the before-image; present when `capabilities.updateReturnsBefore`. */
   updateReturningBefore?(table: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Awaitable<UpdateImages | null>;
 

@@ -1,5 +1,6 @@
 import { describe } from 'vitest';
 import { beforeImageCases } from './cases/before-image.js';
+import { updateWithoutReturningCases } from './cases/update-without-returning.js';
 import { concurrencyCases } from './cases/concurrency.js';
 import { crudCases } from './cases/crud.js';
 import { fieldOpCases } from './cases/field-ops.js';
@@ -42,6 +43,7 @@ export function runStorageConformance(options: StorageConformanceOptions): void 
     indexCases(h);
     transactionCases(h);
     beforeImageCases(h);
+    updateWithoutReturningCases(h);
     concurrencyCases(h);
     queryCases(h);
     sharedQueryCases(h);

@@ -29,7 +29,7 @@ const direct: OperationRunner = (op) => op();
 export function adapterShell(parts: AdapterShellParts): StorageAdapter {
   const { operations: core, run = direct } = parts;
   const reads = parts.reads ?? core;
-  const { updateReturningBefore, listTables, dropColumn, dropIndex, dropTable } = core;
+  const { updateWithoutReturning, updateReturningBefore, listTables, dropColumn, dropIndex, dropTable } = core;
   return {
     name: parts.name,
     capabilities: parts.capabilities,
@@ -44,6 +44,7 @@ export function adapterShell(parts: AdapterShellParts): StorageAdapter {
     count: (ref, where, options) => run(() => reads.count(ref, where, options)),
     aggregate: (ref, plan, options) => run(() => reads.aggregate(ref, plan, options)),
     dropNamespace: (namespace) => run(() => core.dropNamespace(namespace)),
+    ...(updateWithoutReturning && { updateWithoutReturning: (ref, id, ops, updatedAt) => run(() => updateWithoutReturning.call(core, ref, id, ops, updatedAt)) }),
     ...(updateReturningBefore && { updateReturningBefore: (ref, id, ops, updatedAt) => run(() => updateReturningBefore.call(core, ref, id, ops, updatedAt)) }),
     ...(listTables && { listTables: (namespace) => run(() => listTables.call(core, namespace)) }),
     ...(dropColumn && { dropColumn: (ref, column) => run(() => dropColumn.call(core, ref, column)) }),

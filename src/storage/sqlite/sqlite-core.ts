@@ -18,7 +18,7 @@ import { SchemaStore, createBookkeeping } from './schema-store.js';
 import { backfillAclRead } from './acl-read-backfill.js';
 import { SchemaVersion } from './schema-version.js';
 import { withSqliteErrors } from './sqlite-errors.js';
-import { updateRow } from './sqlite-update.js';
+import { updateRow, updateRowWithoutReturning } from './sqlite-update.js';
 import { StatementCache } from './statement-cache.js';
 import type { CompiledQuery } from '../../query/sql/index.js';
 import type { SqliteStatement } from './database-shape.js';
@@ -143,6 +143,12 @@ export class SqliteCore {
     const schema = this.getSchema(ref);
     if (!schema) return null;
     return withSqliteErrors(() => updateRow(this, ref, schema, objectId, ops, updatedAt));
+  }
+
+  updateWithoutReturning(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): boolean {
+    const schema = this.getSchema(ref);
+    if (!schema) return false;
+    return withSqliteErrors(() => updateRowWithoutReturning(this, ref, schema, objectId, ops, updatedAt));
   }
 
   /** The update and the read of the row before it, in one IMMEDIATE transaction (a savepoint when nested). */

@@ -29,18 +29,39 @@ export interface UpdateDeps {
  * chooses the statements; the SQLite dialect compiles them.
  */
 export function updateRow(deps: UpdateDeps, ref: TableRef, schema: TableSchema, objectId: string, allOps: readonly FieldOp[], updatedAt: DateValue): StoredRecord | null {
+  const row = applyUpdate(deps, ref, schema, objectId, allOps, updatedAt, undefined);
+  return row ? decodeRow(schema, row) : null;
+}
+
+const OBJECT_ID_ONLY = ['objectId'];
+
+/** `updateRow` without reading the row back (`RETURNING "objectId"`, nothing decoded): true when the row exists. */
+export function updateRowWithoutReturning(deps: UpdateDeps, ref: TableRef, schema: TableSchema, objectId: string, allOps: readonly FieldOp[], updatedAt: DateValue): boolean {
+  return applyUpdate(deps, ref, schema, objectId, allOps, updatedAt, OBJECT_ID_ONLY) !== null;
+}
+
+/** The update; the row after it as `returning` names its columns (every column when omitted), or null when missing. */
+function applyUpdate(
+  deps: UpdateDeps,
+  ref: TableRef,
+  schema: TableSchema,
+  objectId: string,
+  allOps: readonly FieldOp[],
+  updatedAt: DateValue,
+  returning: readonly string[] | undefined,
+): Row | null {
   const { valueOps, relationOps, direct } = updateShape('sqlite', ref, schema, allOps);
   const table = physicalTableName(ref.namespace, ref.className);
   const ms = dateMs(updatedAt);
 
-  const write = (): StoredRecord | null => {
+  const write = (): Row | null => {
     const assignments = direct ? directAssignments(schema, valueOps, encodeColumn) : readModifyWrite(deps, table, schema, valueOps, objectId);
     if (!assignments) return null;
-    const update = compileUpdate(DIALECT, table, assignments, objectId, ms);
+    const update = compileUpdate(DIALECT, table, assignments, objectId, ms, returning);
     const row = deps.statements.get(update.sql).get(...update.parameters) as Row | undefined;
     if (!row) return null;
     for (const op of relationOps) applyRelationOp(deps, ref, objectId, op);
-    return decodeRow(schema, row);
+    return row;
   };
   return direct && relationOps.length === 0 ? write() : deps.db.transaction(write).immediate();
 }
