@@ -9,27 +9,22 @@
  * `keepWarm: false` (a fresh runtime per invocation), and its cold start (a fresh service: the worker
  * thread and QuickJS's wasm loaded on the first call), each against the same route.
  */
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { Json } from '../src/core/wire-values.js';
 import { memoryStorage } from '../src/memory.js';
-import { type Service, createService } from '../src/service.js';
-import { type BenchConfig, type Comparison, compare } from './harness.js';
+import { createService } from '../src/service.js';
+import { APP, BODY_TEXT, DEPLOYED_SOURCE, HEADERS, deploy, functionsBenchService } from './functions-app.js';
+import type { FunctionsServerReady } from './functions-server.js';
+import { type BenchConfig, type Comparison, compare, median } from './harness.js';
 import { type ResultRow, comparisonRow } from './report.js';
+import { type Shot, shoot } from './rest.js';
 
-const APP = { applicationId: 'benchfn', restApiKey: 'rest', masterKey: 'master', secretKey: 'bench-secret-01' };
-const HEADERS = { 'x-svc-application-id': 'benchfn', 'x-svc-rest-api-key': 'rest', 'content-type': 'application/json' };
-const BODY = new TextEncoder().encode('{"name":"bench"}');
+const BODY = new TextEncoder().encode(BODY_TEXT);
 
-const DEPLOYED_SOURCE = 'function onRequest(request, response) { response.send("hello " + request.body.name) }';
 const JAVA_SOURCE =
   'public static void onRequest(final Request request, final Response response, final Modules modules) throws Throwable {\n' +
   '  response.send("hello " + request.getParams().getString("name"));\n}';
-
-/** Deploys a source through `PUT /1/cloudCode/:name` with the master key. */
-function deploy(service: Service, name: string, language: 'node' | 'java', source: string) {
-  const body = new TextEncoder().encode(JSON.stringify({ language, source }));
-  return service.handle({ method: 'PUT', path: `/1/cloudCode/${name}`, search: '', headers: { ...HEADERS, 'x-svc-master-key': 'master' }, body });
-}
 
 /** Requests kept in flight by the concurrent rows. */
 const IN_FLIGHT = 16;
@@ -100,7 +95,6 @@ async function coldStart(config: BenchConfig): Promise<Comparison & { detail: { 
       await service.close();
     }
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const coldMs = median(colds);
   const warmMs = median(warms);
   const ours = 1000 / coldMs;
@@ -108,31 +102,57 @@ async function coldStart(config: BenchConfig): Promise<Comparison & { detail: { 
   return { ours, reference, ratio: ours / reference, oursRounds: colds.map((ms) => 1000 / ms), referenceRounds: warms.map((ms) => 1000 / ms), oursWall: ours, referenceWall: reference, wallRatio: ours / reference, detail: { coldMs, warmMs, samples } };
 }
 
-export async function run(config: BenchConfig): Promise<ResultRow[]> {
-  const service = createService({
-    storage: memoryStorage(),
-    applications: [APP],
-    captcha: false,
-    users: false,
-    realtime: false,
-    functions: { definitions: { hello: (request, response) => response.send(`hello ${String(request.body['name'])}`) } },
-    features: [
-      {
-        id: 'bench-route',
-        init: () => ({
-          routes: [
-            {
-              method: 'POST',
-              path: '/1/bench/hello',
-              auth: 'app',
-              body: 'json',
-              handler: (rc) => ({ body: { result: `hello ${String((rc.body ?? {})['name'] as Json)}` } }),
-            },
-          ],
-        }),
-      },
-    ],
+/** The functions server (bench/functions-server.ts) in a child process. */
+function startServer(): Promise<{ child: ChildProcess; port: number }> {
+  const entry = import.meta.url.endsWith('.ts') ? './functions-server.ts' : './functions-server.mjs';
+  const child = fork(fileURLToPath(new URL(entry, import.meta.url)), [], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('functions server did not start within 60 s')), 60_000);
+    child.once('message', (ready: FunctionsServerReady) => {
+      clearTimeout(timer);
+      resolve({ child, port: ready.port });
+    });
+    child.once('exit', (code) => reject(new Error(`functions server exited early (${code})`)));
   });
+}
+
+/**
+ * Over real HTTP (autocannon, 10 connections, against the child's node:http server): a function
+ * path against the host route, in interleaved rounds, each side first in turn.
+ */
+async function overHttp(config: BenchConfig, port: number, path: string): Promise<Comparison & { bad: number; p99: [number, number] }> {
+  const workload = (p: string) => ({ name: p, method: 'POST' as const, paths: [p], body: BODY_TEXT, status: 200 });
+  const seconds = config.quick ? 0.4 : 1.5;
+  const rounds = config.quick ? 2 : 7;
+  for (const p of [path, '/1/bench/hello']) await shoot(port, workload(p), HEADERS, config.quick ? 0.2 : 1);
+  const ours: Shot[] = [];
+  const route: Shot[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const sides: Array<[string, Shot[]]> = [
+      [path, ours],
+      ['/1/bench/hello', route],
+    ];
+    if (round % 2 === 1) sides.reverse();
+    for (const [p, into] of sides) into.push(await shoot(port, workload(p), HEADERS, seconds));
+  }
+  const rps = (shots: readonly Shot[]) => shots.map((s) => s.rps);
+  const ratio = median(ours.map((s, i) => s.rps / route[i]!.rps));
+  return {
+    ours: median(rps(ours)),
+    reference: median(rps(route)),
+    ratio,
+    oursRounds: rps(ours),
+    referenceRounds: rps(route),
+    oursWall: median(rps(ours)),
+    referenceWall: median(rps(route)),
+    wallRatio: ratio,
+    bad: [...ours, ...route].reduce((n, s) => n + s.bad, 0),
+    p99: [median(ours.map((s) => s.p99)), median(route.map((s) => s.p99))],
+  };
+}
+
+export async function run(config: BenchConfig): Promise<ResultRow[]> {
+  const service = functionsBenchService();
   try {
     const call = (path: string) => () => service.handle({ method: 'POST', path, search: '', headers: HEADERS, body: BODY });
     const check = async (path: string) => {
@@ -157,6 +177,17 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
     const fresh = await freshRuntime(config, call('/1/bench/hello'));
     config.log('functions: cold start of a deployed function');
     const cold = await coldStart(config);
+    config.log('functions: over real HTTP (a child process serving node:http)');
+    const server = await startServer();
+    let httpHost: Awaited<ReturnType<typeof overHttp>>;
+    let httpDeployed: Awaited<ReturnType<typeof overHttp>>;
+    try {
+      httpHost = await overHttp(config, server.port, '/1/functions/hello');
+      httpDeployed = await overHttp(config, server.port, '/1/functions/helloDeployed');
+    } finally {
+      server.child.send('stop');
+      await new Promise((resolve) => server.child.once('exit', resolve));
+    }
     const javaDeploy = await deploy(service, 'helloJava', 'java', JAVA_SOURCE);
     let java: Comparison | null = null;
     if (javaDeploy.status === 200) {
@@ -180,6 +211,14 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
       comparisonRow('functions', `POST /1/functions/helloDeployed, ${IN_FLIGHT} in flight (2 worker threads) vs the host route, ${IN_FLIGHT} in flight`, 'host route', concurrent, 0.5, {
         unit: 'req/s',
         note: 'wall clock; both sides per request',
+      }),
+      comparisonRow('functions', 'over HTTP: POST /1/functions/hello (host-defined) vs a host route doing the same', 'host route over HTTP', httpHost, 0.5, {
+        unit: 'req/s',
+        note: `autocannon, 10 connections, to a child process's node:http server; p99 ${httpHost.p99[0]} vs ${httpHost.p99[1]} ms${httpHost.bad > 0 ? `; ${httpHost.bad} bad responses` : ''}`,
+      }),
+      comparisonRow('functions', 'over HTTP: POST /1/functions/helloDeployed (deployed, QuickJS on a worker thread) vs a host route doing the same', 'host route over HTTP', httpDeployed, 0.5, {
+        unit: 'req/s',
+        note: `autocannon, 10 connections (two worker threads busy); p99 ${httpDeployed.p99[0]} vs ${httpDeployed.p99[1]} ms${httpDeployed.bad > 0 ? `; ${httpDeployed.bad} bad responses` : ''}`,
       }),
       comparisonRow('functions', 'POST /1/functions/fresh (deployed, keepWarm: false: a fresh QuickJS runtime per invocation) vs a host route doing the same', 'host route', fresh, null, {
         unit: 'req/s',

@@ -19,14 +19,14 @@ import type { ServerReady } from './rest-server.js';
 
 const CONNECTIONS = 10;
 
-interface Shot {
+export interface Shot {
   readonly rps: number;
   readonly p50: number;
   readonly p99: number;
   readonly bad: number;
 }
 
-async function shoot(port: number, workload: HttpWorkload, headers: Readonly<Record<string, string>>, seconds: number): Promise<Shot> {
+export async function shoot(port: number, workload: HttpWorkload, headers: Readonly<Record<string, string>>, seconds: number): Promise<Shot> {
   let next = 0;
   const paths = workload.paths;
   const result = await autocannon({

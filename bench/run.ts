@@ -47,6 +47,7 @@ async function childEntry(group: Group): Promise<{ file: string; args: string[];
     if (group === 'rest') await bundle('rest-server', { file: join(HERE, 'rest-server.ts') });
     if (group === 'startup') await bundle('startup-server', { file: join(HERE, 'startup-server.ts') });
     if (group === 'realtime') await bundle('realtime-fleet', { file: join(HERE, 'realtime-fleet.ts') });
+    if (group === 'functions') await bundle('functions-server', { file: join(HERE, 'functions-server.ts') });
     // The SQLite adapter and the functions sandbox start their workers from files next to their own module, as in dist/.
     await bundle('sqlite-reader-worker', { file: join(HERE, '../src/storage/sqlite/sqlite-reader-worker.ts') });
     await bundle('sqlite-checkpoint-worker', { file: join(HERE, '../src/storage/sqlite/sqlite-checkpoint-worker.ts') });

@@ -137,3 +137,27 @@ describe('backtracking bound', () => {
     expect(maxNativeLength(bound('(a+)+'), 4)).toBe(-1);
   });
 });
+
+describe('plain-text patterns (startsWith / includes)', () => {
+  const text = fc.string({ unit: fc.constantFrom('a', 'b', '-', '/', 'é', '\n', '😀', '\uD83D', ' ') as fc.Arbitrary<string>, maxLength: 12 });
+  const literal = fc.tuple(fc.boolean(), fc.string({ unit: fc.constantFrom('a', 'b', '-', '/', 'é', '\n', '😀', '\uD83D') as fc.Arbitrary<string>, maxLength: 4 }));
+
+  it('answer exactly as the regex does, anchored or not, with every flag', () => {
+    fc.assert(
+      fc.property(literal, text, fc.constantFrom('', 's', 'i', 'm', 'ims'), ([anchored, body], subject, flags) => {
+        const source = (anchored ? '^' : '') + body;
+        expect(compileSafeRegex(source, flags).test(subject)).toBe(new RegExp(source, flags).test(subject));
+      }),
+      { seed: 20261127, numRuns: RUNS },
+    );
+  });
+
+  it('leave patterns with a meaningful character to the regex engines', () => {
+    expect(compileSafeRegex('^ab', 'm').test('x\nab')).toBe(true);
+    expect(compileSafeRegex('^ab', '').test('x\nab')).toBe(false);
+    expect(compileSafeRegex('a.b', '').test('axb')).toBe(true);
+    expect(compileSafeRegex('^A', 'i').test('abc')).toBe(true);
+    expect(compileSafeRegex('^', '').test('')).toBe(true);
+    expect(compileSafeRegex('', '').test('anything')).toBe(true);
+  });
+});

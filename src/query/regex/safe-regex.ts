@@ -61,6 +61,8 @@ function build(pattern: string, flags: string, key: string): SafeRegex {
     const reason = err instanceof Error ? err.message : String(err);
     throw svcError('invalidQueryKey', `${key}: invalid $regex: ${reason}.`);
   }
+  const literal = literalTest(pattern, normalizedFlags);
+  if (literal) return { pattern, flags: normalizedFlags, test: literal };
   let nfa;
   try {
     nfa = compileNfa(tree, { ignoreCase: normalizedFlags.includes('i'), multiline: normalizedFlags.includes('m') });
@@ -74,4 +76,22 @@ function build(pattern: string, flags: string, key: string): SafeRegex {
     flags: normalizedFlags,
     test: (text) => (text.length <= nativeUpTo ? native.test(text) : nfa.test(text)),
   };
+}
+
+/** No character with a meaning in a pattern, after an optional leading `^`. */
+const LITERAL = /^\^?[^\\^$.|?*+()[\]{}]*$/;
+
+/**
+ * A pattern that is plain text, optionally anchored at the start, without `i` or `m` (which change
+ * what its characters or `^` match): `startsWith` or `includes`, which V8 runs several times faster
+ * than the regex (`^user12` is the typical prefix search). Without the `u` flag both compare UTF-16
+ * code units, so the answers are the regex's.
+ */
+function literalTest(pattern: string, flags: string): ((text: string) => boolean) | null {
+  if (flags.includes('i') || flags.includes('m') || !LITERAL.test(pattern)) return null;
+  if (pattern.startsWith('^')) {
+    const prefix = pattern.slice(1);
+    return (text) => text.startsWith(prefix);
+  }
+  return (text) => text.includes(pattern);
 }
