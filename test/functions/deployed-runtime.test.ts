@@ -194,6 +194,67 @@ describe('deployed functions: timers, async, bytes', () => {
     });
   });
 
+  it("offers async's race, tryEach, timeout, reflect, groupBy and the Limit and Series forms", async () => {
+    const source = `async function onRequest(request, response) {
+  const async = require('async');
+  const p = (fn, ...args) => new Promise((resolve) => fn(...args, (err, value) => resolve(err ? 'error: ' + (err.message || err) : value)));
+  const later = (ms, value, fail) => (cb) => setTimeout(() => (fail ? cb(new Error(value)) : cb(null, value)), ms);
+  const out = {};
+  out.race = await p(async.race, [later(5, 'slow'), later(1, 'fast')]);
+  out.raceError = await p(async.race, [later(5, 'slow'), later(1, 'broke', true)]);
+  out.raceNotArray = await p(async.race, {});
+  out.tryEach = await p(async.tryEach, [later(1, 'first failed', true), later(1, 'second')]);
+  out.tryEachAll = await p(async.tryEach, [later(1, 'a failed', true), later(1, 'b failed', true)]);
+  const slow = async.timeout(function slowTask(cb) { setTimeout(() => cb(null, 'late'), 30); }, 5, 'context');
+  out.timeout = await new Promise((resolve) => slow((err, value) => resolve(err ? [err.code, err.message, err.info] : value)));
+  out.inTime = await p(async.timeout((cb) => cb(null, 'quick'), 50));
+  out.reflect = await p(async.parallel, async.reflectAll([later(1, 'ok'), later(1, 'bad', true), (cb) => cb(null, 1, 2)]));
+  out.reflect = out.reflect.map((r) => (r.error ? { error: r.error.message } : r));
+  out.groupBy = await p(async.groupBy, [1, 2, 3, 4, 5], (n, cb) => setTimeout(() => cb(null, n % 2 ? 'odd' : 'even'), 6 - n));
+  out.groupBySeries = await p(async.groupBySeries, ['apple', 'avocado', 'banana'], (w, cb) => cb(null, w[0]));
+  let running = 0, widest = 0;
+  const tracked = (value, cb) => { running++; widest = Math.max(widest, running); setTimeout(() => { running--; cb(null, value); }, 2); };
+  out.groupByLimit = await p(async.groupByLimit, [3, 1, 3], 2, (n, cb) => tracked(String(n), cb));
+  out.filterLimit = await p(async.filterLimit, [1, 2, 3, 4, 5, 6], 2, (n, cb) => tracked(n % 3 === 0, cb));
+  out.rejectSeries = await p(async.rejectSeries, [1, 2, 3], (n, cb) => cb(null, n === 2));
+  out.rejectLimit = await p(async.rejectLimit, [1, 2, 3, 4], 2, (n, cb) => tracked(n > 2, cb));
+  out.concatSeries = await p(async.concatSeries, [1, 2], (n, cb) => cb(null, [n, -n]));
+  out.concatLimit = await p(async.concatLimit, [1, 2, 3], 2, (n, cb) => tracked([n], cb));
+  out.mapValuesLimit = await p(async.mapValuesLimit, { a: 1, b: 2, c: 3 }, 2, (v, k, cb) => tracked(k + v * 2, cb));
+  const seen = [];
+  await p(async.eachOfLimit, { x: 1, y: 2, z: 3 }, 2, (v, k, cb) => tracked(null, () => { seen.push(k); cb(); }));
+  out.eachOfLimit = seen.sort();
+  out.widest = widest;
+  out.detectSeries = await p(async.detectSeries, [2, 4, 5, 7], (n, cb) => cb(null, n % 2 === 1));
+  out.everyLimit = await p(async.everyLimit, [2, 4], 1, (n, cb) => cb(null, n % 2 === 0));
+  response.send(out);
+}`;
+    expect((await deploy('asyncRarest', source)).status).toBe(200);
+    expect((await call('asyncRarest')).body.result).toEqual({
+      race: 'fast',
+      raceError: 'error: broke',
+      raceNotArray: 'error: First argument to race must be an array of functions',
+      tryEach: 'second',
+      tryEachAll: 'error: b failed',
+      timeout: ['ETIMEDOUT', 'Callback function "slowTask" timed out.', 'context'],
+      inTime: 'quick',
+      reflect: [{ value: 'ok' }, { error: 'bad' }, { value: [1, 2] }],
+      groupBy: { odd: [1, 3, 5], even: [2, 4] },
+      groupBySeries: { a: ['apple', 'avocado'], b: ['banana'] },
+      groupByLimit: { 3: [3, 3], 1: [1] },
+      filterLimit: [3, 6],
+      rejectSeries: [1, 3],
+      rejectLimit: [1, 2],
+      concatSeries: [1, -1, 2, -2],
+      concatLimit: [1, 2, 3],
+      mapValuesLimit: { a: 'a2', b: 'b4', c: 'c6' },
+      eachOfLimit: ['x', 'y', 'z'],
+      widest: 2,
+      detectSeries: 5,
+      everyLimit: true,
+    });
+  });
+
   it('gzips and converts bytes with oGzip and oEncodeing', async () => {
     const source = `function onRequest(request, response, modules) {
   modules.oGzip.gzip(request.body.text).then((zipped) => {

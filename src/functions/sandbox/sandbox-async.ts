@@ -304,6 +304,84 @@ asyncLib.asyncify = asyncLib.wrapSync = (fn) => (...args) => {
 };
 asyncLib.apply = (fn, ...bound) => (...rest) => fn(...bound, ...rest);
 asyncLib.setImmediate = asyncLib.nextTick = (fn, ...args) => setImmediate(fn, ...args);
+/** The first task to call back decides: its error or its value. */
+asyncLib.race = (tasks, done = () => {}) => {
+  if (!Array.isArray(tasks)) return done(new TypeError('First argument to race must be an array of functions'));
+  const finish = once(done);
+  for (const task of tasks) task(finish);
+};
+/** Tries each task in turn until one succeeds; the last error when none does. */
+asyncLib.tryEach = (tasks, done = () => {}) => {
+  const list = Array.isArray(tasks) ? tasks : Object.keys(tasks).map((key) => tasks[key]);
+  const step = (i, lastError) => {
+    if (i === list.length) return done(lastError || null);
+    list[i](once((err, ...values) => (err ? step(i + 1, err) : done(null, values.length > 1 ? values : values[0]))));
+  };
+  step(0, null);
+};
+/** fn with a deadline: past ms its callback gets an ETIMEDOUT error, and a later answer is dropped. */
+asyncLib.timeout = (fn, ms, info) => (...args) => {
+  const cb = args.pop();
+  let settled = false;
+  const timer = setTimeout(() => {
+    if (settled) return;
+    settled = true;
+    const error = new Error('Callback function "' + (fn.name || 'anonymous') + '" timed out.');
+    error.code = 'ETIMEDOUT';
+    if (info !== undefined) error.info = info;
+    cb(error);
+  }, ms);
+  fn(...args, (...result) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    cb(...result);
+  });
+};
+/** fn whose callback never fails: it gets {error} or {value} (an array for several values). */
+asyncLib.reflect = (fn) => (...args) => {
+  const cb = args.pop();
+  fn(...args, once((err, ...values) => cb(null, err ? { error: err } : { value: values.length > 1 ? values : values[0] })));
+};
+asyncLib.reflectAll = (tasks) => Array.isArray(tasks) ? tasks.map(asyncLib.reflect) : Object.fromEntries(Object.keys(tasks).map((key) => [key, asyncLib.reflect(tasks[key])]));
+/** The runner of a collection helper's Limit form. */
+const limited = (limit) => (tasks, done) => asyncLib.parallelLimit(tasks, limit, done);
+/** Items grouped by the key fn answers for each, in collection order within a group. */
+const groupByWith = (run) => (items, fn, done = () => {}) => {
+  const list = Array.from(items);
+  run(list.map((item) => (cb) => fn(item, cb)), (err, keys) => {
+    if (err) return done(err);
+    const groups = {};
+    list.forEach((item, i) => {
+      const key = keys[i];
+      if (Object.prototype.hasOwnProperty.call(groups, key)) groups[key].push(item);
+      else groups[key] = [item];
+    });
+    done(null, groups);
+  });
+};
+asyncLib.groupBy = groupByWith(asyncLib.parallel);
+asyncLib.groupBySeries = groupByWith(asyncLib.series);
+asyncLib.groupByLimit = (items, limit, fn, done) => groupByWith(limited(limit))(items, fn, done);
+asyncLib.filterLimit = asyncLib.selectLimit = (items, limit, fn, done) => filterWith(limited(limit))(items, fn, done);
+const rejectWith = (filter) => (items, fn, done = () => {}) => filter(items, (item, cb) => fn(item, (err, keep) => cb(err, !keep)), done);
+asyncLib.rejectSeries = rejectWith(asyncLib.filterSeries);
+asyncLib.rejectLimit = (items, limit, fn, done) => rejectWith((list, test, cb) => asyncLib.filterLimit(list, limit, test, cb))(items, fn, done);
+const concatWith = (mapper) => (items, fn, done = () => {}) => mapper(items, fn, (err, lists) => err ? done(err) : done(null, [].concat(...lists.map((l) => (l === undefined ? [] : l)))));
+asyncLib.concatSeries = concatWith(asyncLib.mapSeries);
+asyncLib.concatLimit = (items, limit, fn, done) => concatWith((list, f, cb) => asyncLib.mapLimit(list, limit, f, cb))(items, fn, done);
+asyncLib.mapValuesLimit = (obj, limit, fn, done) => mapValuesWith(limited(limit))(obj, fn, done);
+asyncLib.eachOfLimit = asyncLib.forEachOfLimit = (coll, limit, fn, done = () => {}) => {
+  const keys = Array.isArray(coll) ? coll.map((_, i) => i) : Object.keys(coll);
+  asyncLib.parallelLimit(keys.map((key) => (cb) => fn(coll[key], key, cb)), limit, (err) => done(err || null));
+};
+// detect, some and every already test one item at a time, in order.
+asyncLib.detectSeries = asyncLib.findSeries = asyncLib.detect;
+asyncLib.detectLimit = asyncLib.findLimit = (items, _limit, fn, done) => asyncLib.detect(items, fn, done);
+asyncLib.someSeries = asyncLib.anySeries = asyncLib.some;
+asyncLib.someLimit = asyncLib.anyLimit = (items, _limit, fn, done) => asyncLib.some(items, fn, done);
+asyncLib.everySeries = asyncLib.allSeries = asyncLib.every;
+asyncLib.everyLimit = asyncLib.allLimit = (items, _limit, fn, done) => asyncLib.every(items, fn, done);
 asyncLib.forEach = asyncLib.each;
 asyncLib.forEachSeries = asyncLib.eachSeries;
 asyncLib.forEachLimit = asyncLib.eachLimit;
