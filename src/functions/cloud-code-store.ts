@@ -6,8 +6,9 @@ import type { FindPlan } from '../query/plan.js';
 import { newObjectId } from '../records/object-id.js';
 import type { StorageAdapter, TableRef } from '../storage/port.js';
 
-/** The system table of deployed function sources (master key only over `/1/classes`). */
-export const CLOUD_CODE_TABLE = '_CloudCode';
+import { CLOUD_CODE_TABLE } from '../records/internal-tables.js';
+
+export { CLOUD_CODE_TABLE };
 
 /** The languages a function may be deployed in. */
 export type FunctionLanguage = 'node' | 'java';

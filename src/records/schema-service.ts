@@ -5,7 +5,8 @@ import type { ColumnType } from '../core/values.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
 import type { ColumnSchema, IndexSpec, TableSchema } from '../query/plan.js';
 import type { StorageAdapter, TableRef } from '../storage/port.js';
-import { CLASS_PERMISSIONS_TABLE, type ClassPermissionStore } from './class-permission-store.js';
+import type { ClassPermissionStore } from './class-permission-store.js';
+import { INTERNAL_TABLES } from './internal-tables.js';
 
 /**
  * The schema API (`/1/schemas`, master key only) as a service: tables with their typed fields,
@@ -27,7 +28,7 @@ const INDEXABLE: ReadonlySet<string> = new Set(['String', 'Number', 'Boolean', '
 const BUILT_IN_TYPES: Readonly<Record<string, string>> = { objectId: 'String', createdAt: 'Date', updatedAt: 'Date' };
 const INDEX_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 /** Tables the service's own features shape: the schema API may set their permissions, nothing else. */
-const SYSTEM_TABLES: ReadonlySet<string> = new Set(['_User', '_Session', '_Role', CLASS_PERMISSIONS_TABLE]);
+const SYSTEM_TABLES: ReadonlySet<string> = new Set(['_User', '_Session', '_Role', ...INTERNAL_TABLES]);
 /** Open to everyone: what a table without stored class-level permissions means (Parse's default form). */
 const OPEN_WIRE: JsonObject = {
   get: { '*': true },
@@ -188,7 +189,7 @@ export function createSchemaService(deps: SchemaServiceDeps): SchemaService {
     async list(caller) {
       requireMaster(caller);
       if (!storage.listTables) throw svcError('schemaListUnsupported');
-      const names = (await storage.listTables(caller.app.namespace)).filter((name) => isValidTableName(name) && name !== CLASS_PERMISSIONS_TABLE).sort();
+      const names = (await storage.listTables(caller.app.namespace)).filter((name) => isValidTableName(name) && !INTERNAL_TABLES.has(name)).sort();
       const results: Json[] = [];
       for (const name of names) {
         const schema = await storage.getSchema(refOf(caller, name));
@@ -224,7 +225,8 @@ export function createSchemaService(deps: SchemaServiceDeps): SchemaService {
       if (body['className'] !== undefined && body['className'] !== className) throw svcError('schemaClassMismatch', String(body['className']).slice(0, 64), className);
       const ref = refOf(caller, className);
       const system = SYSTEM_TABLES.has(className);
-      if (system && (body['fields'] !== undefined || body['indexes'] !== undefined)) throw svcError('schemaSystemTable', className);
+      // The system tables' permissions may be set (`_User`'s, ...); an internal table's are fixed by its feature.
+      if (INTERNAL_TABLES.has(className) || (system && (body['fields'] !== undefined || body['indexes'] !== undefined))) throw svcError('schemaSystemTable', className);
       const changes = parseChanges(body, current);
       const clp = body['classLevelPermissions'];
       if (clp !== undefined && clp !== null) permissions.validate(clp);

@@ -169,6 +169,18 @@ describe('deployed cloud functions', () => {
     expect((await call('silent', { answer: true })).body).toEqual({ result: 'answered' });
   });
 
+  it('keeps the sources table out of the schema API: not listed, not changed, not dropped', async () => {
+    expect((await deploy('listedNot', 'function onRequest(request, response) { response.send(1) }')).status).toBe(200);
+    const names = ((await master('GET', '/1/schemas')).body.results as Array<{ className: string }>).map((s) => s.className);
+    expect(names).not.toContain('_CloudCode');
+    expect(names).not.toContain('_ClassPermissions');
+    expect((await master('DELETE', '/1/schemas/_CloudCode')).body.code).toBe(10073);
+    expect((await master('PUT', '/1/schemas/_CloudCode', { fields: { extra: { type: 'String' } } })).body.code).toBe(10073);
+    expect((await master('PUT', '/1/schemas/_CloudCode', { classLevelPermissions: { find: { '*': true } } })).body.code).toBe(10073);
+    expect((await master('POST', '/1/schemas/_CloudCode', { fields: { extra: { type: 'String' } } })).body.code).toBe(10073);
+    expect((await call('listedNot')).body.result).toBe(1);
+  });
+
   it('deletes a deployed function', async () => {
     await deploy('gone', 'function onRequest(q, r) { r.send(1) }');
     expect((await master('DELETE', '/1/cloudCode/gone')).body).toEqual({ msg: 'ok' });
