@@ -114,4 +114,35 @@ describe('sandbox pool', () => {
     expect(runs[2]!.outcome).toBe('sent three');
     void pool.close();
   });
+
+  it("sends a keyed function's source to a worker once per version, and again to a replacement worker", () => {
+    const { workers, timer, pool } = poolOfOne();
+    workers[0]!.say({ type: 'ready' });
+    const sources = (worker: FakeWorker) => worker.received.map((m) => (m.type === 'run' ? (m.fn.source ?? '-') : null));
+    const finish = (worker: FakeWorker, id: number) => {
+      worker.say({ type: 'send', id, reply: { value: id, status: 200, headers: {} } });
+      worker.say({ type: 'idle', id });
+    };
+    pool.run({ key: 'app\u0000f', version: 1, source: 'v1' }, {}, 1000, recordingRun());
+    pool.run({ key: 'app\u0000f', version: 1, source: 'v1' }, {}, 1000, recordingRun());
+    finish(workers[0]!, 1);
+    pool.run({ key: 'app\u0000f', version: 2, source: 'v2' }, {}, 1000, recordingRun());
+    finish(workers[0]!, 2);
+    pool.run({ key: 'app\u0000g', version: 1, source: 'g1' }, {}, 1000, recordingRun());
+    finish(workers[0]!, 3);
+    pool.run({ key: null, version: 1, source: 'fresh' }, {}, 1000, recordingRun());
+    finish(workers[0]!, 4);
+    pool.run({ key: null, version: 1, source: 'fresh' }, {}, 1000, recordingRun());
+    finish(workers[0]!, 5);
+    pool.run({ key: 'app\u0000f', version: 2, source: 'v2' }, {}, 1000, recordingRun());
+    expect(sources(workers[0]!)).toEqual(['v1', '-', 'v2', 'g1', 'fresh', 'fresh', '-']);
+
+    timer.fireAll(); // the running job outlives its deadline: the worker is replaced
+    workers[0]!.exit();
+    workers[1]!.say({ type: 'ready' });
+    // The job that waited behind the stopped one goes to the new worker, with its source this time.
+    pool.run({ key: 'app\u0000f', version: 2, source: 'v2' }, {}, 1000, recordingRun());
+    expect(sources(workers[1]!)).toEqual(['v2', '-']);
+    void pool.close();
+  });
 });

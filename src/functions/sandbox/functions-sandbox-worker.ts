@@ -9,7 +9,7 @@ import type { HostAnswer, SandboxWorkerData, ToPool, ToWorker } from './sandbox-
 
 type RunMessage = Extract<ToWorker, { type: 'run' }>;
 import { loadQuickJs } from './quickjs-sandbox.js';
-import { WarmContexts } from './warm-contexts.js';
+import { type SandboxFunction, WarmContexts } from './warm-contexts.js';
 import { sandboxPackages } from '../sandbox-libraries.js';
 
 const port = parentPort!;
@@ -31,6 +31,15 @@ let nextCall = 1;
 let contexts: WarmContexts | null = null;
 /** Run messages in arrival order; the first is running. */
 const queued: RunMessage[] = [];
+/** The latest source of each keyed function: the pool sends it once per version (sandbox-pool.ts). */
+const sources = new Map<string, { readonly version: number; readonly source: string }>();
+
+/** The run message's function with its source: as sent, or as sent before for this key and version. */
+function functionOf(fn: RunMessage['fn']): SandboxFunction | null {
+  if (fn.source !== undefined) return { key: fn.key, version: fn.version, source: fn.source };
+  const known = fn.key === null ? undefined : sources.get(fn.key);
+  return known && known.version === fn.version ? { key: fn.key, version: fn.version, source: known.source } : null;
+}
 
 port.on('message', (text: string) => {
   const message = JSON.parse(text) as ToWorker;
@@ -40,6 +49,7 @@ port.on('message', (text: string) => {
     return;
   }
   queued.push(message);
+  if (message.fn.key !== null && message.fn.source !== undefined) sources.set(message.fn.key, { version: message.fn.version, source: message.fn.source });
   if (queued.length === 1) runNext();
 });
 
@@ -48,7 +58,16 @@ function runNext(): void {
   const message = queued[0];
   if (!message || !contexts) return;
   const { id } = message;
-  contexts.invoke(message.fn, message.requestText, message.limits, {
+  const fn = functionOf(message.fn);
+  if (!fn) {
+    // Not reachable while the pool tracks what it sent; failing beats running the wrong text.
+    post({ type: 'fail', id, message: 'the sandbox lost the source of this function', cpu: false });
+    post({ type: 'idle', id });
+    queued.shift();
+    if (queued.length > 0) setImmediate(runNext);
+    return;
+  }
+  contexts.invoke(fn, message.requestText, message.limits, {
     call: (module, method, args) =>
       new Promise((resolve, reject) => {
         const callId = nextCall++;

@@ -7,7 +7,7 @@ import { workerFile } from '../../core/worker-file.js';
 import type { Json } from '../../core/wire-values.js';
 import type { FunctionTimer } from '../function-runner.js';
 import type { SandboxLimits } from './quickjs-sandbox.js';
-import type { SentReply, ToPool, ToWorker } from './sandbox-protocol.js';
+import type { SentReply, ToPool, ToWorker, WireFunction } from './sandbox-protocol.js';
 import type { SandboxFunction } from './warm-contexts.js';
 
 /** What the pool does for one invocation's messages (on the main thread). */
@@ -52,6 +52,8 @@ interface Slot {
   stopping: boolean;
   /** The running job first, then the one the worker starts next (it has sent nothing yet). */
   jobs: Job[];
+  /** The version of each keyed function whose source this worker was sent. */
+  readonly sources: Map<string, number>;
   cancelDeadline: () => void;
 }
 
@@ -60,6 +62,14 @@ function defaultSpawn(): () => Worker {
   const file = workerFile(here, 'functions-sandbox-worker');
   if (!file) throw svcError('functionRuntimeMissing', 'the sandbox worker file is missing from this build');
   return () => new Worker(file, { workerData: { resolveFrom: here } });
+}
+
+/** The function as this slot's worker needs it: its source only the first time it meets this key and version. */
+function wireFunction(slot: Slot, fn: SandboxFunction): WireFunction {
+  if (fn.key === null) return fn;
+  if (slot.sources.get(fn.key) === fn.version) return { key: fn.key, version: fn.version };
+  slot.sources.set(fn.key, fn.version);
+  return fn;
 }
 
 /**
@@ -100,7 +110,7 @@ export class SandboxPool {
 
   private start(): Slot {
     const worker = this.spawn();
-    const slot: Slot = { worker, ready: false, stopping: false, jobs: [], cancelDeadline: () => {} };
+    const slot: Slot = { worker, ready: false, stopping: false, jobs: [], sources: new Map(), cancelDeadline: () => {} };
     worker.unref();
     // The worker sends its messages in batches, in order, as JSON text (cheaper to post than a clone).
     worker.on('message', (text: string) => {
@@ -126,7 +136,7 @@ export class SandboxPool {
         const job = this.queue.shift()!;
         slot.jobs.push(job);
         if (slot.jobs.length === 1) this.armDeadline(slot, job);
-        const message: ToWorker = { type: 'run', id: job.id, fn: job.fn, requestText: job.requestText, limits: this.options.limits };
+        const message: ToWorker = { type: 'run', id: job.id, fn: wireFunction(slot, job.fn), requestText: job.requestText, limits: this.options.limits };
         slot.worker.postMessage(JSON.stringify(message));
       }
     }

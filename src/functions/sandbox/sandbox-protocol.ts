@@ -16,12 +16,19 @@ export interface SentReply {
   readonly headers: Record<string, string>;
 }
 
+/** A `SandboxFunction` as a run message carries it: without its source when the worker has it already. */
+export type WireFunction = Omit<SandboxFunction, 'source'> & { readonly source?: string };
+
 /** Main thread → worker, posted as JSON text (about half the cost of a structured clone). */
 export type ToWorker =
   | {
       readonly type: 'run';
       readonly id: number;
-      readonly fn: SandboxFunction;
+      /**
+       * The function. Its source is left out when this worker was sent this key and version before
+       * (a warm function's text crosses once per worker, not once per invocation).
+       */
+      readonly fn: WireFunction;
       /** The request as JSON text. */
       readonly requestText: string;
       readonly limits: SandboxLimits;
