@@ -43,6 +43,17 @@ describe('warm sandbox contexts', () => {
     quickjs = await loadQuickJs();
   });
 
+  it('answers with the first reply, sent before or after onRequest returns, whatever follows it', async () => {
+    const contexts = new WarmContexts(quickjs, noLibraries);
+    const run = (source: string) => invoke(contexts, null, source);
+    expect(await run('function onRequest(q, r) { r.send(1); r.send(2) }')).toEqual({ sent: 1, idle: true });
+    expect(await run('function onRequest(q, r) { r.send("kept"); throw new Error("after the reply") }')).toEqual({ sent: 'kept', idle: true });
+    expect(await run('function onRequest(q, r) { throw new Error("before any reply") }')).toEqual({ failed: 'before any reply', idle: true });
+    expect(await run('function onRequest(q, r) { r.status(201); r.setHeader("x-a", "1"); r.send(null) }')).toEqual({ sent: null, idle: true });
+    expect(await run('async function onRequest(q, r) { await null; r.send("later"); r.send("ignored") }')).toEqual({ sent: 'later', idle: true });
+    expect(await run('function onRequest(q, r) { Promise.resolve().then(() => r.send("in a job")) }')).toEqual({ sent: 'in a job', idle: true });
+  });
+
   it('reuses a function\'s context (its globals persist) and never another key\'s', async () => {
     const contexts = new WarmContexts(quickjs, noLibraries);
     expect((await invoke(contexts, 'app\0counter', COUNTER)).sent).toBe(1);

@@ -175,7 +175,12 @@ export class SandboxContext {
       const result = this.context.callFunction(this.start, this.context.undefined, text);
       text.dispose();
       if (result.error) this.failWith(this.errorMessage(result.error));
-      else result.value.dispose();
+      else {
+        // The reply sent before onRequest returned, or '' (later replies come through __respond).
+        const early = this.context.getString(result.value);
+        result.value.dispose();
+        if (early !== '') this.deliver(early);
+      }
     }
     this.pump();
   }
@@ -215,6 +220,14 @@ export class SandboxContext {
     return error?.message ?? String(error);
   }
 
+  /** The function's reply (its JSON text), unless the invocation already ended. */
+  private deliver(replyText: string): void {
+    const invocation = this.current;
+    if (!invocation || invocation.finished) return;
+    invocation.finished = true;
+    invocation.host.send(JSON.parse(replyText) as { value: Json; status: number; headers: Record<string, string> });
+  }
+
   private failWith(message: string): void {
     const invocation = this.current;
     if (!invocation || invocation.finished) return;
@@ -248,12 +261,7 @@ export class SandboxContext {
       context.setProp(context.global, name, handle);
       handle.dispose();
     };
-    bind('__respond', (text) => {
-      const invocation = this.current;
-      if (!invocation || invocation.finished) return;
-      invocation.finished = true;
-      invocation.host.send(JSON.parse(context.getString(text)) as { value: Json; status: number; headers: Record<string, string> });
-    });
+    bind('__respond', (text) => this.deliver(context.getString(text)));
     bind('__fail', (text) => this.failWith(context.getString(text)));
     /** A sync host call's JSON answer, or the Error it threw handed to the sandbox (thrown there). */
     const answer = (work: () => unknown) => {

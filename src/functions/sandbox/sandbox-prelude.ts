@@ -217,11 +217,21 @@ export const SANDBOX_PRELUDE = String.raw`
   // oEvent: one hub per invocation, made when first touched (start forgets the last one).
   let currentHub = null;
   Object.defineProperty(modules, 'oEvent', { get: () => (currentHub ??= eventHub()), enumerable: true });
-  /** One invocation: a fresh response each time, so a warm context carries no reply state over. */
+  /**
+   * One invocation: a fresh response each time, so a warm context carries no reply state over. A
+   * reply sent before onRequest returns is start's return value (a host call costs more than the
+   * function itself); one sent later goes through respond. '' when nothing was sent yet.
+   */
   const start = function (requestText) {
     let status = 200;
     const headers = {};
-    const send = (value) => { respond(JSON.stringify({ value: value === undefined ? null : value, status, headers })); };
+    let entered = true;
+    let early = '';
+    const send = (value) => {
+      const text = JSON.stringify({ value: value === undefined ? null : value, status, headers });
+      if (!entered) respond(text);
+      else if (early === '') early = text;
+    };
     const response = {
       send, end: send,
       setHeader(name, value) { headers[String(name)] = String(value); },
@@ -231,14 +241,18 @@ export const SANDBOX_PRELUDE = String.raw`
     if (request.raw) request.raw = bytesFromBase64(request.raw.__bytes);
     const exported = (global.module && global.module.exports) || global.exports || {};
     const entry = typeof global.onRequest === 'function' ? global.onRequest : typeof exported.onRequest === 'function' ? exported.onRequest : null;
-    if (!entry) return fail('the source defines no onRequest(request, response, modules) function');
+    if (!entry) { fail('the source defines no onRequest(request, response, modules) function'); return ''; }
     try {
       currentHub = null;
       const returned = entry(request, response, modules);
       if (returned && typeof returned.then === 'function') returned.then(undefined, (e) => fail(String(e && e.message || e)));
     } catch (e) {
-      fail(String(e && e.message || e));
+      // A reply already sent stands, as when it crossed first.
+      if (early === '') fail(String(e && e.message || e));
+    } finally {
+      entered = false;
     }
+    return early;
   };
   global.exports = {};
   global.module = { exports: global.exports };
