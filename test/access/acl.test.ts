@@ -9,6 +9,7 @@ import type { Json } from '../../src/core/wire-values.js';
 import type { StoredRecord } from '../../src/core/values.js';
 import type { FindPlan, TableSchema } from '../../src/query/plan.js';
 import { Fixture } from '../query/helpers/fixture.js';
+import { sqliteDialect } from '../../src/query/sql/index.js';
 
 const ACL_MESSAGE = 'ACL shoud be like: {"*":{"read":true},"eAfHB29gP9":{"write":true}}.';
 
@@ -166,11 +167,14 @@ describe('ACL read filter: memory evaluator and SQLite agree (pushed into the qu
             .slice(skip, skip + limit)
             .map((r) => r.objectId);
           expect(fixture.memoryFind('Note', plan).map((r) => r.objectId)).toEqual(expected);
+          // The SQLite adapter's dialect reads `ACL$read`; the exported sqliteDialect reads the JSON.
           expect(fixture.sqlFind('Note', plan).map((r) => r.objectId)).toEqual(expected);
+          expect(fixture.sqlFind('Note', plan, sqliteDialect).map((r) => r.objectId)).toEqual(expected);
           const filter = aclReadFilter(principals);
           const count = rows.filter((r) => aclAllows(r['ACL'] as Acl | undefined, principals, 'read')).length;
           expect(fixture.memoryCount('Note', filter)).toBe(count);
           expect(fixture.sqlCount('Note', filter)).toBe(count);
+          expect(fixture.sqlCount('Note', filter, sqliteDialect)).toBe(count);
         } finally {
           fixture.close();
         }

@@ -5,7 +5,7 @@ import type { StoredRecord } from '../../src/core/values.js';
 import { dateValue } from '../../src/core/values.js';
 import { parseListQuery } from '../../src/query/parse.js';
 import type { FindPlan, TableSchema, WhereNode } from '../../src/query/plan.js';
-import { compileCount, compileFind, sqliteDialect } from '../../src/query/sql/index.js';
+import { compileCount, compileFind, sqliteAdapterDialect } from '../../src/query/sql/index.js';
 import { countShape, findShape } from '../../src/storage/sqlite/query-cache.js';
 import { sqliteStorage } from '../../src/storage/sqlite/index.js';
 
@@ -113,11 +113,11 @@ describe('sqlite find/count SQL cache', () => {
     for (const q of queries) {
       const p = plan(schema0, q);
       const shape = findShape(schema, p);
-      const compiled = compileFind('Game', p, view, sqliteDialect);
+      const compiled = compileFind('Game', p, view, sqliteAdapterDialect);
       expect(shape, q).not.toBeNull();
       expect(shape!.parameters, q).toEqual(compiled.parameters);
       const count = countShape(schema, p.where as WhereNode);
-      expect(count!.parameters, q).toEqual(compileCount('Game', p.where, view, sqliteDialect).parameters);
+      expect(count!.parameters, q).toEqual(compileCount('Game', p.where, view, sqliteAdapterDialect).parameters);
     }
     // JSON columns are not cached (compiled every time).
     expect(findShape(schema, plan(schema0, w({ tags: 't1' })))).toBeNull();

@@ -3,7 +3,7 @@ import type { ColumnSchema } from '../plan.js';
 
 /**
  * The read principals of a record's ACL, kept beside the `ACL` JSON column where the dialect has
- * `aclReadColumn` (SQLite): `,<principal>,<principal>,` for each principal granted `read: true`, or
+ * `aclReadColumn` (svcbase's SQLite adapter, `sqliteAdapterDialect`): `,<principal>,<principal>,` for each principal granted `read: true`, or
  * NULL when everyone may read (no ACL, or a `*` read grant). The ACL read filter then tests
  * `"ACL$read" IS NULL OR instr("ACL$read", ',<principal>,') > 0` instead of parsing the JSON once per
  * principal per row (D128: the indexed find went from 0.68x to 0.9x of no filter in raw SQLite).

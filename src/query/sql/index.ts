@@ -7,7 +7,7 @@ export type { SqlDialect, JsonNode, JsonKind } from './dialect.js';
 export type { CompiledQuery, Sql } from './fragment.js';
 export type { SqlSchemaView } from './scope.js';
 export type { CompiledAggregate } from './aggregate-compiler.js';
-export { sqliteDialect } from './sqlite-dialect.js';
+export { sqliteAdapterDialect, sqliteDialect } from './sqlite-dialect.js';
 export { postgresDialect } from './postgres-dialect.js';
 export { compileFind, compileCount, compileCountUpTo, physicalColumnNames } from './find-compiler.js';
 export { compileAggregate } from './aggregate-compiler.js';

@@ -11,8 +11,8 @@ import type { ColumnSchema } from '../plan.js';
  *   target class lives in the schema), File/Array/Object TEXT JSON (nested typed values keep their
  *   tagged JSON shape, nested Dates as `{"__type":"Date","iso":"<canonical ISO>"}`).
  * - GeoPoint: two REAL columns `"<col>$lat"` and `"<col>$lng"` (`$` cannot occur in field names).
- * - ACL (an Object column named `ACL`): where the dialect has `aclReadColumn` (SQLite), also a TEXT
- *   column `"ACL$read"` with the ACL's read principals (acl-read-column.ts).
+ * - ACL (an Object column named `ACL`): where the dialect has `aclReadColumn` (the SQLite adapter's
+ *   `sqliteAdapterDialect`), also a TEXT column `"ACL$read"` with its read principals (acl-read-column.ts).
  * - Relation: no column; a join table `"<namespace>__<className>$<col>"` with `owningId`, `relatedId`
  *   (primary key on both, index on relatedId).
  * - The query compilers rely on two more facts: TEXT columns keep SQLite's default BINARY

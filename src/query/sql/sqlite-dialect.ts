@@ -90,9 +90,19 @@ export const sqliteDialect: SqlDialect = {
   addColumn: 'ADD COLUMN',
   dropColumn: 'DROP COLUMN',
   keyOnlyTable: ' WITHOUT ROWID',
-  aclReadColumn: { contains: (text, needle) => sql`instr(${text}, ${param(needle)}) > 0` },
   insertIgnore: { prefix: 'INSERT OR IGNORE INTO', suffix: '' },
   // Writers hold the database lock for the whole IMMEDIATE transaction.
   lockRow: '',
   insertionOrder: { column: '', orderBy: 'rowid' },
+};
+
+/**
+ * The dialect of svcbase's own SQLite adapter: `sqliteDialect`, and the ACL filter reads the
+ * `ACL$read` column the adapter's tables keep (acl-read-column.ts). Not for other stores using the
+ * compilers: their rows would have to fill that column too, or every record with an ACL would read
+ * as public. `sqliteDialect` reads the ACL's JSON.
+ */
+export const sqliteAdapterDialect: SqlDialect = {
+  ...sqliteDialect,
+  aclReadColumn: { contains: (text, needle) => sql`instr(${text}, ${param(needle)}) > 0` },
 };

@@ -1,7 +1,7 @@
 import { svcError } from '../../core/errors.js';
 import type { StoredRecord, Value } from '../../core/values.js';
 import type { AggregatePlan, FindPlan, TableSchema, WhereNode } from '../../query/plan.js';
-import { type SqlSchemaView, compileAggregate, compileCount, compileCountUpTo, compileFind, sqliteDialect } from '../../query/sql/index.js';
+import { type SqlSchemaView, compileAggregate, compileCount, compileCountUpTo, compileFind, sqliteAdapterDialect } from '../../query/sql/index.js';
 import { physicalTableName } from '../../query/sql/layout.js';
 import { projectRecord } from '../kit/projection.js';
 import type { Awaitable, ReadOptions, TableRef } from '../port.js';
@@ -58,7 +58,7 @@ export class SqliteReads {
   find(ref: TableRef, plan: FindPlan, options: ReadOptions | undefined, inTransaction: boolean): Awaitable<StoredRecord[]> {
     const schema = this.core.getSchema(ref);
     if (!schema || inlineFind(schema, plan, this.rowBound(ref), this.inlineUnits)) return this.core.find(ref, plan);
-    const query = compileFind(ref.className, plan, this.view(ref.namespace), sqliteDialect);
+    const query = compileFind(ref.className, plan, this.view(ref.namespace), sqliteAdapterDialect);
     const matches = this.indexedMatches(ref, schema, plan.where, query.sql, query.parameters, inTransaction);
     if (matches !== null && inlineFind(schema, plan, matches, this.inlineUnits)) return this.core.find(ref, plan);
     const decode = (result: ReadResult): StoredRecord[] => {
@@ -72,7 +72,7 @@ export class SqliteReads {
   count(ref: TableRef, where: WhereNode, options: ReadOptions | undefined, inTransaction: boolean): Awaitable<number> {
     const schema = this.core.getSchema(ref);
     if (!schema || inlineCount(schema, where, this.rowBound(ref), this.inlineUnits)) return this.core.count(ref, where);
-    const query = compileCount(ref.className, where, this.view(ref.namespace), sqliteDialect);
+    const query = compileCount(ref.className, where, this.view(ref.namespace), sqliteAdapterDialect);
     const matches = this.indexedMatches(ref, schema, where, query.sql, query.parameters, inTransaction);
     if (matches !== null && inlineCount(schema, where, matches, this.inlineUnits)) return this.core.count(ref, where);
     return this.run({ kind: 'count', ...query }, options, inTransaction, (result) => result as number);
@@ -81,7 +81,7 @@ export class SqliteReads {
   aggregate(ref: TableRef, plan: AggregatePlan, options: ReadOptions | undefined, inTransaction: boolean): Awaitable<Array<Record<string, Value>>> {
     const schema = this.core.getSchema(ref);
     if (!schema || inlineAggregate(schema, plan, this.rowBound(ref), this.inlineUnits)) return this.core.aggregate(ref, plan);
-    const { query, decode } = compileAggregate(ref.className, plan, this.view(ref.namespace), sqliteDialect);
+    const { query, decode } = compileAggregate(ref.className, plan, this.view(ref.namespace), sqliteAdapterDialect);
     const matches = this.indexedMatches(ref, schema, plan.where, query.sql, query.parameters, inTransaction);
     if (matches !== null && inlineAggregate(schema, plan, matches, this.inlineUnits)) return this.core.aggregate(ref, plan);
     return this.run({ kind: 'rows', ...query }, options, inTransaction, (result) => (result as Row[]).map((row) => decode(row)));
@@ -107,7 +107,7 @@ export class SqliteReads {
    */
   private indexedMatches(ref: TableRef, schema: TableSchema, where: WhereNode, sql: string, parameters: readonly unknown[], inTransaction: boolean): number | null {
     if (!this.pool || inTransaction || drivingIndexedColumn(where, schema) === null || !this.searchesIndex(sql, parameters)) return null;
-    const probe = compileCountUpTo(ref.className, where, this.view(ref.namespace), sqliteDialect, PROBE_CAP + 1);
+    const probe = compileCountUpTo(ref.className, where, this.view(ref.namespace), sqliteAdapterDialect, PROBE_CAP + 1);
     const row = this.core.statements.get(probe.sql).get(...probe.parameters) as { n: number | bigint } | undefined;
     const matches = Number(row?.n ?? 0);
     return matches <= PROBE_CAP ? matches : null;

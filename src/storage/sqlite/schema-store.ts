@@ -15,7 +15,7 @@ import type { SqlDialect } from '../../query/sql/dialect.js';
 import type { CompiledQuery } from '../../query/sql/fragment.js';
 import type { SchemaDrop } from '../../query/sql/schema-drops.js';
 import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
-import { sqliteDialect } from '../../query/sql/sqlite-dialect.js';
+import { sqliteAdapterDialect } from '../../query/sql/sqlite-dialect.js';
 import type { TableRef } from '../port.js';
 import type { SqliteDatabase } from './database-shape.js';
 import type { StatementCache } from './statement-cache.js';
@@ -26,7 +26,7 @@ function execAll(db: SqliteDatabase, statements: readonly CompiledQuery[]): void
 }
 
 /** Creates the two bookkeeping tables of layout.ts when missing. */
-export function createBookkeeping(db: SqliteDatabase, dialect: SqlDialect = sqliteDialect): void {
+export function createBookkeeping(db: SqliteDatabase, dialect: SqlDialect = sqliteAdapterDialect): void {
   execAll(db, compileCreateBookkeeping(dialect));
 }
 
@@ -39,7 +39,7 @@ export class SchemaStore {
   constructor(
     private readonly db: SqliteDatabase,
     private readonly statements: StatementCache,
-    private readonly dialect: SqlDialect = sqliteDialect,
+    private readonly dialect: SqlDialect = sqliteAdapterDialect,
   ) {}
 
   /** The persisted schema of a table, or null when it does not exist. */

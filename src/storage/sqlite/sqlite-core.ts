@@ -2,7 +2,7 @@ import { configError } from '../../core/errors.js';
 import type { DateValue, StoredRecord, Value } from '../../core/values.js';
 import { mergeColumns } from '../../operators/column-types.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
-import { type SqlSchemaView, compileAggregate, compileCount, compileFind, sqliteDialect } from '../../query/sql/index.js';
+import { type SqlSchemaView, compileAggregate, compileCount, compileFind, sqliteAdapterDialect } from '../../query/sql/index.js';
 import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
 import { type SchemaDrop, planDropColumn, planDropIndex, planDropTable } from '../../query/sql/schema-drops.js';
 import { compileClearRelation, compileDeleteById, compileInsert, compileSelectById } from '../../query/sql/write-compiler.js';
@@ -112,7 +112,7 @@ export class SqliteCore {
     const key = names.join(',');
     let sql = texts.get(key);
     if (sql === undefined) {
-      sql = compileInsert(sqliteDialect, entry.physical, names, params).sql;
+      sql = compileInsert(sqliteAdapterDialect, entry.physical, names, params).sql;
       if (texts.size >= 64) texts.clear();
       texts.set(key, sql);
     }
@@ -126,7 +126,7 @@ export class SqliteCore {
     if (!schema) return null;
     let sql = this.getSql.get(schema);
     if (sql === undefined) {
-      sql = compileSelectById(sqliteDialect, entry.physical, objectId, arrayLayout(schema).names).sql;
+      sql = compileSelectById(sqliteAdapterDialect, entry.physical, objectId, arrayLayout(schema).names).sql;
       this.getSql.set(schema, sql);
     }
     const statement = this.statements.get(sql);
@@ -172,7 +172,7 @@ export class SqliteCore {
       const { changes } = this.statements.get(this.entry(ref).deleteById).run(objectId);
       if (changes === 0) return false;
       for (const column of relations) {
-        const clear = compileClearRelation(sqliteDialect, relationTableName(ref.namespace, ref.className, column), objectId);
+        const clear = compileClearRelation(sqliteAdapterDialect, relationTableName(ref.namespace, ref.className, column), objectId);
         this.statements.get(clear.sql).run(...clear.parameters);
       }
       return true;
@@ -184,7 +184,7 @@ export class SqliteCore {
     const schema = this.getSchema(ref);
     if (!schema) return [];
     const [statement, parameters] = this.prepared(schema, findShape(schema, plan), () =>
-      compileFind(ref.className, plan, this.view(ref.namespace), sqliteDialect),
+      compileFind(ref.className, plan, this.view(ref.namespace), sqliteAdapterDialect),
     );
     const projection = plan.projection;
     if (statement.raw) {
@@ -204,7 +204,7 @@ export class SqliteCore {
     const schema = this.getSchema(ref);
     if (!schema) return 0;
     const [statement, parameters] = this.prepared(schema, countShape(schema, where), () =>
-      compileCount(ref.className, where, this.view(ref.namespace), sqliteDialect),
+      compileCount(ref.className, where, this.view(ref.namespace), sqliteAdapterDialect),
     );
     const row = statement.get(...parameters) as { n: number | bigint } | undefined;
     return Number(row?.n ?? 0);
@@ -228,7 +228,7 @@ export class SqliteCore {
 
   aggregate(ref: TableRef, plan: AggregatePlan): Array<Record<string, Value>> {
     if (!this.getSchema(ref)) return [];
-    const { query, decode } = compileAggregate(ref.className, plan, this.view(ref.namespace), sqliteDialect);
+    const { query, decode } = compileAggregate(ref.className, plan, this.view(ref.namespace), sqliteAdapterDialect);
     return (this.statements.get(query.sql).all(...query.parameters) as Row[]).map((row) => decode(row));
   }
 
@@ -237,15 +237,15 @@ export class SqliteCore {
   }
 
   dropColumn(ref: TableRef, column: string): boolean {
-    return this.drop(ref, (schema) => planDropColumn(sqliteDialect, ref.namespace, schema, column));
+    return this.drop(ref, (schema) => planDropColumn(sqliteAdapterDialect, ref.namespace, schema, column));
   }
 
   dropIndex(ref: TableRef, name: string): boolean {
-    return this.drop(ref, (schema) => planDropIndex(sqliteDialect, ref.namespace, schema, name));
+    return this.drop(ref, (schema) => planDropIndex(sqliteAdapterDialect, ref.namespace, schema, name));
   }
 
   dropTable(ref: TableRef): boolean {
-    return this.drop(ref, (schema) => planDropTable(sqliteDialect, ref.namespace, schema));
+    return this.drop(ref, (schema) => planDropTable(sqliteAdapterDialect, ref.namespace, schema));
   }
 
   /** Plans a drop against the schema read inside the write transaction, runs it, and forgets every cached statement. */
@@ -322,7 +322,7 @@ export class SqliteCore {
     if (cached) return cached;
     const loaded = this.store.load(ref);
     const physical = physicalTableName(ref.namespace, ref.className);
-    const deleteById = compileDeleteById(sqliteDialect, physical, '').sql;
+    const deleteById = compileDeleteById(sqliteAdapterDialect, physical, '').sql;
     const entry: TableEntry = { schema: loaded ? freezeSchema(loaded) : null, physical, deleteById };
     // Only existing tables are cached: every unknown name a client asks for would otherwise stay (D9).
     if (loaded) this.tablesOf(ref.namespace).set(ref.className, entry);

@@ -2,7 +2,7 @@ import type { DateValue, StoredRecord } from '../../core/values.js';
 import { dateMs } from '../../core/values.js';
 import type { TableSchema } from '../../query/plan.js';
 import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
-import { sqliteDialect } from '../../query/sql/sqlite-dialect.js';
+import { sqliteAdapterDialect } from '../../query/sql/sqlite-dialect.js';
 import { type Assignment, compileAddRelation, compileRemoveRelation, compileSelectById, compileUpdate } from '../../query/sql/write-compiler.js';
 import type { FieldOp, TableRef } from '../port.js';
 import { type RelationOp, type ValueOp, appliedAssignments, directAssignments, updateShape } from '../sql/update-plan.js';
@@ -10,7 +10,7 @@ import type { SqliteDatabase } from './database-shape.js';
 import { decodeRow, encodeColumn } from './row-codec.js';
 import type { StatementCache } from './statement-cache.js';
 
-const DIALECT = sqliteDialect;
+const DIALECT = sqliteAdapterDialect;
 
 
 export interface UpdateDeps {

@@ -4,7 +4,7 @@ import { dateMs, dateValue } from '../../../src/core/values.js';
 import type { EvalEnv } from '../../../src/query/evaluate/index.js';
 import { applyProjection, runAggregate, runCount, runFind } from '../../../src/query/evaluate/index.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, TableSchema, WhereNode } from '../../../src/query/plan.js';
-import { compileAggregate, compileCount, compileFind, registerSqliteFunctions, sqliteDialect } from '../../../src/query/sql/index.js';
+import { type SqlDialect, compileAggregate, compileCount, compileFind, registerSqliteFunctions, sqliteAdapterDialect, sqliteDialect } from '../../../src/query/sql/index.js';
 import { ACL_READ_COLUMN, aclReadText, carriesAclRead } from '../../../src/query/sql/acl-read-column.js';
 import { geoLatColumn, geoLngColumn, physicalTableName, relationTableName, STORAGE_KIND } from '../../../src/query/sql/layout.js';
 
@@ -60,10 +60,11 @@ export class Fixture {
     return runFind(this.tables.get(className)?.records ?? [], plan, this.env(className)).map(normalize);
   }
 
-  sqlFind(className: string, plan: FindPlan): StoredRecord[] {
+  /** The SQLite adapter's dialect by default; `sqliteDialect` (what other stores get) reads the ACL's JSON instead of `ACL$read`. */
+  sqlFind(className: string, plan: FindPlan, dialect: SqlDialect = sqliteAdapterDialect): StoredRecord[] {
     const schema = this.schema(className);
     if (!schema) return [];
-    const q = compileFind(className, plan, this.view(), sqliteDialect);
+    const q = compileFind(className, plan, this.view(), dialect);
     const rows = this.db.prepare(q.sql).all(...q.parameters) as Array<Record<string, unknown>>;
     return rows.map((row) => normalize(applyProjection(decodeRow(schema, row), plan.projection)));
   }
@@ -72,9 +73,9 @@ export class Fixture {
     return runCount(this.tables.get(className)?.records ?? [], where, this.env(className));
   }
 
-  sqlCount(className: string, where: WhereNode): number {
+  sqlCount(className: string, where: WhereNode, dialect: SqlDialect = sqliteAdapterDialect): number {
     if (!this.schema(className)) return 0;
-    const q = compileCount(className, where, this.view(), sqliteDialect);
+    const q = compileCount(className, where, this.view(), dialect);
     return (this.db.prepare(q.sql).get(...q.parameters) as { n: number }).n;
   }
 
@@ -85,7 +86,7 @@ export class Fixture {
 
   sqlAggregate(className: string, plan: AggregatePlan): Array<Record<string, Value>> {
     if (!this.schema(className)) return [];
-    const { query, decode } = compileAggregate(className, plan, this.view(), sqliteDialect);
+    const { query, decode } = compileAggregate(className, plan, this.view(), sqliteAdapterDialect);
     return (this.db.prepare(query.sql).all(...query.parameters) as Array<Record<string, unknown>>).map((r) => decode(r));
   }
 
