@@ -128,14 +128,17 @@ describe('sandbox pool', () => {
     finish(workers[0]!, 1);
     pool.run({ key: 'app\u0000f', version: 2, source: 'v2' }, {}, 1000, recordingRun());
     finish(workers[0]!, 2);
+    // Another deployment in the same millisecond: the same version, another text.
     pool.run({ key: 'app\u0000g', version: 1, source: 'g1' }, {}, 1000, recordingRun());
     finish(workers[0]!, 3);
-    pool.run({ key: null, version: 1, source: 'fresh' }, {}, 1000, recordingRun());
+    pool.run({ key: 'app\u0000g', version: 1, source: 'g1 again' }, {}, 1000, recordingRun());
     finish(workers[0]!, 4);
     pool.run({ key: null, version: 1, source: 'fresh' }, {}, 1000, recordingRun());
     finish(workers[0]!, 5);
+    pool.run({ key: null, version: 1, source: 'fresh' }, {}, 1000, recordingRun());
+    finish(workers[0]!, 6);
     pool.run({ key: 'app\u0000f', version: 2, source: 'v2' }, {}, 1000, recordingRun());
-    expect(sources(workers[0]!)).toEqual(['v1', '-', 'v2', 'g1', 'fresh', 'fresh', '-']);
+    expect(sources(workers[0]!)).toEqual(['v1', '-', 'v2', 'g1', 'g1 again', 'fresh', 'fresh', '-']);
 
     timer.fireAll(); // the running job outlives its deadline: the worker is replaced
     workers[0]!.exit();

@@ -52,8 +52,8 @@ interface Slot {
   stopping: boolean;
   /** The running job first, then the one the worker starts next (it has sent nothing yet). */
   jobs: Job[];
-  /** The version of each keyed function whose source this worker was sent. */
-  readonly sources: Map<string, number>;
+  /** What this worker was last sent of each keyed function. */
+  readonly sources: Map<string, { readonly version: number; readonly source: string }>;
   cancelDeadline: () => void;
 }
 
@@ -64,11 +64,16 @@ function defaultSpawn(): () => Worker {
   return () => new Worker(file, { workerData: { resolveFrom: here } });
 }
 
-/** The function as this slot's worker needs it: its source only the first time it meets this key and version. */
+/**
+ * The function as this slot's worker needs it: its source only when the worker was not sent this
+ * key with this version and text before (the text is compared too: two deployments can share a
+ * millisecond; the same string object compares at once).
+ */
 function wireFunction(slot: Slot, fn: SandboxFunction): WireFunction {
   if (fn.key === null) return fn;
-  if (slot.sources.get(fn.key) === fn.version) return { key: fn.key, version: fn.version };
-  slot.sources.set(fn.key, fn.version);
+  const sent = slot.sources.get(fn.key);
+  if (sent && sent.version === fn.version && sent.source === fn.source) return { key: fn.key, version: fn.version };
+  slot.sources.set(fn.key, { version: fn.version, source: fn.source });
   return fn;
 }
 
