@@ -1,6 +1,6 @@
 /**
  * The functions group's service: a host-defined `hello`, a host route doing the same work
- * (`POST /1/bench/hello`), and (`deployHello`) the same function deployed as source.
+ * (`POST /1/bench/hello`), and (`deploy`) the same function deployed as source.
  */
 import type { Json } from '../src/core/wire-values.js';
 import { memoryStorage } from '../src/memory.js';
@@ -11,14 +11,15 @@ export const HEADERS = { 'x-svc-application-id': 'benchfn', 'x-svc-rest-api-key'
 export const BODY_TEXT = '{"name":"bench"}';
 export const DEPLOYED_SOURCE = 'function onRequest(request, response) { response.send("hello " + request.body.name) }';
 
-export function functionsBenchService(): Service {
+/** `inline: false` runs every deployed invocation on a worker thread (the default runs those that answer at once on the main thread). */
+export function functionsBenchService(options: { inline?: boolean } = {}): Service {
   return createService({
     storage: memoryStorage(),
     applications: [APP],
     captcha: false,
     users: false,
     realtime: false,
-    functions: { definitions: { hello: (request, response) => response.send(`hello ${String(request.body['name'])}`) } },
+    functions: { definitions: { hello: (request, response) => response.send(`hello ${String(request.body['name'])}`) }, deployed: { inline: options.inline ?? true } },
     features: [
       {
         id: 'bench-route',

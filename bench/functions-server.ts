@@ -2,6 +2,7 @@
  * The functions group's HTTP server, in a child process so the load generator does not share its
  * event loop: the service of bench/functions-app.ts with `helloDeployed` deployed, on node:http with
  * `toNodeListener`, on an ephemeral loopback port sent to the parent over IPC. Stops on `stop`.
+ * With `--worker`, deployed functions never run inline (every invocation on a worker thread).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,7 +13,8 @@ export interface FunctionsServerReady {
   readonly port: number;
 }
 
-const service = functionsBenchService();
+// `--worker`: every deployed invocation on a worker thread (deployed.inline: false).
+const service = functionsBenchService({ inline: !process.argv.includes('--worker') });
 const put = await deploy(service, 'helloDeployed', 'node', DEPLOYED_SOURCE);
 if (put.status !== 200) throw new Error(`deploy answered ${put.status}`);
 const server = createServer(toNodeListener(service));

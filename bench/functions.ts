@@ -4,10 +4,11 @@
  * (`POST /1/bench/hello`, the same body, the same reply shape), both through `service.handle()` on
  * one service, so the difference is the functions runtime: name check, suspension and concurrency
  * bookkeeping, timeout timer, response object, modules. Host-defined functions have no cold start
- * (they are plain functions). The same function deployed as source runs in QuickJS on a worker
- * thread, in the function's warm context: one call at a time, 16 in flight (both workers busy), with
- * `keepWarm: false` (a fresh runtime per invocation), and its cold start (a fresh service: the worker
- * thread and QuickJS's wasm loaded on the first call), each against the same route.
+ * (they are plain functions). The same function deployed as source runs in QuickJS, in the
+ * function's warm context, once on the main thread (inline, the default for a call that answers at
+ * once) and once on a worker thread (`deployed.inline: false`): one call at a time, 16 in flight,
+ * and over real HTTP; then with `keepWarm: false` (a fresh runtime per invocation), and its cold
+ * start (a fresh service: QuickJS's wasm loaded on the first call), each against the same route.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -102,10 +103,10 @@ async function coldStart(config: BenchConfig): Promise<Comparison & { detail: { 
   return { ours, reference, ratio: ours / reference, oursRounds: colds.map((ms) => 1000 / ms), referenceRounds: warms.map((ms) => 1000 / ms), oursWall: ours, referenceWall: reference, wallRatio: ours / reference, detail: { coldMs, warmMs, samples } };
 }
 
-/** The functions server (bench/functions-server.ts) in a child process. */
-function startServer(): Promise<{ child: ChildProcess; port: number }> {
+/** The functions server (bench/functions-server.ts) in a child process; `worker`: deployed functions never inline. */
+function startServer(worker: boolean): Promise<{ child: ChildProcess; port: number }> {
   const entry = import.meta.url.endsWith('.ts') ? './functions-server.ts' : './functions-server.mjs';
-  const child = fork(fileURLToPath(new URL(entry, import.meta.url)), [], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(new URL(entry, import.meta.url)), worker ? ['--worker'] : [], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('functions server did not start within 60 s')), 60_000);
     child.once('message', (ready: FunctionsServerReady) => {
@@ -151,80 +152,113 @@ async function overHttp(config: BenchConfig, port: number, path: string): Promis
   };
 }
 
+/** Each deployed row twice: inline (the default: QuickJS on the main thread when the call answers at once) and on a worker. */
+const RUNTIMES = [
+  { inline: true, label: 'inline: QuickJS on the main thread' },
+  { inline: false, label: 'deployed.inline: false: QuickJS on a worker thread' },
+] as const;
+
+/** Stops a functions server child and waits for it to exit. */
+async function stopServer(server: { child: ChildProcess }): Promise<void> {
+  server.child.send('stop');
+  await new Promise((resolve) => server.child.once('exit', resolve));
+}
+
 export async function run(config: BenchConfig): Promise<ResultRow[]> {
   const service = functionsBenchService();
+  const workerService = functionsBenchService({ inline: false });
   try {
-    const call = (path: string) => () => service.handle({ method: 'POST', path, search: '', headers: HEADERS, body: BODY });
-    const check = async (path: string) => {
-      const res = await call(path)();
+    const callOn = (on: typeof service) => (path: string) => () => on.handle({ method: 'POST', path, search: '', headers: HEADERS, body: BODY });
+    const call = callOn(service);
+    const check = async (on: typeof service, path: string) => {
+      const res = await callOn(on)(path)();
       if (res.status !== 200 || !String(res.body).includes('hello bench')) throw new Error(`${path} answered ${res.status} ${String(res.body)}`);
     };
-    await check('/1/functions/hello');
-    await check('/1/bench/hello');
+    await check(service, '/1/functions/hello');
+    await check(service, '/1/bench/hello');
     config.log('functions: invocation through service.handle');
     const result = await compare(config, call('/1/functions/hello'), call('/1/bench/hello'));
-    const put = await deploy(service, 'helloDeployed', 'node', DEPLOYED_SOURCE);
-    if (put.status !== 200) throw new Error(`deploy answered ${put.status} ${String(put.body)}`);
-    await check('/1/functions/helloDeployed');
-    config.log('functions: a deployed function (QuickJS on a worker thread)');
-    const deployed = await compare(config, call('/1/functions/helloDeployed'), call('/1/bench/hello'), { clock: 'wall' });
-    config.log('functions: a deployed function against a bare worker round trip');
-    const echo = workerRoundTrip();
-    const hop = await compare(config, call('/1/functions/helloDeployed'), echo.op, { clock: 'wall' }).finally(echo.close);
-    config.log(`functions: a deployed function, ${IN_FLIGHT} in flight`);
-    const concurrent = perRequest(await compare(config, inFlight(call('/1/functions/helloDeployed')), inFlight(call('/1/bench/hello')), { clock: 'wall' }));
-    config.log('functions: a deployed function with keepWarm: false');
-    const fresh = await freshRuntime(config, call('/1/bench/hello'));
-    config.log('functions: cold start of a deployed function');
-    const cold = await coldStart(config);
-    config.log('functions: over real HTTP (a child process serving node:http)');
-    const server = await startServer();
-    let httpHost: Awaited<ReturnType<typeof overHttp>>;
-    let httpDeployed: Awaited<ReturnType<typeof overHttp>>;
-    try {
-      httpHost = await overHttp(config, server.port, '/1/functions/hello');
-      httpDeployed = await overHttp(config, server.port, '/1/functions/helloDeployed');
-    } finally {
-      server.child.send('stop');
-      await new Promise((resolve) => server.child.once('exit', resolve));
-    }
-    const javaDeploy = await deploy(service, 'helloJava', 'java', JAVA_SOURCE);
-    let java: Comparison | null = null;
-    if (javaDeploy.status === 200) {
-      await check('/1/functions/helloJava');
-      config.log('functions: a Java function (the application\'s JVM worker, warm)');
-      java = await compare(config, call('/1/functions/helloJava'), call('/1/bench/hello'), { clock: 'wall' });
-    } else config.log(`functions: no Java row (${String(javaDeploy.body).slice(0, 120)})`);
-    return [
+    const rows: ResultRow[] = [
       comparisonRow('functions', 'POST /1/functions/hello (host-defined) vs a host route doing the same', 'host route', result, 0.5, {
         unit: 'req/s',
         note: 'in-process through service.handle (no sockets): the difference is the functions runtime',
       }),
-      comparisonRow('functions', 'POST /1/functions/helloDeployed (deployed source, QuickJS on a worker thread) vs a host route doing the same', 'host route', deployed, 0.5, {
-        unit: 'req/s',
-        note: 'wall clock, one call at a time; each invocation: the function\'s warm QuickJS context, two thread hops, JSON across the boundary',
-      }),
-      comparisonRow('functions', 'POST /1/functions/helloDeployed, one call at a time, vs a bare round trip to a worker thread (the limit of one call at a time)', 'worker echo', hop, null, {
-        unit: 'req/s',
-        note: 'wall clock; the echo answers the same run message, with no HTTP, runner or QuickJS work',
-      }),
-      comparisonRow('functions', `POST /1/functions/helloDeployed, ${IN_FLIGHT} in flight (2 worker threads) vs the host route, ${IN_FLIGHT} in flight`, 'host route', concurrent, 0.5, {
-        unit: 'req/s',
-        note: 'wall clock; both sides per request',
-      }),
-      comparisonRow('functions', 'over HTTP: POST /1/functions/hello (host-defined) vs a host route doing the same', 'host route over HTTP', httpHost, 0.5, {
-        unit: 'req/s',
-        note: `autocannon, 10 connections, to a child process's node:http server; p99 ${httpHost.p99[0]} vs ${httpHost.p99[1]} ms${httpHost.bad > 0 ? `; ${httpHost.bad} bad responses` : ''}`,
-      }),
-      comparisonRow('functions', 'over HTTP: POST /1/functions/helloDeployed (deployed, QuickJS on a worker thread) vs a host route doing the same', 'host route over HTTP', httpDeployed, 0.5, {
-        unit: 'req/s',
-        note: `autocannon, 10 connections (two worker threads busy); p99 ${httpDeployed.p99[0]} vs ${httpDeployed.p99[1]} ms${httpDeployed.bad > 0 ? `; ${httpDeployed.bad} bad responses` : ''}`,
-      }),
+    ];
+    for (const runtime of RUNTIMES) {
+      const on = runtime.inline ? service : workerService;
+      const put = await deploy(on, 'helloDeployed', 'node', DEPLOYED_SOURCE);
+      if (put.status !== 200) throw new Error(`deploy answered ${put.status} ${String(put.body)}`);
+      await check(on, '/1/functions/helloDeployed');
+      config.log(`functions: a deployed function (${runtime.label})`);
+      const deployed = await compare(config, callOn(on)('/1/functions/helloDeployed'), call('/1/bench/hello'), { clock: 'wall' });
+      config.log(`functions: a deployed function (${runtime.label}), ${IN_FLIGHT} in flight`);
+      const concurrent = perRequest(await compare(config, inFlight(callOn(on)('/1/functions/helloDeployed')), inFlight(call('/1/bench/hello')), { clock: 'wall' }));
+      rows.push(
+        comparisonRow('functions', `POST /1/functions/helloDeployed (deployed source, ${runtime.label}) vs a host route doing the same`, 'host route', deployed, 0.5, {
+          unit: 'req/s',
+          note: runtime.inline
+            ? "wall clock, one call at a time; each invocation: the function's warm QuickJS context on the main thread, JSON across the boundary"
+            : "wall clock, one call at a time; each invocation: the function's warm QuickJS context, two thread hops, JSON across the boundary",
+        }),
+        comparisonRow('functions', `POST /1/functions/helloDeployed (${runtime.label}), ${IN_FLIGHT} in flight, vs the host route, ${IN_FLIGHT} in flight`, 'host route', concurrent, 0.5, {
+          unit: 'req/s',
+          note: runtime.inline ? 'wall clock; both sides per request' : 'wall clock; both sides per request; 2 worker threads',
+        }),
+      );
+      if (!runtime.inline) {
+        config.log('functions: a deployed function on a worker against a bare worker round trip');
+        const echo = workerRoundTrip();
+        const hop = await compare(config, callOn(on)('/1/functions/helloDeployed'), echo.op, { clock: 'wall' }).finally(echo.close);
+        rows.push(
+          comparisonRow('functions', 'POST /1/functions/helloDeployed on a worker, one call at a time, vs a bare round trip to a worker thread (the limit of one call at a time there)', 'worker echo', hop, null, {
+            unit: 'req/s',
+            note: 'wall clock; the echo answers the same run message, with no HTTP, runner or QuickJS work',
+          }),
+        );
+      }
+    }
+    config.log('functions: over real HTTP (a child process serving node:http)');
+    for (const worker of [false, true]) {
+      const server = await startServer(worker);
+      try {
+        if (!worker) {
+          const httpHost = await overHttp(config, server.port, '/1/functions/hello');
+          rows.push(
+            comparisonRow('functions', 'over HTTP: POST /1/functions/hello (host-defined) vs a host route doing the same', 'host route over HTTP', httpHost, 0.5, {
+              unit: 'req/s',
+              note: `autocannon, 10 connections, to a child process's node:http server; p99 ${httpHost.p99[0]} vs ${httpHost.p99[1]} ms${httpHost.bad > 0 ? `; ${httpHost.bad} bad responses` : ''}`,
+            }),
+          );
+        }
+        const httpDeployed = await overHttp(config, server.port, '/1/functions/helloDeployed');
+        rows.push(
+          comparisonRow('functions', `over HTTP: POST /1/functions/helloDeployed (deployed, ${RUNTIMES[worker ? 1 : 0].label}) vs a host route doing the same`, 'host route over HTTP', httpDeployed, 0.5, {
+            unit: 'req/s',
+            note: `autocannon, 10 connections${worker ? ' (two worker threads busy)' : ''}; p99 ${httpDeployed.p99[0]} vs ${httpDeployed.p99[1]} ms${httpDeployed.bad > 0 ? `; ${httpDeployed.bad} bad responses` : ''}`,
+          }),
+        );
+      } finally {
+        await stopServer(server);
+      }
+    }
+    config.log('functions: a deployed function with keepWarm: false');
+    const fresh = await freshRuntime(config, call('/1/bench/hello'));
+    config.log('functions: cold start of a deployed function');
+    const cold = await coldStart(config);
+    const javaDeploy = await deploy(service, 'helloJava', 'java', JAVA_SOURCE);
+    let java: Comparison | null = null;
+    if (javaDeploy.status === 200) {
+      await check(service, '/1/functions/helloJava');
+      config.log('functions: a Java function (the application\'s JVM worker, warm)');
+      java = await compare(config, call('/1/functions/helloJava'), call('/1/bench/hello'), { clock: 'wall' });
+    } else config.log(`functions: no Java row (${String(javaDeploy.body).slice(0, 120)})`);
+    return [
+      ...rows,
       comparisonRow('functions', 'POST /1/functions/fresh (deployed, keepWarm: false: a fresh QuickJS runtime per invocation) vs a host route doing the same', 'host route', fresh, null, {
         unit: 'req/s',
         note: 'wall clock; the prelude and the source parsed on every invocation',
       }),
-      comparisonRow('functions', 'first call of a deployed function on a fresh service (worker start, QuickJS load) vs a warm call', 'warm call', cold, null, {
+      comparisonRow('functions', 'first call of a deployed function on a fresh service (QuickJS loaded, the source parsed) vs a warm call', 'warm call', cold, null, {
         unit: 'calls/s',
         note: `cold ${cold.detail.coldMs.toFixed(1)} ms, warm ${cold.detail.warmMs.toFixed(2)} ms (median of ${cold.detail.samples})`,
       }),
@@ -239,5 +273,6 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
     ];
   } finally {
     await service.close();
+    await workerService.close();
   }
 }

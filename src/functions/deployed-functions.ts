@@ -8,8 +8,11 @@ import type { CloudFunction, FunctionModules } from './contract.js';
 import type { FunctionLogs } from './function-logs.js';
 import type { FunctionTimer } from './function-runner.js';
 import type { JavaFunctions } from './java/java-functions.js';
-import { type SandboxLimits, loadQuickJs, syntaxErrorOf } from './sandbox/quickjs-sandbox.js';
-import { SandboxPool } from './sandbox/sandbox-pool.js';
+import { InlineSandbox } from './sandbox/inline-sandbox.js';
+import { type SandboxLimits, loadQuickJs, newQuickJsInstance, syntaxErrorOf } from './sandbox/quickjs-sandbox.js';
+import { type SandboxRun, SandboxPool } from './sandbox/sandbox-pool.js';
+import { sandboxRequestText } from './sandbox/sandbox-prelude.js';
+import { sandboxPackages } from './sandbox-libraries.js';
 
 export interface DeployedFunctionsDeps {
   readonly store: CloudCodeStore;
@@ -19,6 +22,8 @@ export interface DeployedFunctionsDeps {
   readonly workers: number;
   /** Keep a function's QuickJS context between its invocations (its globals persist); false: fresh each time. */
   readonly keepWarm: boolean;
+  /** Run warm invocations that answer at once on the main thread (inline-sandbox.ts); false: always on a worker. */
+  readonly inline: boolean;
   /** How long a worker may stay busy with one invocation of the caller's application before it is replaced. */
   readonly deadlineFor: (caller: Caller) => number;
   readonly timer: FunctionTimer;
@@ -47,6 +52,10 @@ async function callModule(modules: FunctionModules, module: string, method: stri
 export class DeployedFunctions {
   private pool: SandboxPool | null = null;
   private quickjs: Promise<QuickJSWASMModule> | null = null;
+  /** Inline runs (inline-sandbox.ts): undefined until first asked for and loaded, null when off. */
+  private inline: InlineSandbox | null | undefined;
+  private inlineLoading: Promise<InlineSandbox | null> | null = null;
+  private closed = false;
 
   constructor(private readonly deps: DeployedFunctionsDeps) {}
 
@@ -79,6 +88,8 @@ export class DeployedFunctions {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    this.inline?.dispose();
     await this.pool?.close();
     await this.deps.java?.close();
   }
@@ -91,16 +102,30 @@ export class DeployedFunctions {
     return this.quickjs;
   }
 
+  /**
+   * The inline sandbox (its QuickJS instance loads on first use; the first invocations wait for it,
+   * so a function's warm state does not start on a worker just because the instance was loading),
+   * or null when inline runs are off or QuickJS is missing (the workers answer the coded error).
+   */
+  private inlineSandbox(): InlineSandbox | null | Promise<InlineSandbox | null> {
+    if (!this.deps.inline || !this.deps.keepWarm) return null;
+    if (this.inline !== undefined) return this.inline;
+    this.inlineLoading ??= newQuickJsInstance().then(
+      (quickjs) => (this.inline = this.closed ? null : new InlineSandbox(quickjs, sandboxPackages(import.meta.url), this.deps.limits, this.deps.logger)),
+      () => (this.inline = null),
+    );
+    return this.inlineLoading;
+  }
+
   private functionOf(appId: string, deployed: DeployedSource, deadlineMs: number): CloudFunction {
     const { logs, limits } = this.deps;
-    return (request, response, modules) =>
-      new Promise<void>((resolve, reject) => {
-        this.pool ??= new SandboxPool({ size: this.deps.workers, limits, timer: this.deps.timer, logger: this.deps.logger });
+    return async (request, response, modules) => {
+      const pending = this.inlineSandbox();
+      const inline = pending instanceof Promise ? await pending : pending;
+      return new Promise<void>((resolve, reject) => {
         const fn = { key: this.deps.keepWarm ? `${appId}\u0000${deployed.name}` : null, version: deployed.updatedAt, source: deployed.source };
-        // The raw bytes cross as base64; the prelude turns them back into a Uint8Array.
-        const sandboxRequest: Json = { method: request.method, body: request.body, query: request.query, headers: request.headers, path: request.path ?? null };
-        if (request.raw) sandboxRequest['raw'] = { __bytes: Buffer.from(request.raw).toString('base64') };
-        this.pool.run(fn, sandboxRequest, deadlineMs, {
+        const requestText = sandboxRequestText({ method: request.method, body: request.body, query: request.query, path: request.path ?? null }, request.headers, request.raw);
+        const run: SandboxRun = {
           call: (module, method, args) => callModule(modules, module, method, args),
           setHeader: (headers) => modules.oData.setHeader(headers),
           log: (level, message) => logs.append(appId, deployed.name, level, message),
@@ -111,7 +136,11 @@ export class DeployedFunctions {
             resolve();
           },
           fail: (error) => reject(isSvcError(error) && error.errorName === 'functionCpuExceeded' ? svcError('functionCpuExceeded', deployed.name, limits.cpuTicks) : error),
-        });
+        };
+        if (inline?.tryRun(fn, requestText, run)) return;
+        this.pool ??= new SandboxPool({ size: this.deps.workers, limits, timer: this.deps.timer, logger: this.deps.logger });
+        this.pool.run(fn, requestText, deadlineMs, run);
       });
+    };
   }
 }

@@ -63,6 +63,14 @@ export interface DeployedOptions {
    * Node.js process. `false` gives every invocation a fresh runtime (about 20x slower).
    */
   readonly keepWarm?: boolean;
+  /**
+   * Run a warm invocation on the main thread when it answers at once (default true): one that
+   * finishes within about a millisecond of QuickJS work, makes no module call and sets no timer
+   * (D130).
+   * Anything else is run again on a worker, its first attempt unseen. `false`: always on a worker.
+   * Needs `keepWarm`.
+   */
+  readonly inline?: boolean;
   /** Log lines kept per application, in bytes (default 10 MiB). */
   readonly logBytes?: number;
 }
@@ -131,6 +139,7 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
             limits: { ...DEFAULT_SANDBOX_LIMITS, ...deployedOptions.sandbox },
             workers: deployedOptions.workers ?? 2,
             keepWarm: deployedOptions.keepWarm ?? true,
+            inline: deployedOptions.inline ?? true,
             // The function's own timeout (its application's, when set) plus a grace.
             deadlineFor: (caller: Caller) => (ctx.settings(caller.app).timeoutMs ?? limits.timeoutMs) + 5000,
             timer,

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
 import { manualTimer } from './manual-timer.js';
 
@@ -169,6 +169,25 @@ describe('deployed cloud functions', () => {
     expect((await call('silent', { answer: true })).body).toEqual({ result: 'answered' });
   });
 
+  it('makes each module call once, whether the function answered at once (inline) or had to wait (a worker)', async () => {
+    await deploy('counter', 'var n = 0; function onRequest(q, r) { n++; r.send(n) }');
+    const counts: unknown[] = [];
+    for (let i = 0; i < 5; i++) counts.push((await call('counter')).body.result);
+    expect(counts).toEqual([1, 2, 3, 4, 5]);
+    // Sent at once, then a write: the inline attempt is thrown away unseen, the worker writes once.
+    await deploy('sendThenWrite', 'function onRequest(q, r, m) { r.send("ok"); m.oData.insert({ table: "OnceLog", data: { k: q.body.k } }, function () {}) }');
+    await deploy('writeThenSend', 'function onRequest(q, r, m) { m.oData.insert({ table: "OnceLog", data: { k: q.body.k } }, function (e, d) { r.send(JSON.parse(d).objectId) }) }');
+    expect((await call('sendThenWrite', { k: 'a' })).body).toEqual({ result: 'ok' });
+    expect((await call('writeThenSend', { k: 'b' })).body.result).toEqual(expect.any(String));
+    const rows = async (k: string) => (await server.request('GET', `/1/classes/OnceLog?where=${encodeURIComponent(JSON.stringify({ k }))}`)).body.results.length;
+    await vi.waitFor(async () => expect(await rows('a')).toBe(1));
+    expect(await rows('b')).toBe(1);
+    // Inline or not, later calls see the same function.
+    expect((await call('sendThenWrite', { k: 'c' })).body).toEqual({ result: 'ok' });
+    await vi.waitFor(async () => expect(await rows('c')).toBe(1));
+    expect(await rows('a')).toBe(1);
+  });
+
   it('keeps the sources table out of the schema API: not listed, not changed, not dropped', async () => {
     expect((await deploy('listedNot', 'function onRequest(request, response) { response.send(1) }')).status).toBe(200);
     const names = ((await master('GET', '/1/schemas')).body.results as Array<{ className: string }>).map((s) => s.className);
@@ -211,5 +230,20 @@ describe('per-application function limits (featureSettings.functions)', () => {
       await server.close();
     }
     await expect(startTestServer({ captcha: false, applications: [{ ...TEST_APP, featureSettings: { functions: { timeoutMs: 0 } } }], functions: {} })).rejects.toMatchObject({ code: 11116 });
+  });
+});
+
+describe('deployed functions with inline runs off (deployed.inline: false)', () => {
+  it('runs every invocation on a worker, with the same answers', async () => {
+    const server = await startTestServer({ captcha: false, functions: { deployed: { inline: false, workers: 1 } } });
+    try {
+      const deploy = (name: string, source: string) => server.request('PUT', `/1/cloudCode/${name}`, { body: { language: 'node', source }, auth: 'master' });
+      await deploy('counter', 'var n = 0; function onRequest(q, r) { n++; r.status(201).send(n + " " + q.headers["x-svc-application-id"]) }');
+      const answers: unknown[] = [];
+      for (let i = 0; i < 3; i++) answers.push((await server.request('POST', '/1/functions/counter', { body: {} })).body.result);
+      expect(answers).toEqual([`1 ${TEST_APP.applicationId}`, `2 ${TEST_APP.applicationId}`, `3 ${TEST_APP.applicationId}`]);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -75,6 +75,18 @@ export function loadQuickJs(resolveFrom: string = import.meta.url): Promise<Quic
   return loading;
 }
 
+/**
+ * A QuickJS instance of its own (a wasm module and heap of its own, not the one `loadQuickJs`
+ * shares), for a user that must be able to throw its instance away.
+ */
+export async function newQuickJsInstance(resolveFrom: string = import.meta.url): Promise<QuickJSWASMModule> {
+  const require = createRequire(resolveFrom);
+  await loadQuickJs(resolveFrom);
+  const core = require('quickjs-emscripten-core') as typeof import('quickjs-emscripten-core');
+  const loaded = require('@jitl/quickjs-wasmfile-release-sync') as { default?: unknown };
+  return core.newQuickJSWASMModuleFromVariant((loaded.default ?? loaded) as Parameters<typeof core.newQuickJSWASMModuleFromVariant>[0]);
+}
+
 /** A syntax error of a source, `line N: message`, or null when it compiles. */
 export function syntaxErrorOf(quickjs: QuickJSWASMModule, source: string): string | null {
   const runtime = quickjs.newRuntime();
@@ -111,6 +123,13 @@ export interface SandboxHost {
   fail(message: string, cpu: boolean): void;
   /** The runtime is gone: the function sent, failed, or can no longer send. */
   idle(): void;
+  /**
+   * Optional: asked before a synchronous host call (`kind`: setHeader, hash, log, clearTimer,
+   * library, random, rsa, gzip, ungzip, convert) runs; false answers the sandbox an error instead.
+   */
+  permitsSync?(kind: string, args: readonly unknown[]): boolean;
+  /** Optional: told when the function starts an asynchronous host call or a timer. */
+  wentAsync?(): void;
 }
 
 /** One invocation's side of the context: who receives its reply and module calls. */
@@ -208,6 +227,8 @@ export class SandboxContext {
     const prelude = this.context.evalCode(SANDBOX_PRELUDE, 'prelude.js');
     if (prelude.error) return this.errorMessage(prelude.error);
     this.start = prelude.value;
+    // The budget is the function's: the prelude is the same fixed cost for every function.
+    this.ticks = 0;
     const loaded = this.context.evalCode(this.source, 'function.js');
     if (loaded.error) return this.errorMessage(loaded.error);
     loaded.value.dispose();
@@ -225,7 +246,8 @@ export class SandboxContext {
     const invocation = this.current;
     if (!invocation || invocation.finished) return;
     invocation.finished = true;
-    invocation.host.send(JSON.parse(replyText) as { value: Json; status: number; headers: Record<string, string> });
+    // The prelude's encodeReply: 's' and a plain 200 text, or 'j' and the reply's JSON.
+    invocation.host.send(replyText.startsWith('s') ? { value: replyText.slice(1), status: 200, headers: {} } : (JSON.parse(replyText.slice(1)) as { value: Json; status: number; headers: Record<string, string> }));
   }
 
   private failWith(message: string): void {
@@ -241,9 +263,12 @@ export class SandboxContext {
     const runtime = this.runtime;
     const invocation = this.current;
     if (!runtime || !invocation) return;
-    const jobs = runtime.executePendingJobs();
-    if (jobs.error) this.failWith(this.errorMessage(jobs.error));
-    else jobs.dispose();
+    // Most warm calls leave no job: asking is one wasm call, running the queue several.
+    if (runtime.hasPendingJob()) {
+      const jobs = runtime.executePendingJobs();
+      if (jobs.error) this.failWith(this.errorMessage(jobs.error));
+      else jobs.dispose();
+    }
     // An interrupted promise job becomes a rejection, not a job error: the budget tells.
     if (this.ticks > this.limits.cpuTicks) this.failWith('interrupted');
     const quiet = this.pendingHostCalls.size === 0 && !runtime.hasPendingJob();
@@ -275,6 +300,7 @@ export class SandboxContext {
       const host = this.current?.host;
       const args = JSON.parse(context.getString(argsText)) as unknown[];
       const kind = context.getString(kindHandle);
+      if (host?.permitsSync && !host.permitsSync(kind, args)) return context.newError(`${kind.slice(0, 32)} is not available here`);
       switch (kind) {
         case 'setHeader':
           host?.setHeader(args[0] as Record<string, string>);
@@ -319,6 +345,7 @@ export class SandboxContext {
       const deferred = context.newPromise();
       const host = this.current?.host;
       this.pendingHostCalls.add(deferred);
+      host?.wentAsync?.();
       const known = (Object.hasOwn(BRIDGED, module) && Object.hasOwn(BRIDGED[module]!, method)) || (module === 'oHttp' && (method === 'get' || method === 'post'));
       const answer =
         module === 'timer'

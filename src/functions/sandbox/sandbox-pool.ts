@@ -98,12 +98,13 @@ export class SandboxPool {
   }
 
   /**
-   * Queues one invocation; a worker still busy with it after `deadlineMs` is terminated and replaced.
+   * Queues one invocation of `fn` with the request's text (`sandboxRequestText`); a worker still
+   * busy with it after `deadlineMs` is terminated and replaced.
    */
-  run(fn: SandboxFunction, request: Json, deadlineMs: number, run: SandboxRun): void {
+  run(fn: SandboxFunction, requestText: string, deadlineMs: number, run: SandboxRun): void {
     if (this.closed) return run.fail(svcError('functionRuntimeMissing', 'the service is closing'));
     if (this.broken) return run.fail(svcError('functionRuntimeMissing', this.broken));
-    this.queue.push({ id: this.nextId++, deadlineMs, fn, requestText: JSON.stringify(request), run });
+    this.queue.push({ id: this.nextId++, deadlineMs, fn, requestText, run });
     this.dispatch();
   }
 

@@ -7,6 +7,17 @@
  * and `__fail`. Nothing of the host's objects is ever handed to the function. The prelude evaluates
  * to the function that starts one invocation from the request's JSON text.
  */
+import type { Json } from '../../core/wire-values.js';
+
+/**
+ * A request as the prelude's start takes it: the JSON of the rest, the headers' JSON and the raw
+ * body's base64, split by U+0001 (JSON text holds control characters only escaped), so the sandbox
+ * parses the headers and decodes the bytes only if the function reads them.
+ */
+export function sandboxRequestText(rest: Json, headers: Readonly<Record<string, string>>, raw: Uint8Array | undefined): string {
+  return `${JSON.stringify(rest)}\u0001${JSON.stringify(headers)}\u0001${raw ? Buffer.from(raw).toString('base64') : ''}`;
+}
+
 export const SANDBOX_PRELUDE = String.raw`
 'use strict';
 (function (global) {
@@ -218,27 +229,62 @@ export const SANDBOX_PRELUDE = String.raw`
   let currentHub = null;
   Object.defineProperty(modules, 'oEvent', { get: () => (currentHub ??= eventHub()), enumerable: true });
   /**
+   * request.raw and request.headers are decoded when first read (most functions never do): each an
+   * accessor, shared by every request, over the encoded text kept under a symbol, that turns into a
+   * plain data property on first use.
+   */
+  const ENCODED = Symbol('encoded');
+  const settle = (target, name, value) => Object.defineProperty(target, name, { value, writable: true, configurable: true, enumerable: true });
+  const decodedOnRead = (name, decode) => ({
+    configurable: true,
+    enumerable: true,
+    get() { const value = decode(this[ENCODED][name]); settle(this, name, value); return value; },
+    set(value) { settle(this, name, value); },
+  });
+  const RAW_ON_READ = decodedOnRead('raw', (base64) => bytesFromBase64(base64));
+  const HEADERS_ON_READ = decodedOnRead('headers', (text) => JSON.parse(text));
+  /**
+   * A reply as start returns it and respond takes it: 's' and the text of a plain reply (a string
+   * without NUL, status 200, no header set), else 'j' and {value, status, headers} as JSON. (The
+   * host reads the text as a C string: a NUL would end it.)
+   */
+  const encodeReply = (value, status, headers, headersSet) =>
+    status === 200 && !headersSet && typeof value === 'string' && value.indexOf('\u0000') < 0
+      ? 's' + value
+      : 'j' + JSON.stringify({ value: value === undefined ? null : value, status, headers });
+  /**
    * One invocation: a fresh response each time, so a warm context carries no reply state over. A
    * reply sent before onRequest returns is start's return value (a host call costs more than the
    * function itself); one sent later goes through respond. '' when nothing was sent yet.
+   * requestText is the request's JSON; or, split by U+0001 characters (JSON text holds control
+   * characters only escaped), the JSON of the rest, the headers' JSON and the raw body's base64,
+   * decoded when first read.
    */
   const start = function (requestText) {
     let status = 200;
     const headers = {};
+    let headersSet = false;
     let entered = true;
     let early = '';
     const send = (value) => {
-      const text = JSON.stringify({ value: value === undefined ? null : value, status, headers });
+      const text = encodeReply(value, status, headers, headersSet);
       if (!entered) respond(text);
       else if (early === '') early = text;
     };
     const response = {
       send, end: send,
-      setHeader(name, value) { headers[String(name)] = String(value); },
-      status(code) { status = Number(code); return response; },
+      setHeader(name, value) { headers[String(name)] = String(value); headersSet = true; },
+      status(code) { status = Number(code); return this; },
     };
-    const request = JSON.parse(requestText);
-    if (request.raw) request.raw = bytesFromBase64(request.raw.__bytes);
+    const cut = requestText.indexOf('\u0001');
+    const request = JSON.parse(cut < 0 ? requestText : requestText.slice(0, cut));
+    if (cut >= 0) {
+      const rawAt = requestText.indexOf('\u0001', cut + 1) + 1;
+      const raw = requestText.slice(rawAt);
+      request[ENCODED] = { headers: requestText.slice(cut + 1, rawAt - 1), raw };
+      Object.defineProperty(request, 'headers', HEADERS_ON_READ);
+      if (raw !== '') Object.defineProperty(request, 'raw', RAW_ON_READ);
+    } else if (request.raw) request.raw = bytesFromBase64(request.raw.__bytes);
     const exported = (global.module && global.module.exports) || global.exports || {};
     const entry = typeof global.onRequest === 'function' ? global.onRequest : typeof exported.onRequest === 'function' ? exported.onRequest : null;
     if (!entry) { fail('the source defines no onRequest(request, response, modules) function'); return ''; }

@@ -1,4 +1,5 @@
 import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
+import type { Json } from '../../core/wire-values.js';
 import type { SandboxPackages } from '../sandbox-libraries.js';
 import { type SandboxHost, type SandboxLimits, SandboxContext } from './quickjs-sandbox.js';
 
@@ -19,6 +20,42 @@ function sameLimits(a: SandboxLimits, b: SandboxLimits): boolean {
 }
 
 /**
+ * The invocation's host, with `kept` run on idle before the host hears of it. Delegates rather than
+ * spreads: `host` may be a class instance, whose methods a spread drops.
+ */
+class KeptWhenIdle implements SandboxHost {
+  constructor(
+    private readonly host: SandboxHost,
+    private readonly kept: () => void,
+  ) {}
+  call(module: string, method: string, args: unknown[]): Promise<Json> {
+    return this.host.call(module, method, args);
+  }
+  setHeader(headers: Record<string, string>): void {
+    this.host.setHeader(headers);
+  }
+  log(level: string, message: string): void {
+    this.host.log(level, message);
+  }
+  send(reply: { value: Json; status: number; headers: Record<string, string> }): void {
+    this.host.send(reply);
+  }
+  fail(message: string, cpu: boolean): void {
+    this.host.fail(message, cpu);
+  }
+  permitsSync(kind: string, args: readonly unknown[]): boolean {
+    return this.host.permitsSync?.(kind, args) ?? true;
+  }
+  wentAsync(): void {
+    this.host.wentAsync?.();
+  }
+  idle(): void {
+    this.kept();
+    this.host.idle();
+  }
+}
+
+/**
  * A worker's idle QuickJS contexts, one per deployed function (its key: the application and the
  * name), so the next invocation of the same deployment skips parsing the prelude and the source. A
  * key never reaches another application's or function's context; a redeploy or changed limits start
@@ -34,8 +71,11 @@ export class WarmContexts {
     private readonly capacity = DEFAULT_CAPACITY,
   ) {}
 
-  /** Starts one invocation of `fn` with the request's JSON text; `host.idle()` reports its end. */
-  invoke(fn: SandboxFunction, requestText: string, limits: SandboxLimits, host: SandboxHost): void {
+  /**
+   * Starts one invocation of `fn` with the request's JSON text; `host.idle()` reports its end. Returns
+   * the context it runs in, for a caller that may have to throw the invocation away (`discard`).
+   */
+  invoke(fn: SandboxFunction, requestText: string, limits: SandboxLimits, host: SandboxHost): SandboxContext {
     const { key, version, source } = fn;
     let context: SandboxContext | undefined;
     const idle = key === null ? undefined : this.idle.get(key);
@@ -45,14 +85,28 @@ export class WarmContexts {
       else idle.context.dispose();
     }
     const used = context ?? new SandboxContext(this.quickjs, source, limits, this.packages);
-    used.invoke(requestText, {
-      ...host,
-      idle: () => {
-        if (key !== null && used.reusable) this.keep(key, version, used);
-        else used.dispose();
-        host.idle();
-      },
-    });
+    used.invoke(requestText, new KeptWhenIdle(host, () => {
+      if (key !== null && used.reusable) this.keep(key, version, used);
+      else used.dispose();
+    }));
+    return used;
+  }
+
+  /** Disposes `context` and forgets it, idle or not: its state reflects an invocation that did not count. */
+  discard(key: string | null, context: SandboxContext): void {
+    if (key !== null && this.idle.get(key)?.context === context) this.idle.delete(key);
+    context.dispose();
+  }
+
+  /** Disposes every idle context. */
+  clear(): void {
+    for (const { context } of this.idle.values()) context.dispose();
+    this.idle.clear();
+  }
+
+  /** True when `key` has an idle context (an invocation of it would skip parsing the prelude). */
+  has(key: string): boolean {
+    return this.idle.has(key);
   }
 
   /** Idle contexts held now. */

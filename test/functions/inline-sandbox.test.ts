@@ -1,0 +1,121 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
+import type { Logger } from '../../src/core/logger.js';
+import type { Json } from '../../src/core/wire-values.js';
+import { InlineSandbox } from '../../src/functions/sandbox/inline-sandbox.js';
+import { DEFAULT_SANDBOX_LIMITS, newQuickJsInstance } from '../../src/functions/sandbox/quickjs-sandbox.js';
+import type { SandboxRun } from '../../src/functions/sandbox/sandbox-pool.js';
+import { sandboxRequestText } from '../../src/functions/sandbox/sandbox-prelude.js';
+
+const noLibraries = {
+  librarySource: (name: string): string => {
+    throw new Error(`no ${name} here`);
+  },
+  iconv: undefined,
+};
+
+/** Everything the run was told, in order. */
+function recordingRun(): SandboxRun & { events: string[] } {
+  const events: string[] = [];
+  return {
+    events,
+    call: (module, method) => {
+      events.push(`call ${module}.${method}`);
+      return Promise.resolve(null);
+    },
+    setHeader: (headers) => events.push(`setHeader ${JSON.stringify(headers)}`),
+    log: (level, message) => events.push(`log ${level} ${message}`),
+    send: (reply) => events.push(`send ${JSON.stringify(reply.value)} ${reply.status}`),
+    fail: (error) => events.push(`fail ${error.message}`),
+  };
+}
+
+const warnings: string[] = [];
+const logger: Logger = { debug() {}, info() {}, warn: (message) => warnings.push(message), error() {} };
+
+/** One attempt with `body` as the request body: whether it ran inline, and what the run was told. */
+function attempt(sandbox: InlineSandbox, source: string, body: Record<string, Json> = {}, name = 'f') {
+  const run = recordingRun();
+  const ran = sandbox.tryRun({ key: `app\u0000${name}`, version: 1, source }, sandboxRequestText({ method: 'POST', body, query: {}, path: null }, { 'x-a': '1' }, undefined), run);
+  return { ran, events: run.events };
+}
+
+describe('inline sandbox', () => {
+  let quickjs: QuickJSWASMModule;
+  beforeAll(async () => {
+    quickjs = await newQuickJsInstance();
+  });
+  const sandbox = () => new InlineSandbox(quickjs, noLibraries, DEFAULT_SANDBOX_LIMITS, logger);
+
+  it('runs a function that answers at once, with its logs and headers in order, and keeps its state warm', () => {
+    const inline = sandbox();
+    const source =
+      'var count = 0; function onRequest(request, response, modules) { count++; console.log("call", count, request.headers["x-a"]); modules.oData.setHeader({ "X-Bmob-Session-Token": "t" }); response.status(201).send(count) }';
+    expect(attempt(inline, source)).toEqual({ ran: true, events: ['log info call 1 1', 'setHeader {"X-Bmob-Session-Token":"t"}', 'send 1 201'] });
+    expect(attempt(inline, source).events).toEqual(['log info call 2 1', 'setHeader {"X-Bmob-Session-Token":"t"}', 'send 2 201']);
+    // A function that throws fails here as it would on a worker.
+    expect(attempt(inline, 'function onRequest() { throw new Error("no") }', {}, 'thrower')).toEqual({ ran: true, events: ['fail no'] });
+  });
+
+  it('hands over the whole request (headers decoded when read) and replies with any text', () => {
+    const inline = sandbox();
+    const send = (code: string, name: string) => attempt(inline, `function onRequest(request, response) { ${code} }`, { n: 1 }, name).events;
+    expect(send('response.send(JSON.stringify(request))', 'whole')).toEqual([`send ${JSON.stringify(JSON.stringify({ method: 'POST', body: { n: 1 }, query: {}, path: null, headers: { 'x-a': '1' } }))} 200`]);
+    expect(send('request.headers = 5; response.send(request.headers + Object.keys(request).length)', 'assigned')).toEqual(['send 10 200']);
+    expect(send('response.send("a\\u0000b")', 'nul')).toEqual([`send ${JSON.stringify('a\u0000b')} 200`]);
+    expect(send('response.setHeader("x-b", "2"); response.send("")', 'empty')).toEqual(['send "" 200']);
+  });
+
+  it('hands anything that is not over at once to a worker, having told the run nothing and started no module call', () => {
+    const inline = sandbox();
+    const moved = (source: string, name: string) => {
+      const result = attempt(inline, source, {}, name);
+      expect(result, name).toEqual({ ran: false, events: [] });
+    };
+    moved('function onRequest(q, r, m) { console.log("before"); m.oData.find({ table: "T" }, function (e, d) { r.send(d) }) }', 'moduleCall');
+    // Sent, but a module call still follows: the worker must make it, once.
+    moved('function onRequest(q, r, m) { r.send("early"); m.oData.insert({ table: "T", data: {} }, function () {}) }', 'callAfterSend');
+    moved('function onRequest(q, r) { setTimeout(function () { r.send("later") }, 1) }', 'timer');
+    moved('function onRequest(q, r) { for (;;) {} }', 'loop');
+    moved('function onRequest(q, r) { Promise.resolve().then(function spin() { return Promise.resolve().then(spin) }) }', 'promiseLoop');
+    moved('function onRequest(q, r) { var async = require("async"); r.send(typeof async) }', 'library');
+    moved('function onRequest(q, r, m) { r.send(typeof m.oGzip.gzip("x")) }', 'gzip');
+    moved('function onRequest(q, r) { function f(n) { return f(n + 1) + 1 } f(0) }', 'recursion');
+  });
+
+  it("throws away a moved run's state, and skips inline attempts for a while after a move", () => {
+    const inline = sandbox();
+    const source = 'var count = 0; function onRequest(q, r, m) { count++; if (q.body.wait) m.oData.find({ table: "T" }, function () {}); else r.send(count) }';
+    expect(attempt(inline, source).events).toEqual(['send 1 200']);
+    expect(attempt(inline, source).events).toEqual(['send 2 200']);
+    expect(attempt(inline, source, { wait: true }).ran).toBe(false);
+    // The next 8 go to a worker without an attempt, then the next attempt starts a fresh context.
+    for (let i = 0; i < 8; i++) expect(attempt(inline, source).ran).toBe(false);
+    expect(attempt(inline, source).events).toEqual(['send 1 200']);
+    // A second move doubles the wait.
+    expect(attempt(inline, source, { wait: true }).ran).toBe(false);
+    let skipped = 0;
+    while (!attempt(inline, source).ran) skipped++;
+    expect(skipped).toBe(16);
+  });
+
+  it('makes new contexts at a bounded rate once 64 are warm, and never parses a long source inline', () => {
+    const inline = sandbox();
+    const source = 'function onRequest(q, r) { r.send("ok") }';
+    for (let i = 0; i < 64; i++) expect(attempt(inline, source, {}, `f${i}`).ran).toBe(true);
+    // A 65th function would evict a warm one and parse the prelude: not yet.
+    expect(attempt(inline, source, {}, 'f64').ran).toBe(false);
+    for (let i = 0; i < 128; i++) expect(attempt(inline, source, {}, `f${i % 64}`).ran).toBe(true);
+    expect(attempt(inline, source, {}, 'f64').ran).toBe(true);
+    expect(attempt(inline, `// ${'x'.repeat(64 * 1024)}\n${source}`, {}, 'long').ran).toBe(false);
+  });
+
+  it('turns itself off when an error escapes QuickJS', () => {
+    warnings.length = 0;
+    const broken = { newRuntime: () => { throw new Error('wasm trap'); } } as unknown as QuickJSWASMModule;
+    const inline = new InlineSandbox(broken, noLibraries, DEFAULT_SANDBOX_LIMITS, logger);
+    expect(attempt(inline, 'function onRequest(q, r) { r.send(1) }').ran).toBe(false);
+    expect(attempt(inline, 'function onRequest(q, r) { r.send(1) }', {}, 'other').ran).toBe(false);
+    expect(warnings).toEqual(['functions: inline runs turned off after an error escaped QuickJS']);
+  });
+});
