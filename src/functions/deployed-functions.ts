@@ -17,7 +17,8 @@ import { sandboxPackages } from './sandbox-libraries.js';
 export interface DeployedFunctionsDeps {
   readonly store: CloudCodeStore;
   readonly logs: FunctionLogs;
-  readonly limits: SandboxLimits;
+  /** The sandbox's limits for the caller's application (its own `featureSettings.functions` over the service's). */
+  readonly limitsFor: (caller: Caller) => SandboxLimits;
   /** Worker threads running deployed functions (default 2), started on first use. */
   readonly workers: number;
   /** Keep a function's QuickJS context between its invocations (its globals persist); false: fresh each time. */
@@ -67,7 +68,7 @@ export class DeployedFunctions {
       if (!this.deps.java) throw svcError('javaUnavailable', 'Java functions are turned off (functions.java: false)');
       return this.deps.java.functionOf(caller, name, deployed.source, this.deps.deadlineFor(caller));
     }
-    return this.functionOf(caller.app.applicationId, deployed, this.deps.deadlineFor(caller));
+    return this.functionOf(caller.app.applicationId, deployed, this.deps.limitsFor(caller), this.deps.deadlineFor(caller));
   }
 
   /** Validates (name, language, size, syntax with its line) and stores a source. */
@@ -109,16 +110,21 @@ export class DeployedFunctions {
    */
   private inlineSandbox(): InlineSandbox | null | Promise<InlineSandbox | null> {
     if (!this.deps.inline || !this.deps.keepWarm) return null;
+    if (this.inline?.retired) {
+      // Its heap grew too large: a new instance takes over (the next calls wait for it).
+      this.inline = undefined;
+      this.inlineLoading = null;
+    }
     if (this.inline !== undefined) return this.inline;
     this.inlineLoading ??= newQuickJsInstance().then(
-      (quickjs) => (this.inline = this.closed ? null : new InlineSandbox(quickjs, sandboxPackages(import.meta.url), this.deps.limits, this.deps.logger)),
+      (quickjs) => (this.inline = this.closed ? null : new InlineSandbox(quickjs, sandboxPackages(import.meta.url), this.deps.logger)),
       () => (this.inline = null),
     );
     return this.inlineLoading;
   }
 
-  private functionOf(appId: string, deployed: DeployedSource, deadlineMs: number): CloudFunction {
-    const { logs, limits } = this.deps;
+  private functionOf(appId: string, deployed: DeployedSource, limits: SandboxLimits, deadlineMs: number): CloudFunction {
+    const { logs } = this.deps;
     return async (request, response, modules) => {
       const pending = this.inlineSandbox();
       const inline = pending instanceof Promise ? await pending : pending;
@@ -137,9 +143,9 @@ export class DeployedFunctions {
           },
           fail: (error) => reject(isSvcError(error) && error.errorName === 'functionCpuExceeded' ? svcError('functionCpuExceeded', deployed.name, limits.cpuTicks) : error),
         };
-        if (inline?.tryRun(fn, requestText, run)) return;
-        this.pool ??= new SandboxPool({ size: this.deps.workers, limits, timer: this.deps.timer, logger: this.deps.logger });
-        this.pool.run(fn, requestText, deadlineMs, run);
+        if (inline?.tryRun(fn, requestText, limits, run)) return;
+        this.pool ??= new SandboxPool({ size: this.deps.workers, timer: this.deps.timer, logger: this.deps.logger });
+        this.pool.run(fn, requestText, limits, deadlineMs, run);
       });
     };
   }

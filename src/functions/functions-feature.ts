@@ -75,19 +75,36 @@ export interface DeployedOptions {
   readonly logBytes?: number;
 }
 
-/** One application's own function limits (`featureSettings.functions`), over the service's `limits`. */
+/**
+ * One application's own function limits (`featureSettings.functions`), over the service's `limits`
+ * and, for its deployed functions, the sandbox's (`deployed.sandbox`).
+ */
 export interface FunctionSettings {
   readonly timeoutMs?: number;
   readonly maxConcurrent?: number;
+  /** Heap of each deployed invocation's QuickJS runtime, in bytes (4 MiB to 1 GiB). */
+  readonly memoryBytes?: number;
+  /** CPU budget of each deployed invocation, in QuickJS interrupt checks. */
+  readonly cpuTicks?: number;
 }
+
+/** Each setting's smallest and largest value. */
+const SETTING_RANGES: Readonly<Record<keyof FunctionSettings, readonly [number, number]>> = {
+  timeoutMs: [1, Number.MAX_SAFE_INTEGER],
+  maxConcurrent: [1, Number.MAX_SAFE_INTEGER],
+  // Below 4 MiB the prelude itself does not fit.
+  memoryBytes: [4 * 1024 * 1024, 1024 * 1024 * 1024],
+  cpuTicks: [1, Number.MAX_SAFE_INTEGER],
+};
 
 function resolveFunctionSettings(given: unknown, defaults: FunctionSettings): FunctionSettings {
   if (given === undefined) return defaults;
-  if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new Error('expected { timeoutMs?, maxConcurrent? }');
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new Error('expected { timeoutMs?, maxConcurrent?, memoryBytes?, cpuTicks? }');
   const out: Record<string, number> = {};
   for (const [key, value] of Object.entries(given)) {
-    if (key !== 'timeoutMs' && key !== 'maxConcurrent') throw new Error(`unknown setting '${key}'`);
-    if (!Number.isSafeInteger(value) || (value as number) < 1) throw new Error(`${key} must be a positive integer`);
+    if (!Object.hasOwn(SETTING_RANGES, key)) throw new Error(`unknown setting '${key}'`);
+    const [min, max] = SETTING_RANGES[key as keyof FunctionSettings];
+    if (!Number.isSafeInteger(value) || (value as number) < min || (value as number) > max) throw new Error(`${key} must be an integer from ${min} to ${max}`);
     out[key] = value as number;
   }
   return out;
@@ -132,11 +149,15 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
       const deployedOptions = options.deployed === false ? null : (options.deployed ?? {});
       const logs = new FunctionLogs(ctx.clock, deployedOptions?.logBytes);
       const store = new CloudCodeStore(ctx.storage, ctx.clock, ctx.random);
+      const sandboxLimits: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, ...deployedOptions?.sandbox };
       const deployed = deployedOptions
         ? new DeployedFunctions({
             store,
             logs,
-            limits: { ...DEFAULT_SANDBOX_LIMITS, ...deployedOptions.sandbox },
+            limitsFor: (caller: Caller) => {
+              const own = ctx.settings(caller.app);
+              return { ...sandboxLimits, ...(own.memoryBytes ? { memoryBytes: own.memoryBytes } : {}), ...(own.cpuTicks ? { cpuTicks: own.cpuTicks } : {}) };
+            },
             workers: deployedOptions.workers ?? 2,
             keepWarm: deployedOptions.keepWarm ?? true,
             inline: deployedOptions.inline ?? true,

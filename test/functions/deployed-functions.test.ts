@@ -231,6 +231,32 @@ describe('per-application function limits (featureSettings.functions)', () => {
     }
     await expect(startTestServer({ captcha: false, applications: [{ ...TEST_APP, featureSettings: { functions: { timeoutMs: 0 } } }], functions: {} })).rejects.toMatchObject({ code: 11116 });
   });
+
+  it("gives one application's deployed functions their own CPU budget and heap cap", async () => {
+    const tight = { ...TEST_APP, featureSettings: { functions: { cpuTicks: 5, memoryBytes: 4 * 1024 * 1024 } } };
+    const other = { applicationId: 'other-app', restApiKey: 'other-rest', masterKey: 'other-master' };
+    const server = await startTestServer({ captcha: false, applications: [tight, other], functions: {} });
+    try {
+      const asOther = { 'X-Svc-Application-Id': 'other-app', 'X-Svc-REST-API-Key': 'other-rest' };
+      const asOtherMaster = { 'X-Svc-Application-Id': 'other-app', 'X-Svc-Master-Key': 'other-master' };
+      const spin = 'function onRequest(q, r) { let n = 0; for (let i = 0; i < 1000000; i++) n += i; r.send(n > 0) }';
+      // About 12 MB in 1 KB strings: QuickJS's own cap sees each block as 8 bytes here; the measure sees them.
+      const grow = 'function onRequest(q, r) { const a = []; for (let i = 0; i < 12000; i++) a.push("x".repeat(1000) + i); r.send(a.length) }';
+      for (const [name, source] of [['spin', spin], ['grow', grow]] as const) {
+        expect((await server.request('PUT', `/1/cloudCode/${name}`, { auth: 'master', body: { language: 'node', source } })).status).toBe(200);
+        expect((await server.request('PUT', `/1/cloudCode/${name}`, { auth: false, headers: asOtherMaster, body: { language: 'node', source } })).status).toBe(200);
+      }
+      expect((await server.request('POST', '/1/functions/spin', { body: {} })).body).toMatchObject({ code: 11204, error: expect.stringContaining('5') });
+      expect((await server.request('POST', '/1/functions/grow', { body: {} })).body).toMatchObject({ code: 11033, error: expect.stringContaining('out of memory') });
+      expect((await server.request('POST', '/1/functions/spin', { body: {}, auth: false, headers: asOther })).body).toEqual({ result: true });
+      expect((await server.request('POST', '/1/functions/grow', { body: {}, auth: false, headers: asOther })).body).toEqual({ result: 12000 });
+    } finally {
+      await server.close();
+    }
+    for (const functions of [{ memoryBytes: 1024 }, { cpuTicks: 0 }, { memoryBytes: 2 * 1024 * 1024 * 1024 }, { stackBytes: 1 }]) {
+      await expect(startTestServer({ captcha: false, applications: [{ ...TEST_APP, featureSettings: { functions } }], functions: {} })).rejects.toMatchObject({ code: 11116 });
+    }
+  });
 });
 
 describe('deployed functions with inline runs off (deployed.inline: false)', () => {

@@ -36,7 +36,7 @@ const logger: Logger = { debug() {}, info() {}, warn: (message) => warnings.push
 /** One attempt with `body` as the request body: whether it ran inline, and what the run was told. */
 function attempt(sandbox: InlineSandbox, source: string, body: Record<string, Json> = {}, name = 'f') {
   const run = recordingRun();
-  const ran = sandbox.tryRun({ key: `app\u0000${name}`, version: 1, source }, sandboxRequestText({ method: 'POST', body, query: {}, path: null }, { 'x-a': '1' }, undefined), run);
+  const ran = sandbox.tryRun({ key: `app\u0000${name}`, version: 1, source }, sandboxRequestText({ method: 'POST', body, query: {}, path: null }, { 'x-a': '1' }, undefined), DEFAULT_SANDBOX_LIMITS, run);
   return { ran, events: run.events };
 }
 
@@ -45,7 +45,7 @@ describe('inline sandbox', () => {
   beforeAll(async () => {
     quickjs = await newQuickJsInstance();
   });
-  const sandbox = () => new InlineSandbox(quickjs, noLibraries, DEFAULT_SANDBOX_LIMITS, logger);
+  const sandbox = () => new InlineSandbox(quickjs, noLibraries, logger);
 
   it('runs a function that answers at once, with its logs and headers in order, and keeps its state warm', () => {
     const inline = sandbox();
@@ -110,10 +110,20 @@ describe('inline sandbox', () => {
     expect(attempt(inline, `// ${'x'.repeat(64 * 1024)}\n${source}`, {}, 'long').ran).toBe(false);
   });
 
+  it('retires its QuickJS instance once its wasm memory grew past 256 MiB', async () => {
+    const inline = new InlineSandbox(await newQuickJsInstance(), noLibraries, logger);
+    // Three large strings in a few steps: no interrupt check comes between them.
+    const big = 'function onRequest(q, r) { const a = []; for (let i = 0; i < 3; i++) a.push("y".repeat(100000000) + i); r.send(a.length) }';
+    const result = inline.tryRun({ key: 'app\u0000big', version: 1, source: big }, sandboxRequestText({}, {}, undefined), { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: 128 * 1024 * 1024 }, recordingRun());
+    expect(result).toBe(true);
+    expect(inline.retired).toBe(true);
+    expect(attempt(inline, 'function onRequest(q, r) { r.send(1) }').ran).toBe(false);
+  });
+
   it('turns itself off when an error escapes QuickJS', () => {
     warnings.length = 0;
     const broken = { newRuntime: () => { throw new Error('wasm trap'); } } as unknown as QuickJSWASMModule;
-    const inline = new InlineSandbox(broken, noLibraries, DEFAULT_SANDBOX_LIMITS, logger);
+    const inline = new InlineSandbox(broken, noLibraries, logger);
     expect(attempt(inline, 'function onRequest(q, r) { r.send(1) }').ran).toBe(false);
     expect(attempt(inline, 'function onRequest(q, r) { r.send(1) }', {}, 'other').ran).toBe(false);
     expect(warnings).toEqual(['functions: inline runs turned off after an error escaped QuickJS']);

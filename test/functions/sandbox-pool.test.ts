@@ -49,7 +49,6 @@ function poolOfOne() {
   const timer = manualTimer();
   const pool = new SandboxPool({
     size: 1,
-    limits: DEFAULT_SANDBOX_LIMITS,
     timer,
     logger: silentLogger,
     spawn: () => {
@@ -67,7 +66,7 @@ describe('sandbox pool', () => {
     const first = workers[0]!;
     first.say({ type: 'ready' });
     const silent = recordingRun();
-    pool.run({ key: null, version: 1, source: 'source' }, '{}', 1000, silent);
+    pool.run({ key: null, version: 1, source: 'source' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, silent);
     expect(first.received.map((m) => m.type)).toEqual(['run']);
 
     timer.fireAll(); // the deadline passes: terminate is asked for, the exit comes later
@@ -75,7 +74,7 @@ describe('sandbox pool', () => {
     first.say({ type: 'idle', id: 1 }); // a late message from the dying worker
 
     const next = recordingRun();
-    pool.run({ key: null, version: 1, source: 'source' }, '{}', 1000, next);
+    pool.run({ key: null, version: 1, source: 'source' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, next);
     expect(first.received.map((m) => m.type)).toEqual(['run']); // not handed to the dying worker
 
     first.exit();
@@ -92,7 +91,7 @@ describe('sandbox pool', () => {
     const { workers, timer, pool } = poolOfOne();
     workers[0]!.say({ type: 'ready' });
     const runs = [recordingRun(), recordingRun(), recordingRun()];
-    for (const run of runs) pool.run({ key: 'app\u0000f', version: 1, source: 'source' }, '{"n":1}', 1000, run);
+    for (const run of runs) pool.run({ key: 'app\u0000f', version: 1, source: 'source' }, '{"n":1}', DEFAULT_SANDBOX_LIMITS, 1000, run);
     const ids = (worker: FakeWorker) => worker.received.map((m) => (m.type === 'run' ? m.id : null));
     expect(ids(workers[0]!)).toEqual([1, 2]);
     expect(workers[0]!.received[0]).toMatchObject({ requestText: '{"n":1}', fn: { key: 'app\u0000f' } });
@@ -115,6 +114,24 @@ describe('sandbox pool', () => {
     void pool.close();
   });
 
+  it('replaces a worker that retires once idle, handing its unstarted job to the replacement', () => {
+    const { workers, pool } = poolOfOne();
+    workers[0]!.say({ type: 'ready' });
+    const runs = [recordingRun(), recordingRun()];
+    for (const run of runs) pool.run({ key: 'app\u0000f', version: 1, source: 'source' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, run);
+    workers[0]!.say({ type: 'send', id: 1, reply: { value: 'one', status: 200, headers: {} } });
+    // Its wasm memory grew too large: it starts nothing more.
+    workers[0]!.emit('message', JSON.stringify([{ type: 'idle', id: 1 }, { type: 'retire' }]));
+    expect(workers[0]!.terminateAsked).toBe(true);
+    workers[0]!.exit();
+    expect(runs[1]!.outcome).toBeNull(); // not failed: it never started
+    workers[1]!.say({ type: 'ready' });
+    expect(workers[1]!.received.map((m) => (m.type === 'run' ? m.id : null))).toEqual([2]);
+    workers[1]!.say({ type: 'send', id: 2, reply: { value: 'two', status: 200, headers: {} } });
+    expect(runs.map((r) => r.outcome)).toEqual(['sent one', 'sent two']);
+    void pool.close();
+  });
+
   it("sends a keyed function's source to a worker once per version, and again to a replacement worker", () => {
     const { workers, timer, pool } = poolOfOne();
     workers[0]!.say({ type: 'ready' });
@@ -123,28 +140,28 @@ describe('sandbox pool', () => {
       worker.say({ type: 'send', id, reply: { value: id, status: 200, headers: {} } });
       worker.say({ type: 'idle', id });
     };
-    pool.run({ key: 'app\u0000f', version: 1, source: 'v1' }, '{}', 1000, recordingRun());
-    pool.run({ key: 'app\u0000f', version: 1, source: 'v1' }, '{}', 1000, recordingRun());
+    pool.run({ key: 'app\u0000f', version: 1, source: 'v1' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, recordingRun());
+    pool.run({ key: 'app\u0000f', version: 1, source: 'v1' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, recordingRun());
     finish(workers[0]!, 1);
-    pool.run({ key: 'app\u0000f', version: 2, source: 'v2' }, '{}', 1000, recordingRun());
+    pool.run({ key: 'app\u0000f', version: 2, source: 'v2' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, recordingRun());
     finish(workers[0]!, 2);
     // Another deployment in the same millisecond: the same version, another text.
-    pool.run({ key: 'app\u0000g', version: 1, source: 'g1' }, '{}', 1000, recordingRun());
+    pool.run({ key: 'app\u0000g', version: 1, source: 'g1' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, recordingRun());
     finish(workers[0]!, 3);
-    pool.run({ key: 'app\u0000g', version: 1, source: 'g1 again' }, '{}', 1000, recordingRun());
+    pool.run({ key: 'app\u0000g', version: 1, source: 'g1 again' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, recordingRun());
     finish(workers[0]!, 4);
-    pool.run({ key: null, version: 1, source: 'fresh' }, '{}', 1000, recordingRun());
+    pool.run({ key: null, version: 1, source: 'fresh' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, recordingRun());
     finish(workers[0]!, 5);
-    pool.run({ key: null, version: 1, source: 'fresh' }, '{}', 1000, recordingRun());
+    pool.run({ key: null, version: 1, source: 'fresh' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, recordingRun());
     finish(workers[0]!, 6);
-    pool.run({ key: 'app\u0000f', version: 2, source: 'v2' }, '{}', 1000, recordingRun());
+    pool.run({ key: 'app\u0000f', version: 2, source: 'v2' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, recordingRun());
     expect(sources(workers[0]!)).toEqual(['v1', '-', 'v2', 'g1', 'g1 again', 'fresh', 'fresh', '-']);
 
     timer.fireAll(); // the running job outlives its deadline: the worker is replaced
     workers[0]!.exit();
     workers[1]!.say({ type: 'ready' });
     // The job that waited behind the stopped one goes to the new worker, with its source this time.
-    pool.run({ key: 'app\u0000f', version: 2, source: 'v2' }, '{}', 1000, recordingRun());
+    pool.run({ key: 'app\u0000f', version: 2, source: 'v2' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, recordingRun());
     expect(sources(workers[1]!)).toEqual(['v2', '-']);
     void pool.close();
   });

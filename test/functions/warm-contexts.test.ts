@@ -118,6 +118,36 @@ function onRequest(request, response, modules) {
     expect((await invoke(contexts, 'k', changed, undefined, 2)).sent).toBe(2);
   });
 
+  it('holds a runtime to its memory cap by measuring it, though QuickJS itself counts each block as 8 bytes here', async () => {
+    const contexts = new WarmContexts(quickjs, noLibraries);
+    const limits = { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: 4 * 1024 * 1024 };
+    const run = (key: string, source: string) =>
+      new Promise<Outcome>((resolve) => {
+        const outcome: Outcome = { idle: false };
+        contexts.invoke({ key, version: 1, source }, '{"body":{}}', limits, {
+          call: async () => null,
+          setHeader() {},
+          log() {},
+          send: (reply) => (outcome.sent = reply.value),
+          fail: (message) => (outcome.failed = message),
+          idle: () => resolve({ ...outcome, idle: true }),
+        });
+      });
+    // 12 MB in 1 KB strings, in one call.
+    expect(await run('many', 'function onRequest(q, r) { const a = []; for (let i = 0; i < 12000; i++) a.push("x".repeat(1000) + i); r.send(a.length) }')).toEqual({ failed: 'out of memory', idle: true });
+    // 200 KB kept per short call in a global: measured at least every 32nd call, the context is
+    // dropped once past the cap (the call that was measured keeps its reply), and starts afresh.
+    const keeper = 'var kept = []; function onRequest(q, r) { for (let i = 0; i < 200; i++) kept.push("y".repeat(1000) + i); r.send(kept.length) }';
+    const sent: unknown[] = [];
+    for (let i = 0; i < 64; i++) sent.push((await run('keeper', keeper)).sent);
+    const restart = sent.indexOf(200, 1);
+    expect(restart).toBeGreaterThan(20); // 4 MiB hold about 20 calls' worth
+    expect(restart).toBeLessThanOrEqual(33);
+    expect(sent.slice(0, restart)).toEqual(Array.from({ length: restart }, (_, i) => (i + 1) * 200));
+    // Under the cap nothing changes.
+    expect((await run('small', 'function onRequest(q, r) { const a = []; for (let i = 0; i < 1000; i++) a.push("z".repeat(1000) + i); r.send(a.length) }')).sent).toBe(1000);
+  });
+
   it('stops a warm function at its CPU budget on every invocation, and keeps at most `capacity` idle contexts', async () => {
     const contexts = new WarmContexts(quickjs, noLibraries, 2);
     const spinSecond = 'var count = 0; function onRequest(request, response) { count++; if (count > 1) while (true) {} response.send(count) }';

@@ -8,7 +8,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { HostAnswer, SandboxWorkerData, ToPool, ToWorker } from './sandbox-protocol.js';
 
 type RunMessage = Extract<ToWorker, { type: 'run' }>;
-import { loadQuickJs } from './quickjs-sandbox.js';
+import { loadQuickJs, wasmMemoryBytes } from './quickjs-sandbox.js';
+import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
+
+/**
+ * Past this much wasm memory (it never shrinks) the worker retires once idle. A function's heap is
+ * held to its cap by measuring, but a few large allocations between two measures can still grow it.
+ */
+const RETIRE_AT_BYTES = 512 * 1024 * 1024;
 import { type SandboxFunction, WarmContexts } from './warm-contexts.js';
 import { sandboxPackages } from '../sandbox-libraries.js';
 
@@ -29,6 +36,8 @@ const waiting = new Map<number, (answer: HostAnswer) => void>();
 let nextCall = 1;
 
 let contexts: WarmContexts | null = null;
+let quickjs: QuickJSWASMModule | null = null;
+let retired = false;
 /** Run messages in arrival order; the first is running. */
 const queued: RunMessage[] = [];
 /** The latest source of each keyed function: the pool sends it once per version (sandbox-pool.ts). */
@@ -56,7 +65,7 @@ port.on('message', (text: string) => {
 /** Runs the oldest queued invocation; the next starts once it is idle. */
 function runNext(): void {
   const message = queued[0];
-  if (!message || !contexts) return;
+  if (!message || !contexts || retired) return;
   const { id } = message;
   const fn = functionOf(message.fn);
   if (!fn) {
@@ -81,6 +90,10 @@ function runNext(): void {
     idle: () => {
       post({ type: 'idle', id });
       queued.shift();
+      if (quickjs && (wasmMemoryBytes(quickjs) ?? 0) > RETIRE_AT_BYTES) {
+        retired = true;
+        return post({ type: 'retire' });
+      }
       // Not from inside the finished invocation's stack.
       if (queued.length > 0) setImmediate(runNext);
     },
@@ -89,6 +102,7 @@ function runNext(): void {
 // No top-level await: the worker is also built as CommonJS. The pool sends nothing before 'ready'.
 loadQuickJs(data.resolveFrom).then(
   (loaded) => {
+    quickjs = loaded;
     contexts = new WarmContexts(loaded, sandboxPackages(data.resolveFrom));
     runNext();
     post({ type: 'ready' });

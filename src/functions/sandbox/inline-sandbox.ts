@@ -1,7 +1,7 @@
 import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
 import type { Logger } from '../../core/logger.js';
 import type { SandboxPackages } from '../sandbox-libraries.js';
-import type { SandboxHost, SandboxLimits } from './quickjs-sandbox.js';
+import { type SandboxHost, type SandboxLimits, wasmMemoryBytes } from './quickjs-sandbox.js';
 import type { SandboxRun } from './sandbox-pool.js';
 import type { SentReply } from './sandbox-protocol.js';
 import { type SandboxFunction, WarmContexts } from './warm-contexts.js';
@@ -32,6 +32,11 @@ const INLINE_HASH_CHARS = 256 * 1024;
 const INLINE_SYNC_KINDS: ReadonlySet<string> = new Set(['setHeader', 'log', 'clearTimer', 'random', 'hash']);
 /** After a run had to go to a worker, that many of the function's next invocations go there directly (doubling, at most this). */
 const MAX_BACKOFF = 1024;
+/**
+ * Past this much wasm memory (it never shrinks) the instance retires: the main thread keeps no
+ * large heap after a burst of allocations that came in under the measured cap.
+ */
+const RETIRE_AT_BYTES = 256 * 1024 * 1024;
 /** Functions whose backoff is remembered; past it the oldest is forgotten. */
 const MAX_TRACKED = 4096;
 
@@ -96,25 +101,40 @@ class HeldHost implements SandboxHost {
  */
 export class InlineSandbox {
   private readonly contexts: WarmContexts;
-  /** The function's memory cap; the inline budget and stack. */
-  private readonly limits: SandboxLimits;
   private readonly backoff = new Map<string, { version: number; skip: number; next: number }>();
   /** New contexts that may be made now (refilled by attempts). */
   private newContexts = INLINE_CONTEXTS;
   private off = false;
+  private retiredNow = false;
 
   constructor(
-    quickjs: QuickJSWASMModule,
+    private readonly quickjs: QuickJSWASMModule,
     packages: SandboxPackages,
-    limits: SandboxLimits,
     private readonly logger: Logger,
   ) {
     this.contexts = new WarmContexts(quickjs, packages, INLINE_CONTEXTS);
-    this.limits = { memoryBytes: limits.memoryBytes, cpuTicks: INLINE_TICKS, stackBytes: Math.min(limits.stackBytes, INLINE_STACK_BYTES) };
   }
 
-  /** Runs `fn` here when it can: true when `run` got the invocation's outcome, false when a worker must run it. */
-  tryRun(fn: SandboxFunction, requestText: string, run: SandboxRun): boolean {
+  /**
+   * Runs `fn` here when it can, with the memory cap of `limits` (its budget and stack are the inline
+   * ones): true when `run` got the invocation's outcome, false when a worker must run it.
+   */
+  tryRun(fn: SandboxFunction, requestText: string, limits: SandboxLimits, run: SandboxRun): boolean {
+    const ran = this.attempt(fn, requestText, limits, run);
+    if (!this.retiredNow && (wasmMemoryBytes(this.quickjs) ?? 0) > RETIRE_AT_BYTES) {
+      this.retiredNow = true;
+      this.off = true;
+      this.contexts.clear();
+    }
+    return ran;
+  }
+
+  /** True once its wasm memory grew too large: the owner replaces it with a new instance. */
+  get retired(): boolean {
+    return this.retiredNow;
+  }
+
+  private attempt(fn: SandboxFunction, requestText: string, limits: SandboxLimits, run: SandboxRun): boolean {
     const key = fn.key;
     if (this.off || key === null || fn.source.length > MAX_INLINE_SOURCE || this.skips(key, fn.version)) return false;
     this.newContexts = Math.min(INLINE_CONTEXTS, this.newContexts + 1 / ATTEMPTS_PER_NEW_CONTEXT);
@@ -124,7 +144,8 @@ export class InlineSandbox {
     }
     const held = new HeldHost();
     try {
-      const context = this.contexts.invoke(fn, requestText, this.limits, held);
+      const inlineLimits = { memoryBytes: limits.memoryBytes, cpuTicks: INLINE_TICKS, stackBytes: Math.min(limits.stackBytes, INLINE_STACK_BYTES) };
+      const context = this.contexts.invoke(fn, requestText, inlineLimits, held);
       if (!held.counts) {
         this.contexts.discard(key, context);
         this.moved(key, fn.version);

@@ -22,7 +22,6 @@ export interface SandboxRun {
 export interface SandboxPoolOptions {
   /** Worker threads (default 2). */
   readonly size?: number;
-  readonly limits: SandboxLimits;
   readonly timer: FunctionTimer;
   readonly logger: Logger;
   /** Starts a worker (default: the package's functions-sandbox-worker file). */
@@ -34,7 +33,8 @@ interface Job {
   /** Past this long the worker is terminated and replaced. */
   readonly deadlineMs: number;
   readonly fn: SandboxFunction;
-  /** The request as JSON text: one string crosses to the worker, not a structured clone. */
+  readonly limits: SandboxLimits;
+  /** The request as text: one string crosses to the worker, not a structured clone. */
   readonly requestText: string;
   readonly run: SandboxRun;
 }
@@ -98,13 +98,13 @@ export class SandboxPool {
   }
 
   /**
-   * Queues one invocation of `fn` with the request's text (`sandboxRequestText`); a worker still
-   * busy with it after `deadlineMs` is terminated and replaced.
+   * Queues one invocation of `fn` with the request's text (`sandboxRequestText`) under `limits`; a
+   * worker still busy with it after `deadlineMs` is terminated and replaced.
    */
-  run(fn: SandboxFunction, requestText: string, deadlineMs: number, run: SandboxRun): void {
+  run(fn: SandboxFunction, requestText: string, limits: SandboxLimits, deadlineMs: number, run: SandboxRun): void {
     if (this.closed) return run.fail(svcError('functionRuntimeMissing', 'the service is closing'));
     if (this.broken) return run.fail(svcError('functionRuntimeMissing', this.broken));
-    this.queue.push({ id: this.nextId++, deadlineMs, fn, requestText, run });
+    this.queue.push({ id: this.nextId++, deadlineMs, fn, limits, requestText, run });
     this.dispatch();
   }
 
@@ -142,7 +142,7 @@ export class SandboxPool {
         const job = this.queue.shift()!;
         slot.jobs.push(job);
         if (slot.jobs.length === 1) this.armDeadline(slot, job);
-        const message: ToWorker = { type: 'run', id: job.id, fn: wireFunction(slot, job.fn), requestText: job.requestText, limits: this.options.limits };
+        const message: ToWorker = { type: 'run', id: job.id, fn: wireFunction(slot, job.fn), requestText: job.requestText, limits: job.limits };
         slot.worker.postMessage(JSON.stringify(message));
       }
     }
@@ -165,6 +165,15 @@ export class SandboxPool {
     if (slot.stopping) return;
     if (message.type === 'ready') {
       slot.ready = true;
+      return this.dispatch();
+    }
+    if (message.type === 'retire') {
+      // It starts none of its queued jobs: they go back to the queue, and 'exit' starts a replacement.
+      slot.stopping = true;
+      slot.ready = false;
+      slot.cancelDeadline();
+      this.queue.unshift(...slot.jobs.splice(0));
+      void slot.worker.terminate();
       return this.dispatch();
     }
     if (message.type === 'broken') {
@@ -192,7 +201,7 @@ export class SandboxPool {
       case 'send':
         return job.run.send(message.reply);
       case 'fail':
-        return job.run.fail(message.cpu ? svcError('functionCpuExceeded', 'function', this.options.limits.cpuTicks) : new Error(message.message));
+        return job.run.fail(message.cpu ? svcError('functionCpuExceeded', 'function', job.limits.cpuTicks) : new Error(message.message));
       case 'idle': {
         slot.cancelDeadline();
         slot.jobs.shift();

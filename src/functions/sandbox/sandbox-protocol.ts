@@ -44,4 +44,9 @@ export type ToPool =
   | { readonly type: 'log'; readonly id: number; readonly level: string; readonly message: string }
   | { readonly type: 'send'; readonly id: number; readonly reply: SentReply }
   | { readonly type: 'fail'; readonly id: number; readonly message: string; readonly cpu: boolean }
-  | { readonly type: 'idle'; readonly id: number };
+  | { readonly type: 'idle'; readonly id: number }
+  /**
+   * After its last idle: the worker's wasm memory grew past what it should keep, so it starts no
+   * queued job; the pool hands those to others and replaces it.
+   */
+  | { readonly type: 'retire' };
