@@ -110,14 +110,16 @@ export class DeployedFunctions {
    */
   private inlineSandbox(): InlineSandbox | null | Promise<InlineSandbox | null> {
     if (!this.deps.inline || !this.deps.keepWarm) return null;
+    let previous: InlineSandbox | undefined;
     if (this.inline?.retired) {
       // Its heap grew too large: a new instance takes over (the next calls wait for it).
+      previous = this.inline;
       this.inline = undefined;
       this.inlineLoading = null;
     }
     if (this.inline !== undefined) return this.inline;
     this.inlineLoading ??= newQuickJsInstance().then(
-      (quickjs) => (this.inline = this.closed ? null : new InlineSandbox(quickjs, sandboxPackages(import.meta.url), this.deps.logger)),
+      (quickjs) => (this.inline = this.closed ? null : new InlineSandbox(quickjs, sandboxPackages(import.meta.url), this.deps.logger, previous)),
       () => (this.inline = null),
     );
     return this.inlineLoading;

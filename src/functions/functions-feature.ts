@@ -64,11 +64,10 @@ export interface DeployedOptions {
    */
   readonly keepWarm?: boolean;
   /**
-   * Run a warm invocation on the main thread when it answers at once (default true): one that
-   * finishes within about a millisecond of QuickJS work, makes no module call and sets no timer
-   * (D130).
-   * Anything else is run again on a worker, its first attempt unseen. `false`: always on a worker.
-   * Needs `keepWarm`.
+   * Run a warm invocation on the main thread when it answers at once (default true, D130): one
+   * that finishes within about a millisecond of QuickJS work, makes no module call and sets no
+   * timer. Anything else is run again on a worker, its first attempt unseen. `false`: always on a
+   * worker. Needs `keepWarm`.
    */
   readonly inline?: boolean;
   /** Log lines kept per application, in bytes (default 10 MiB). */

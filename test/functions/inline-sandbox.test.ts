@@ -117,7 +117,12 @@ describe('inline sandbox', () => {
     const result = inline.tryRun({ key: 'app\u0000big', version: 1, source: big }, sandboxRequestText({}, {}, undefined), { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: 128 * 1024 * 1024 }, recordingRun());
     expect(result).toBe(true);
     expect(inline.retired).toBe(true);
+    expect(warnings).toContain('functions: the inline QuickJS instance is replaced after its heap grew');
     expect(attempt(inline, 'function onRequest(q, r) { r.send(1) }').ran).toBe(false);
+    // Its successor runs other functions at once, and sends the one that grew the heap to the workers.
+    const next = new InlineSandbox(await newQuickJsInstance(), noLibraries, logger, inline);
+    expect(attempt(next, 'function onRequest(q, r) { r.send(1) }').ran).toBe(true);
+    expect(next.tryRun({ key: 'app\u0000big', version: 1, source: big }, sandboxRequestText({}, {}, undefined), DEFAULT_SANDBOX_LIMITS, recordingRun())).toBe(false);
   });
 
   it('turns itself off when an error escapes QuickJS', () => {

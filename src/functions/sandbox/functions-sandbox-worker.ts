@@ -7,17 +7,18 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HostAnswer, SandboxWorkerData, ToPool, ToWorker } from './sandbox-protocol.js';
 
-type RunMessage = Extract<ToWorker, { type: 'run' }>;
-import { loadQuickJs, wasmMemoryBytes } from './quickjs-sandbox.js';
 import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
+import { loadQuickJs, wasmMemoryBytes } from './quickjs-sandbox.js';
+import { type SandboxFunction, WarmContexts } from './warm-contexts.js';
+import { sandboxPackages } from '../sandbox-libraries.js';
+
+type RunMessage = Extract<ToWorker, { type: 'run' }>;
 
 /**
  * Past this much wasm memory (it never shrinks) the worker retires once idle. A function's heap is
  * held to its cap by measuring, but a few large allocations between two measures can still grow it.
  */
 const RETIRE_AT_BYTES = 512 * 1024 * 1024;
-import { type SandboxFunction, WarmContexts } from './warm-contexts.js';
-import { sandboxPackages } from '../sandbox-libraries.js';
 
 const port = parentPort!;
 const data = workerData as SandboxWorkerData;

@@ -101,7 +101,7 @@ class HeldHost implements SandboxHost {
  */
 export class InlineSandbox {
   private readonly contexts: WarmContexts;
-  private readonly backoff = new Map<string, { version: number; skip: number; next: number }>();
+  private readonly backoff: Map<string, { version: number; skip: number; next: number }>;
   /** New contexts that may be made now (refilled by attempts). */
   private newContexts = INLINE_CONTEXTS;
   private off = false;
@@ -111,8 +111,11 @@ export class InlineSandbox {
     private readonly quickjs: QuickJSWASMModule,
     packages: SandboxPackages,
     private readonly logger: Logger,
+    /** The retired sandbox this one replaces: its functions keep their waits. */
+    previous?: InlineSandbox,
   ) {
     this.contexts = new WarmContexts(quickjs, packages, INLINE_CONTEXTS);
+    this.backoff = previous ? previous.backoff : new Map();
   }
 
   /**
@@ -125,6 +128,9 @@ export class InlineSandbox {
       this.retiredNow = true;
       this.off = true;
       this.contexts.clear();
+      this.logger.warn('functions: the inline QuickJS instance is replaced after its heap grew', { function: fn.key?.split('\u0000')[1] ?? null });
+      // The function that grew it goes to the workers for the longest wait.
+      if (fn.key !== null) this.backoff.set(fn.key, { version: fn.version, skip: MAX_BACKOFF, next: MAX_BACKOFF });
     }
     return ran;
   }
