@@ -6,7 +6,6 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HostAnswer, SandboxWorkerData, ToPool, ToWorker } from './sandbox-protocol.js';
-
 import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { loadQuickJs, wasmMemoryBytes } from './quickjs-sandbox.js';
 import { type SandboxFunction, WarmContexts } from './warm-contexts.js';
