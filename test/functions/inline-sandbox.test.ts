@@ -123,7 +123,7 @@ describe('inline sandbox', () => {
     const next = new InlineSandbox(await newQuickJsInstance(), noLibraries, logger, inline);
     expect(attempt(next, 'function onRequest(q, r) { r.send(1) }').ran).toBe(true);
     expect(next.tryRun({ key: 'app\u0000big', version: 1, source: big }, sandboxRequestText({}, {}, undefined), DEFAULT_SANDBOX_LIMITS, recordingRun())).toBe(false);
-  });
+  }, 30_000);
 
   it('turns itself off when an error escapes QuickJS', () => {
     warnings.length = 0;
