@@ -73,25 +73,29 @@ export function wasmMemoryBytes(quickjs: QuickJSWASMModule): number | null {
 let loading: Promise<QuickJSWASMModule> | null = null;
 
 /**
- * Loads QuickJS (wasm, once per thread): the optional peers quickjs-emscripten-core and
- * @jitl/quickjs-wasmfile-release-sync, resolved from `resolveFrom` (a file path or URL).
+ * A new QuickJS instance (a wasm module and heap of its own) from the optional peers
+ * quickjs-emscripten-core and @jitl/quickjs-wasmfile-release-sync, resolved from `resolveFrom`;
+ * rejects with a coded error naming the install when they are missing.
  */
+function instantiateQuickJs(resolveFrom: string): Promise<QuickJSWASMModule> {
+  const require = createRequire(resolveFrom);
+  let core: typeof import('quickjs-emscripten-core');
+  let variant: unknown;
+  try {
+    core = require('quickjs-emscripten-core') as typeof import('quickjs-emscripten-core');
+    const loaded = require('@jitl/quickjs-wasmfile-release-sync') as { default?: unknown };
+    variant = loaded.default ?? loaded;
+  } catch (cause) {
+    const error = svcError('functionRuntimeMissing', 'run `npm install quickjs-emscripten-core @jitl/quickjs-wasmfile-release-sync`');
+    (error as Error).cause = cause;
+    return Promise.reject(error);
+  }
+  return core.newQuickJSWASMModuleFromVariant(variant as Parameters<typeof core.newQuickJSWASMModuleFromVariant>[0]);
+}
+
+/** Loads QuickJS once per thread (the instance every caller of this function shares). */
 export function loadQuickJs(resolveFrom: string = import.meta.url): Promise<QuickJSWASMModule> {
-  loading ??= (async () => {
-    const require = createRequire(resolveFrom);
-    let core: typeof import('quickjs-emscripten-core');
-    let variant: unknown;
-    try {
-      core = require('quickjs-emscripten-core') as typeof import('quickjs-emscripten-core');
-      const loaded = require('@jitl/quickjs-wasmfile-release-sync') as { default?: unknown };
-      variant = loaded.default ?? loaded;
-    } catch (cause) {
-      const error = svcError('functionRuntimeMissing', 'run `npm install quickjs-emscripten-core @jitl/quickjs-wasmfile-release-sync`');
-      (error as Error).cause = cause;
-      throw error;
-    }
-    return core.newQuickJSWASMModuleFromVariant(variant as Parameters<typeof core.newQuickJSWASMModuleFromVariant>[0]);
-  })().catch((error: unknown) => {
+  loading ??= instantiateQuickJs(resolveFrom).catch((error: unknown) => {
     loading = null;
     throw error;
   });
@@ -102,12 +106,8 @@ export function loadQuickJs(resolveFrom: string = import.meta.url): Promise<Quic
  * A QuickJS instance of its own (a wasm module and heap of its own, not the one `loadQuickJs`
  * shares), for a user that must be able to throw its instance away.
  */
-export async function newQuickJsInstance(resolveFrom: string = import.meta.url): Promise<QuickJSWASMModule> {
-  const require = createRequire(resolveFrom);
-  await loadQuickJs(resolveFrom);
-  const core = require('quickjs-emscripten-core') as typeof import('quickjs-emscripten-core');
-  const loaded = require('@jitl/quickjs-wasmfile-release-sync') as { default?: unknown };
-  return core.newQuickJSWASMModuleFromVariant((loaded.default ?? loaded) as Parameters<typeof core.newQuickJSWASMModuleFromVariant>[0]);
+export function newQuickJsInstance(resolveFrom: string = import.meta.url): Promise<QuickJSWASMModule> {
+  return instantiateQuickJs(resolveFrom);
 }
 
 /** A syntax error of a source, `line N: message`, or null when it compiles. */
