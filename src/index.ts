@@ -91,7 +91,7 @@ export { consoleMailTransport, memoryMailTransport, smtpMailTransport } from './
 export type { MailMessage, MailTransport, MemoryMailTransport, SmtpMailOptions } from './mail/index.js';
 export { createCanvasRenderer } from './captcha/index.js';
 export type { CaptchaApi, CaptchaFeatureOptions, CaptchaRenderer } from './captcha/index.js';
-export type { ClassPolicy, ClassPolicyContext, ClassListContext, RecordsFeature } from './records/index.js';
+export type { ClassPolicy, ClassPolicyContext, RecordsFeature } from './records/index.js';
 export type { UsersFeature, UsersFeatureOptions, ScryptParams, HashingLimits } from './users/index.js';
 export type { BusListener, EventBus } from './events/port.js';
 export { memoryEventBus, memoryEventHub, type MemoryEventHub } from './events/memory-event-bus.js';
@@ -116,7 +116,7 @@ export type {
   S3FileStoreOptions,
   FilesFeature,
 } from './files/index.js';
-export { createRealtimeFeature, mayRead } from './realtime/index.js';
+export { createRealtimeFeature } from './realtime/index.js';
 export type { QueryEvent, RealtimeCaller, RealtimeOptions, RealtimeTicker, TableAction } from './realtime/index.js';
 export { DEFAULT_FUNCTION_LIMITS, FunctionRunner, functionsFeature } from './functions/index.js';
 export type {
@@ -150,7 +150,6 @@ export type { CaptchaService } from './captcha/index.js';
 export { defineFeature, featureKey } from './features/contract.js';
 export type { FeatureContext, FeatureDefinition, FeatureInstance, FeatureKey, FeatureSettings } from './features/contract.js';
 export { CAPTCHA, RECORDS, SESSIONS, SMS, USERS } from './service.js';
-export { currentCaller, runAsCaller } from './app/caller-scope.js';
 export type {
   AfterDeleteHook,
   AfterSaveContext,

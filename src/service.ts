@@ -313,7 +313,6 @@ export function createService(options: ServiceOptions): Service {
     signatureSkewMs: options.signatureSkewMs ?? 10_000,
     corsOrigins: options.corsOrigins ?? '*',
     sessions: () => registry.sessions,
-    callerScope: () => hooks.any,
     accessLog: options.accessLog === true,
   };
   const handle = createRequestHandler(handlerOptions);

@@ -1,14 +1,11 @@
 import type { Caller } from '../app/caller.js';
 import type { Clock } from '../core/clock.js';
-import { svcError } from '../core/errors.js';
-import type { StoredRecord } from '../core/values.js';
-import type { WhereNode } from '../query/plan.js';
 import type { StorageAdapter, TableRef } from '../storage/port.js';
-import type { Acl } from './acl.js';
-import { ACL_COLUMN, aclReadFilter } from './acl-filter.js';
 import { type ClassPermissionSource, openClassPermissionSource } from './class-permission-source.js';
-import { type ClassOperation, classAllows, protectedFieldsFor } from './class-permissions.js';
-import { ANONYMOUS, type Principals, aclAllows, principalsOf } from './principals.js';
+import type { ClassPermissions } from './class-permissions.js';
+import { ANONYMOUS, type Principals, principalsOf } from './principals.js';
+import { type TableAccess, tableAccess } from './table-access.js';
+import { type TableRule, TableRules } from './table-rules.js';
 import { RoleCache } from './role-cache.js';
 import { ROLE_CLASS, storageRoleLookup } from './role-lookup.js';
 
@@ -20,24 +17,22 @@ export type Access = { readonly master: true } | { readonly master: false; reado
 
 export const MASTER_ACCESS: Access = Object.freeze({ master: true });
 
-const NOTHING_HIDDEN: ReadonlySet<string> = new Set();
-
 /**
- * The access-control decisions of one service: principals per caller (roles resolved and cached),
- * ACL read filters pushed into queries, per-record read and write checks, class-level permissions.
- * Pure decisions over storage reads; the records and users services call it on every path.
+ * The access-control decisions of one service: principals per caller (roles resolved and cached) and,
+ * per caller and table, the one view every reader and writer asks (`tableAccess`: allowed operations,
+ * the row filter, row checks, hidden columns). Pure decisions over cached storage reads.
  */
 export interface AccessControl {
   /** The caller's access: one session lookup and one cached role walk per request at most. */
   accessOf(caller: Caller, via?: StorageAdapter): Promise<Access>;
-  /** The where node every non-master read of any table is ANDed with; null for the master key. */
-  readFilter(access: Access): WhereNode | null;
-  /** Whether the caller may read (or write) this stored record by its ACL. */
-  allows(access: Access, record: StoredRecord, permission: 'read' | 'write'): boolean;
-  /** Refuses (11171) unless the table's class-level permissions admit the caller. */
-  assertClassAllows(access: Access, table: TableRef, operation: ClassOperation, via?: StorageAdapter): Promise<void>;
-  /** The table's protected fields hidden from this caller (none for the master key). */
-  hiddenColumns(access: Access, table: TableRef, via?: StorageAdapter): Promise<ReadonlySet<string>>;
+  /**
+   * The access view of `table` for `access` (see `TableAccess`). Cached while the caller's resolved
+   * roles and the table's permissions are: a warm call allocates nothing. `via` is the storage to read
+   * permissions through when not cached (a transaction's adapter inside a transaction).
+   */
+  tableAccess(access: Access, table: TableRef, via?: StorageAdapter): Promise<TableAccess>;
+  /** The declared rules of system tables (`_User`, `_Role`, `_Session`, and what features declare). */
+  readonly tables: TableRules;
   /** Forgets cached roles of a namespace and tells other instances (`onRolesChanged`): call after a `_Role` write. */
   rolesChanged(namespace: string): void;
   /** Forgets cached roles of a namespace without telling anyone (another instance changed them). */
@@ -54,6 +49,17 @@ export interface AccessControlOptions {
   readonly roleTtlMs?: number;
   /** Called by `rolesChanged` after the local cache was cleared (the records feature tells other instances). */
   readonly onRolesChanged?: (namespace: string) => void;
+  /** The rules of system tables (default: a new registry with the built-in ones). */
+  readonly tables?: TableRules;
+}
+
+/** Views kept per principals at most; past it the least recently used table's view goes. */
+const VIEWS_PER_PRINCIPALS = 256;
+
+interface CachedView {
+  readonly permissions: ClassPermissions;
+  readonly rule: TableRule;
+  readonly view: TableAccess;
 }
 
 export function createAccessControl(options: AccessControlOptions): AccessControl {
@@ -63,9 +69,9 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
     ...(options.roleTtlMs === undefined ? {} : { ttlMs: options.roleTtlMs }),
   });
   const permissions = options.classPermissions ?? openClassPermissionSource;
-  const filters = new WeakMap<Principals, WhereNode>();
+  const tables = options.tables ?? new TableRules();
   // Principals per resolved role list (the role cache hands out the same array while it is fresh),
-  // so a warm user costs no allocation and its filter node is reused.
+  // so a warm user costs no allocation and its views are reused.
   const principalsByRoles = new WeakMap<readonly string[], Map<string, Principals>>();
   const principalsFor = (userId: string, names: readonly string[]): Principals => {
     let byUser = principalsByRoles.get(names);
@@ -74,7 +80,26 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
     if (!principals) byUser.set(userId, (principals = principalsOf(userId, names)));
     return principals;
   };
+  const views = new WeakMap<object, Map<string, CachedView>>();
+  const viewOf = (access: Access, table: TableRef, rules: ClassPermissions): TableAccess => {
+    const owner: object = access.master ? MASTER_ACCESS : access.principals;
+    let byTable = views.get(owner);
+    if (!byTable) views.set(owner, (byTable = new Map()));
+    const key = `${table.namespace}\u0000${table.className}`;
+    const rule = tables.ruleOf(table.className);
+    const hit = byTable.get(key);
+    if (hit && hit.permissions === rules && hit.rule === rule) {
+      byTable.delete(key);
+      byTable.set(key, hit);
+      return hit.view;
+    }
+    const view = tableAccess({ table, rule, permissions: rules, principals: access.master ? null : access.principals });
+    if (byTable.size >= VIEWS_PER_PRINCIPALS) byTable.delete(byTable.keys().next().value as string);
+    byTable.set(key, { permissions: rules, rule, view });
+    return view;
+  };
   return {
+    tables,
     async accessOf(caller, via) {
       if (caller.isMaster) return MASTER_ACCESS;
       const user = await caller.user();
@@ -83,25 +108,8 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       const names = await roles.rolesOf(namespace, user.objectId, via ? storageRoleLookup(via, namespace) : undefined);
       return { master: false, principals: principalsFor(user.objectId, names) };
     },
-    readFilter(access) {
-      if (access.master) return null;
-      let filter = filters.get(access.principals);
-      if (!filter) filters.set(access.principals, (filter = aclReadFilter(access.principals)));
-      return filter;
-    },
-    allows(access, record, permission) {
-      if (access.master) return true;
-      return aclAllows(record[ACL_COLUMN] as Acl | undefined | null, access.principals, permission);
-    },
-    async assertClassAllows(access, table, operation, via) {
-      if (access.master) return;
-      const rules = await permissions.permissionsOf(table, via);
-      if (!classAllows(rules, operation, access.principals)) throw svcError('classPermissionDenied', operation, table.className);
-    },
-    async hiddenColumns(access, table, via) {
-      if (access.master) return NOTHING_HIDDEN;
-      const rules = await permissions.permissionsOf(table, via);
-      return rules.protectedFields.size === 0 ? NOTHING_HIDDEN : protectedFieldsFor(rules, access.principals);
+    async tableAccess(access, table, via) {
+      return viewOf(access, table, await permissions.permissionsOf(table, via));
     },
     rolesChanged(namespace) {
       roles.invalidate(namespace);

@@ -7,10 +7,19 @@ import type { Principals } from './principals.js';
 export const CLASS_OPERATIONS = ['get', 'find', 'count', 'create', 'update', 'delete', 'addField'] as const;
 export type ClassOperation = (typeof CLASS_OPERATIONS)[number];
 
-/** Who may run one operation: principals (`*`, user ids, `role:<name>`) and/or any signed-in user. */
+/** The operations that read rows (their pointer permissions are `readUserFields`). */
+export const READ_OPERATIONS = ['get', 'find', 'count'] as const;
+export type ReadOperation = (typeof READ_OPERATIONS)[number];
+
+/**
+ * Who may run one operation: principals (`*`, user ids, `role:<name>`) and/or any signed-in user;
+ * `pointerFields` admits a signed-in user to the rows whose named Pointer (or array of Pointers)
+ * column points to it (Parse Server's pointer permissions).
+ */
 export interface OperationRule {
   readonly principals: ReadonlySet<string>;
   readonly requiresAuthentication: boolean;
+  readonly pointerFields?: readonly string[];
 }
 
 /**
@@ -21,9 +30,19 @@ export interface OperationRule {
 export interface ClassPermissions {
   readonly operations: Readonly<Partial<Record<ClassOperation, OperationRule>>>;
   readonly protectedFields: ReadonlyMap<string, readonly string[]>;
+  /**
+   * Pointer permissions of `get`, `find` and `count`: a caller the operation's rule does not admit
+   * may still read the rows whose named column points to its user.
+   */
+  readonly readUserFields?: readonly string[];
+  /** Pointer permissions of `update`, `delete` and `addField` (never `create`). */
+  readonly writeUserFields?: readonly string[];
 }
 
 export const OPEN_CLASS: ClassPermissions = Object.freeze({ operations: Object.freeze({}), protectedFields: new Map() });
+
+const USER_FIELDS = ['readUserFields', 'writeUserFields'] as const;
+const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
 const AUTHENTICATED = 'authenticated';
 const USER_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -47,8 +66,13 @@ export function parseClassPermissions(value: Json | undefined): ClassPermissions
   if (!isObject(value)) throw svcError('invalidClassPermissions', 'expected an object');
   const operations: Partial<Record<ClassOperation, OperationRule>> = {};
   const protectedFields = new Map<string, readonly string[]>();
+  const userFields: { readUserFields?: readonly string[]; writeUserFields?: readonly string[] } = {};
   for (const key of Object.keys(value)) {
     const rule = value[key];
+    if (key === 'readUserFields' || key === 'writeUserFields') {
+      userFields[key] = fieldList(rule, key);
+      continue;
+    }
     if (key === 'protectedFields') {
       if (!isObject(rule)) throw svcError('invalidClassPermissions', 'protectedFields must be an object');
       for (const who of Object.keys(rule)) {
@@ -65,15 +89,29 @@ export function parseClassPermissions(value: Json | undefined): ClassPermissions
     if (!isObject(rule)) throw svcError('invalidClassPermissions', `${key} must be an object`);
     const principals = new Set<string>();
     let requiresAuthentication = false;
+    let pointerFields: readonly string[] | undefined;
     for (const who of Object.keys(rule)) {
+      if (who === 'pointerFields') {
+        if (key === 'create') throw svcError('invalidClassPermissions', 'create cannot have pointerFields');
+        pointerFields = fieldList(rule[who], `${key}.pointerFields`);
+        continue;
+      }
       if (rule[who] !== true) throw svcError('invalidClassPermissions', `${key}.${who} must be true`);
       if (who === 'requiresAuthentication') requiresAuthentication = true;
       else if (principalKey(who)) principals.add(who);
       else throw svcError('invalidClassPermissions', `${key} key '${who}'`);
     }
-    operations[key as ClassOperation] = { principals, requiresAuthentication };
+    operations[key as ClassOperation] = pointerFields && pointerFields.length > 0 ? { principals, requiresAuthentication, pointerFields } : { principals, requiresAuthentication };
   }
-  return { operations, protectedFields };
+  return { operations, protectedFields, ...userFields };
+}
+
+/** A list of column names (a pointer permission's fields), or 11170. */
+function fieldList(value: Json | undefined, where: string): readonly string[] {
+  if (!Array.isArray(value) || !value.every((f): f is string => typeof f === 'string' && FIELD_NAME.test(f))) {
+    throw svcError('invalidClassPermissions', `${where} must be a list of column names`);
+  }
+  return [...new Set(value)];
 }
 
 /** The wire form of parsed permissions (what the schema API returns). */
@@ -85,7 +123,12 @@ export function classPermissionsToJson(permissions: ClassPermissions): { [key: s
     const entry: { [key: string]: Json } = {};
     for (const who of rule.principals) entry[who] = true;
     if (rule.requiresAuthentication) entry['requiresAuthentication'] = true;
+    if (rule.pointerFields) entry['pointerFields'] = [...rule.pointerFields];
     out[op] = entry;
+  }
+  for (const key of USER_FIELDS) {
+    const fields = permissions[key];
+    if (fields) out[key] = [...fields];
   }
   if (permissions.protectedFields.size > 0) {
     const fields: { [key: string]: Json } = {};
@@ -96,15 +139,29 @@ export function classPermissionsToJson(permissions: ClassPermissions): { [key: s
 }
 
 /**
- * Whether a non-master caller may run `operation` on the table. Without a rule the operation is open;
- * `requiresAuthentication` admits any signed-in user; otherwise one of the caller's principals must be
- * listed (the master key is checked by the caller before this).
+ * Whether a non-master caller may run `operation` on every row of the table. Without a rule the
+ * operation is open; `requiresAuthentication` admits any signed-in user; otherwise one of the
+ * caller's principals must be listed (the master key is checked by the caller before this).
  */
 export function classAllows(permissions: ClassPermissions, operation: ClassOperation, principals: Principals): boolean {
   const rule = permissions.operations[operation];
   if (!rule) return true;
   if (rule.requiresAuthentication && principals.userId !== null) return true;
   return principals.keys.some((key) => rule.principals.has(key));
+}
+
+/**
+ * The pointer permissions that apply to `operation` when `classAllows` refuses it: the columns whose
+ * rows a signed-in caller may still reach (the operation's `pointerFields` and the table's
+ * `readUserFields` or `writeUserFields`), as Parse Server reads them. Empty: the operation is refused.
+ * `create` has none: a row that does not exist yet points to nobody.
+ */
+export function pointerFieldsFor(permissions: ClassPermissions, operation: ClassOperation): readonly string[] {
+  if (operation === 'create') return [];
+  const own = permissions.operations[operation]?.pointerFields ?? [];
+  const shared = (READ_OPERATIONS as readonly string[]).includes(operation) ? permissions.readUserFields : permissions.writeUserFields;
+  if (!shared || shared.length === 0) return own;
+  return own.length === 0 ? shared : [...new Set([...own, ...shared])];
 }
 
 /**

@@ -14,51 +14,66 @@ export function ownerKey(owner: PointerValue): string {
   return `${owner.className}\u0000${owner.objectId}`;
 }
 
+/** Walks every node of a where, inner queries' wheres included. */
+function walk(where: WhereNode, visit: (node: WhereNode) => void): void {
+  const stack: WhereNode[] = [where];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    visit(node);
+    if (node.kind === 'and' || node.kind === 'or') stack.push(...node.nodes);
+    else if (node.kind === 'in_query' || node.kind === 'select') stack.push(node.query.where);
+  }
+}
+
 /** Every `$relatedTo` owner a where names, at any depth (inner queries included). */
 export function relatedOwners(where: WhereNode): PointerValue[] {
   const out: PointerValue[] = [];
-  const walk = (node: WhereNode): void => {
-    switch (node.kind) {
-      case 'and':
-      case 'or':
-        for (const child of node.nodes) walk(child);
-        return;
-      case 'in_query':
-      case 'select':
-        walk(node.query.where);
-        return;
-      case 'related_to':
-        out.push(node.owner);
-        return;
-      default:
-        return;
-    }
-  };
-  walk(where);
+  walk(where, (node) => {
+    if (node.kind === 'related_to') out.push(node.owner);
+  });
   return out;
 }
 
-const and = (where: WhereNode, filter: WhereNode): WhereNode =>
-  where.kind === 'all_records' ? filter : { kind: 'and', nodes: [where, filter] };
-
-/**
- * A where as a non-master caller may run it: the ACL read `filter` ANDed at the top and into every
- * inner query (`$inQuery`, `$notInQuery`, `$select`, `$dontSelect`), so an unreadable record can
- * neither be listed nor act as an oracle through another table's query; a `$relatedTo` whose owner
- * the caller cannot read matches nothing. Pure: the plan stays validated, adapters push it into SQL.
- */
-export function restrictWhere(where: WhereNode, filter: WhereNode, unreadableOwners: ReadonlySet<string>): WhereNode {
-  return and(restrictInner(where, filter, unreadableOwners), filter);
+/** The tables of every inner query (`$inQuery`, `$notInQuery`, `$select`, `$dontSelect`) a where holds, at any depth. */
+export function innerTables(where: WhereNode): Set<string> {
+  const out = new Set<string>();
+  walk(where, (node) => {
+    if (node.kind === 'in_query' || node.kind === 'select') out.add(node.query.table);
+  });
+  return out;
 }
 
-function restrictInner(node: WhereNode, filter: WhereNode, unreadable: ReadonlySet<string>): WhereNode {
+const and = (where: WhereNode, filter: WhereNode | null): WhereNode =>
+  filter === null ? where : where.kind === 'all_records' ? filter : { kind: 'and', nodes: [where, filter] };
+
+/**
+ * A where as the caller may run it: `filter` (the listed table's row filter; null for none) ANDed at
+ * the top, each inner query's table's row filter (`innerFilter`) ANDed into that inner query, so an
+ * unreadable record can neither be listed nor act as an oracle through another table's query; a
+ * `$relatedTo` whose owner the caller cannot read matches nothing. Pure: the plan stays validated,
+ * adapters push it into SQL. Returns `where` itself when nothing applies.
+ */
+export function restrictWhere(
+  where: WhereNode,
+  filter: WhereNode | null,
+  innerFilter: (table: string) => WhereNode | null,
+  unreadableOwners: ReadonlySet<string>,
+): WhereNode {
+  return and(restrictInner(where, innerFilter, unreadableOwners), filter);
+}
+
+function restrictInner(node: WhereNode, innerFilter: (table: string) => WhereNode | null, unreadable: ReadonlySet<string>): WhereNode {
   switch (node.kind) {
     case 'and':
-    case 'or':
-      return { kind: node.kind, nodes: node.nodes.map((child) => restrictInner(child, filter, unreadable)) };
+    case 'or': {
+      const nodes = node.nodes.map((child) => restrictInner(child, innerFilter, unreadable));
+      return nodes.every((child, i) => child === node.nodes[i]) ? node : { kind: node.kind, nodes };
+    }
     case 'in_query':
-    case 'select':
-      return { ...node, query: { ...node.query, where: restrictWhere(node.query.where, filter, unreadable) } };
+    case 'select': {
+      const inner = restrictWhere(node.query.where, innerFilter(node.query.table), innerFilter, unreadable);
+      return inner === node.query.where ? node : { ...node, query: { ...node.query, where: inner } };
+    }
     case 'related_to':
       return unreadable.has(ownerKey(node.owner)) ? NO_RECORDS : node;
     default:

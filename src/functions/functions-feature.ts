@@ -12,7 +12,7 @@ import type { HttpModuleOptions } from './http-module.js';
 import type { FilesApi } from '../files/files-api.js';
 import type { FunctionRedisOptions } from './redis-module.js';
 import type { Caller } from '../app/caller.js';
-import { MASTER_ONLY_POLICY } from '../records/class-policy.js';
+import { MASTER_ONLY_TABLE } from '../access/table-rules.js';
 import { CLOUD_CODE_TABLE, CloudCodeStore } from './cloud-code-store.js';
 import { cloudCodeRoutes } from './cloud-code-routes.js';
 import { DeployedFunctions } from './deployed-functions.js';
@@ -209,7 +209,7 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
         logger: ctx.logger,
         modules: (call) => hostModules(moduleDeps, call),
       });
-      records.registerClassPolicy(CLOUD_CODE_TABLE, MASTER_ONLY_POLICY);
+      records.declareTable(CLOUD_CODE_TABLE, MASTER_ONLY_TABLE);
       const routes = functionRoutes({ runner, applications: ctx.applications, sessions, path });
       if (deployed) routes.unshift(...cloudCodeRoutes({ deployed, store, logs, runner }));
       return { api: { runner }, routes, close: () => deployed?.close() };

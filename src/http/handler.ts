@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Application } from '../app/application.js';
 import { type Caller, type SessionUser, sessionCaller } from '../app/caller.js';
-import { runAsCaller } from '../app/caller-scope.js';
 import type { AppRegistry } from '../app/registry.js';
 import type { Clock } from '../core/clock.js';
 import { svcError } from '../core/errors.js';
@@ -32,12 +31,6 @@ export interface HandlerOptions {
   /** Resolves session tokens once the users feature is present. */
   readonly sessions: () => SessionResolver | undefined;
   /**
-   * Whether code below the routes may read `currentCaller()` (host write hooks are registered).
-   * Default: always. The scope is an AsyncLocalStorage run, which costs every request; without
-   * hooks nothing reads it.
-   */
-  readonly callerScope?: () => boolean;
-  /**
    * One `info` line per request through the logger: `GET /1/classes/Post 200 3ms {"requestId"}`, the
    * query string left out. With it every response carries `X-Request-Id` (the client's when short and
    * plain, else a fresh UUID); without it only a client's own id is echoed.
@@ -58,7 +51,6 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  */
 export function createRequestHandler(options: HandlerOptions): RequestHandler {
   const router = createRouter(options.routes);
-  const callerScope = options.callerScope ?? (() => true);
   const headerNames = brandHeaderNames(options.brands);
   const validatorFor = createBodyValidator();
   const validators = new Map<RouteDef, (body: unknown) => void>();
@@ -94,8 +86,7 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       if (body !== undefined) validators.get(route)?.(body);
       const stream = route.body === 'stream' ? bodyStream(request, limits.maxBytes) : undefined;
       const ctx = routeContext(request, raw, stream, method, params, body, authed, options);
-      // Code below the route (write hooks) sees who asked: the request's caller, for the route's duration.
-      const result = await (authed && callerScope() ? runAsCaller(ctx.caller, () => route.handler(ctx)) : route.handler(ctx));
+      const result = await route.handler(ctx);
       return toResponse(result, cors);
     } catch (error) {
       return errorResponse(error, options.logger, { method: request.method, path: logged.path, ...(requestId === undefined ? {} : { requestId }) }, cors);

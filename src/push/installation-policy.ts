@@ -1,6 +1,7 @@
 import { svcError } from '../core/errors.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
-import type { ClassPolicy, ClassPolicyContext } from '../records/class-policy.js';
+import { tableRule } from '../access/table-rules.js';
+import type { ClassPolicy } from '../records/class-policy.js';
 import type { PushTarget } from './push-transport.js';
 
 export const INSTALLATION_CLASS = '_Installation';
@@ -58,9 +59,12 @@ export function targetOf(installation: JsonObject): PushTarget | null {
   return (type === 'android' || type === 'ios') && typeof token === 'string' ? { kind: 'fcm', token } : null;
 }
 
-function requireMaster(ctx: ClassPolicyContext): void {
-  if (!ctx.caller.isMaster) throw svcError('masterKeyRequired');
-}
+/**
+ * Who reaches `_Installation`: clients register their device and read, update or delete it by
+ * objectId under its ACL; listing and counting installations need the master key (as Parse Server),
+ * so nobody enumerates other users' devices.
+ */
+export const INSTALLATION_TABLE_RULE = tableRule({ masterOnly: ['find', 'count'] });
 
 /**
  * `_Installation` (`/1/installations`): clients register their device (`deviceType` web, android or
@@ -90,6 +94,5 @@ export function installationPolicy(): ClassPolicy {
       }
       checkInstallation(merged);
     },
-    beforeList: requireMaster,
   };
 }

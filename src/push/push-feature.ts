@@ -1,9 +1,9 @@
 import { type FeatureDefinition, featureKey } from '../features/contract.js';
-import { MASTER_ONLY_POLICY } from '../records/class-policy.js';
+import { MASTER_ONLY_TABLE } from '../access/table-rules.js';
 import type { RecordsFeature } from '../records/records-feature.js';
 import { tableRoutes } from '../records/records-routes.js';
 import { type FcmOptions, fcmTransport } from './fcm-transport.js';
-import { INSTALLATION_CLASS, PUSH_STATUS_CLASS, installationPolicy } from './installation-policy.js';
+import { INSTALLATION_CLASS, INSTALLATION_TABLE_RULE, PUSH_STATUS_CLASS, installationPolicy } from './installation-policy.js';
 import { type PushService, createPushService } from './push-service.js';
 import type { PushTransport } from './push-transport.js';
 import { type WebPushOptions, webPushTransport } from './web-push-transport.js';
@@ -51,7 +51,8 @@ export function pushFeature(options: PushOptions = {}): FeatureDefinition<PushSe
     init(ctx) {
       const records = ctx.use(RECORDS);
       records.registerClassPolicy(INSTALLATION_CLASS, installationPolicy());
-      records.registerClassPolicy(PUSH_STATUS_CLASS, MASTER_ONLY_POLICY);
+      records.declareTable(INSTALLATION_CLASS, INSTALLATION_TABLE_RULE);
+      records.declareTable(PUSH_STATUS_CLASS, MASTER_ONLY_TABLE);
       const web = options.webPush ? (isTransport(options.webPush) ? options.webPush : webPushTransport(options.webPush)) : undefined;
       const fcm = options.fcm ? (isTransport(options.fcm) ? options.fcm : fcmTransport({ clock: ctx.clock, ...options.fcm })) : undefined;
       const concurrency = options.concurrency ?? 16;

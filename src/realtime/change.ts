@@ -1,6 +1,6 @@
+import type { TableRule } from '../access/table-rules.js';
 import type { StoredRecord } from '../core/values.js';
 import type { WriteEvent, WriteOpKind } from '../storage/write-events.js';
-import { hideSecrets } from '../users/secret-columns.js';
 
 /** A committed change as realtime carries it between instances: secret columns already removed. */
 export interface RealtimeChange {
@@ -19,14 +19,23 @@ export function changeChannel(applicationId: string): string {
 
 const FORMAT = 1;
 
+/** A record without the table's secret columns (the same object when it has none). */
+function withoutSecrets(record: StoredRecord, secret: ReadonlySet<string>): StoredRecord {
+  if (secret.size === 0) return record;
+  const out: Record<string, unknown> = { ...record };
+  for (const column of secret) delete out[column];
+  return out as StoredRecord;
+}
+
 /**
- * The bus message of a write event, or null for a table realtime never carries (`_Session`).
+ * The bus message of a write event under its table's rule: null for a table realtime never carries
+ * (`_Session`), secret columns removed (`_User.password`), so no instance ever holds them in an event.
  * Stored records are plain tagged JSON (core/values.ts), so they survive JSON unchanged.
  */
-export function encodeChange(event: WriteEvent): string | null {
-  const before = event.before && hideSecrets(event.className, event.before);
-  const after = event.after && hideSecrets(event.className, event.after);
-  if (before === null || after === null) return null;
+export function encodeChange(event: WriteEvent, rule: TableRule): string | null {
+  if (!rule.realtime) return null;
+  const before = event.before && withoutSecrets(event.before, rule.secretColumns);
+  const after = event.after && withoutSecrets(event.after, rule.secretColumns);
   return JSON.stringify({ v: FORMAT, op: event.op, app: event.app, className: event.className, objectId: event.objectId, before, after });
 }
 

@@ -1,7 +1,6 @@
 import { svcError } from '../core/errors.js';
 import { FORBIDDEN_KEYS, isValidTableName } from '../core/names.js';
 import type { Json } from '../core/wire-values.js';
-import { isSubscribableTable } from './may-read.js';
 import { TABLE_ACTIONS, type TableAction } from './subscription.js';
 
 /** A client message of the JSON protocol, validated. */
@@ -41,7 +40,6 @@ function subscribeMessage(m: Record<string, unknown>): ClientMessage {
   const id = subscriptionId(m.id);
   const className = m.tableName;
   if (typeof className !== 'string' || !isValidTableName(className)) throw svcError('realtimeBadMessage', 'tableName must be a table name');
-  if (!isSubscribableTable(className)) throw svcError('realtimeTableRefused', className);
   if (m.where !== undefined) {
     if (m.action !== undefined) throw svcError('realtimeBadMessage', 'a subscription has either an action or a where, not both');
     if (typeof m.where !== 'object' || m.where === null || Array.isArray(m.where)) throw svcError('realtimeBadMessage', 'where must be a JSON object');

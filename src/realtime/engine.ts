@@ -5,8 +5,10 @@ import { type Json, encodeRecord } from '../core/wire-values.js';
 import type { EventBus } from '../events/port.js';
 import type { Awaitable, StorageAdapter } from '../storage/port.js';
 import type { WriteEvent } from '../storage/write-events.js';
+import type { TableAccess } from '../access/table-access.js';
+import type { TableRules } from '../access/table-rules.js';
 import { type RealtimeChange, changeChannel, decodeChange, encodeChange } from './change.js';
-import { type RealtimeCaller, mayRead } from './may-read.js';
+import type { RealtimeCaller } from './realtime-caller.js';
 import { type Match, type Subscription, matchChange } from './subscription.js';
 import { CompiledWhereSubscription } from './where-subscription.js';
 
@@ -30,6 +32,8 @@ export interface EngineDeps {
   readonly bus: EventBus;
   readonly storage: StorageAdapter;
   readonly logger: Logger;
+  /** The declared table rules: which tables realtime carries, and their secret columns (removed before publishing). */
+  readonly tables: TableRules;
 }
 
 /**
@@ -49,7 +53,7 @@ export class SubscriptionEngine {
   /** The write observer: publishes a committed change of an application with realtime on. */
   publish(app: Application, event: WriteEvent): void {
     if (this.closed) return;
-    const message = encodeChange(event);
+    const message = encodeChange(event, this.deps.tables.ruleOf(event.className));
     if (message === null) return;
     try {
       const published = this.deps.bus.publish(changeChannel(app.applicationId), message);
@@ -126,16 +130,37 @@ export class SubscriptionEngine {
     const set = this.subscribers.get(change.app);
     if (!set || set.size === 0) return;
     await this.refreshStaleWheres(set, change);
-    const encoded = new Map<StoredRecord, { [key: string]: Json }>();
+    // One encoding per record and distinct projection (the hidden-column sets of cached views are shared).
+    const encoded = new Map<StoredRecord, Map<ReadonlySet<string>, { [key: string]: Json }>>();
+    const encode = (record: StoredRecord, view: TableAccess, timeZone: string) => {
+      let byProjection = encoded.get(record);
+      if (!byProjection) encoded.set(record, (byProjection = new Map()));
+      let data = byProjection.get(view.hidden);
+      if (!data) byProjection.set(view.hidden, (data = encodeRecord(view.project(record), timeZone)));
+      return data;
+    };
     for (const subscriber of [...set]) {
-      const { caller } = subscriber;
+      // The subscriber's view of the table, asked once per change and only when it listens to the table.
+      let view: TableAccess | null | undefined;
       for (const subscription of subscriber.subscriptions()) {
-        const match = matchChange(subscription, change);
-        if (!match || !(await mayRead(caller, change.className, match.record))) continue;
-        let data = encoded.get(match.record);
-        if (!data) encoded.set(match.record, (data = encodeRecord(match.record, caller.app.settings.timeZone)));
-        subscriber.deliver(subscription, match, data);
+        if (subscription.className !== change.className) continue;
+        if (view === undefined) view = await this.viewOf(subscriber, change.className);
+        if (view === null) break;
+        const seen = view;
+        const match = matchChange(subscription, change, (record) => seen.mayRead(record, 'find'));
+        if (match) subscriber.deliver(subscription, match, encode(match.record, seen, subscriber.caller.app.settings.timeZone));
       }
+    }
+  }
+
+  /** The subscriber's view of a table while it may still find in it (permissions may change after subscribing), else null. */
+  private async viewOf(subscriber: Subscriber, className: string): Promise<TableAccess | null> {
+    try {
+      const view = await subscriber.caller.view(className);
+      return view.allows('find') ? view : null;
+    } catch (error) {
+      this.failed('access', error);
+      return null;
     }
   }
 

@@ -1,6 +1,5 @@
 /** Realtime table subscriptions (issue 18): see docs/realtime.md. */
 export { createRealtimeFeature } from './realtime-feature.js';
 export type { RealtimeOptions, RealtimeTicker } from './options.js';
-export type { RealtimeCaller } from './may-read.js';
-export { mayRead } from './may-read.js';
+export { type RealtimeCaller, assertMaySubscribe, realtimeCaller } from './realtime-caller.js';
 export type { QueryEvent, TableAction } from './subscription.js';

@@ -6,13 +6,16 @@ import type { StorageAdapter } from '../storage/port.js';
 import { type ClientMessage, parseClientMessage, usableId } from './client-message.js';
 import type { RealtimeConnection } from './connection.js';
 import type { SubscriptionEngine } from './engine.js';
-import type { RealtimeCaller } from './may-read.js';
+import type { AccessControl } from '../access/access-control.js';
+import { type RealtimeCaller, assertMaySubscribe } from './realtime-caller.js';
 import { RealtimeSession } from './session.js';
 import type { Subscription } from './subscription.js';
 import { CompiledWhereSubscription } from './where-subscription.js';
 
 export interface JsonProtocolDeps {
   readonly engine: SubscriptionEngine;
+  /** Subscribes are checked as REST finds are (`assertMaySubscribe`). */
+  readonly access: AccessControl;
   readonly storage: StorageAdapter;
   readonly logger: Logger;
   readonly maxSubscriptions: number;
@@ -76,10 +79,11 @@ export function serveJsonProtocol(ws: WebSocket, connection: RealtimeConnection,
       return;
     }
     if (session.has(message.id)) throw svcError('realtimeDuplicateSubscription', message.id);
+    const view = await assertMaySubscribe(deps.access, caller, message.className);
     let subscription: Subscription;
     if ('where' in message) {
       const schema = await deps.storage.getSchema({ namespace: caller.app.namespace, className: message.className });
-      subscription = new CompiledWhereSubscription(message.id, caller.app, message.className, message.where, schema);
+      subscription = new CompiledWhereSubscription(message.id, caller.app, message.className, message.where, schema, view.hidden);
     } else {
       subscription = { kind: 'action', id: message.id, action: message.action, className: message.className, ...(message.objectId !== undefined ? { objectId: message.objectId } : {}) };
     }

@@ -18,8 +18,11 @@ export interface RealtimeOptions {
    */
   bus?: EventBus;
   /**
-   * ACL decisions for deliveries (the records feature's `access`, which `createService` passes):
-   * records with an ACL reach only connections that could read them over REST.
+   * The access decisions of subscribes and deliveries (the records feature's `access`, which
+   * `createService` passes): a connection subscribes, and receives a record, exactly when a REST
+   * find of the same caller would (class-level permissions, ACLs, roles, protected fields).
+   * Default: a new access control over the service's storage (its own role cache, every stored
+   * table permission ignored), for a service without the records feature.
    */
   access?: AccessControl;
   /** Path of svcbase's JSON-over-WebSocket protocol, relative to the mount prefix (default `/1/realtime`). */

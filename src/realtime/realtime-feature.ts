@@ -7,7 +7,8 @@ import { RealtimeConnection } from './connection.js';
 import { ConnectionSlots } from './connection-slots.js';
 import { SubscriptionEngine } from './engine.js';
 import { serveJsonProtocol } from './json-protocol.js';
-import type { RealtimeCaller } from './may-read.js';
+import { createAccessControl } from '../access/access-control.js';
+import { realtimeCaller } from './realtime-caller.js';
 import { type RealtimeOptions, intervalTicker, resolveRealtimeLimits } from './options.js';
 import { serveSocketIo, socketIoHandshake } from './socketio-protocol.js';
 
@@ -36,7 +37,9 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
   const given = options.bus ?? ctx.bus;
   const ownBus = given === undefined;
   const bus = given ?? memoryEventBus();
-  const engine = new SubscriptionEngine({ bus, storage: ctx.storage, logger: ctx.logger });
+  // Every subscribe and every delivery asks access/ (the records feature's, which `createService` passes).
+  const access = options.access ?? createAccessControl({ storage: ctx.storage, clock: ctx.clock });
+  const engine = new SubscriptionEngine({ bus, storage: ctx.storage, logger: ctx.logger, tables: access.tables });
   const slots = new ConnectionSlots(limits.maxConnectionsPerApp);
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false, clientTracking: false });
   const open = new Map<RealtimeConnection, () => void>();
@@ -84,13 +87,9 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
         if (upgrade.auth.sessionToken && !user) throw svcError('sessionInvalid');
         const release = slots.reserve(app.applicationId);
         upgrade.socket.once('close', release);
-        const control = options.access;
-        const base = { app, isMaster: upgrade.auth.isMaster, user };
-        // The connection's access as a Caller would have it: its user, roles through the shared cache.
-        const asCaller = { app, credential: 'rest' as const, isMaster: base.isMaster, sessionToken: upgrade.auth.sessionToken ?? null, user: async () => user };
-        const caller: RealtimeCaller = control ? { ...base, access: () => control.accessOf(asCaller) } : base;
+        const caller = realtimeCaller(access, { app, isMaster: upgrade.auth.isMaster, user, sessionToken: upgrade.auth.sessionToken ?? null, credential: 'rest' });
         accept(upgrade, (connection) => connection.ping(), (ws, connection) =>
-          serveJsonProtocol(ws, connection, caller, { engine, storage: ctx.storage, logger: ctx.logger, maxSubscriptions: limits.maxSubscriptionsPerConnection, maxMessagesPerSecond: limits.maxMessagesPerSecond }),
+          serveJsonProtocol(ws, connection, caller, { engine, access, storage: ctx.storage, logger: ctx.logger, maxSubscriptions: limits.maxSubscriptionsPerConnection, maxMessagesPerSecond: limits.maxMessagesPerSecond }),
         );
       },
     },
@@ -129,6 +128,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
         accept(upgrade, (connection) => connection.send('2:::'), (ws, connection) =>
           serveSocketIo(ws, connection, {
             engine,
+            access,
             applications: ctx.applications,
             slots,
             logger: ctx.logger,

@@ -2,7 +2,7 @@ import { svcError } from '../core/errors.js';
 import type { Json } from '../core/wire-values.js';
 import type { RealtimeConnection } from './connection.js';
 import type { Subscriber } from './engine.js';
-import type { RealtimeCaller } from './may-read.js';
+import type { RealtimeCaller } from './realtime-caller.js';
 import type { Match, Subscription } from './subscription.js';
 
 /** Turns one delivery into the framing's text frame. */

@@ -8,7 +8,8 @@ import type { RealtimeConnection } from './connection.js';
 import type { ConnectionSlots } from './connection-slots.js';
 import type { SubscriptionEngine } from './engine.js';
 import { rawText } from './json-protocol.js';
-import { isSubscribableTable } from './may-read.js';
+import type { AccessControl } from '../access/access-control.js';
+import { assertMaySubscribe, realtimeCaller } from './realtime-caller.js';
 import { RealtimeSession } from './session.js';
 import { TABLE_ACTIONS, type TableAction } from './subscription.js';
 
@@ -23,6 +24,8 @@ const OBJECT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export interface SocketIoDeps {
   readonly engine: SubscriptionEngine;
+  /** Subscribes are checked as an anonymous REST find is (`assertMaySubscribe`). */
+  readonly access: AccessControl;
   readonly applications: ReadonlyMap<string, Application>;
   readonly slots: ConnectionSlots;
   readonly logger: Logger;
@@ -92,7 +95,8 @@ export function serveSocketIo(ws: WebSocket, connection: RealtimeConnection, dep
     if (!app.settings.features.realtime) throw svcError('featureDisabled', 'realtime');
     if (!session) {
       const releaseSlot = deps.slots.reserve(app.applicationId);
-      const bound = new RealtimeSession({ app, isMaster: false, user: null }, connection, (subscription, match, data) => {
+      const caller = realtimeCaller(deps.access, { app, isMaster: false, user: null, sessionToken: null, credential: 'rest' });
+      const bound = new RealtimeSession(caller, connection, (subscription, match, data) => {
         const action = subscription.kind === 'action' ? subscription.action : match.action;
         return socketIoEvent('server_pub', { action, tableName: subscription.className, objectId: match.record.objectId, data });
       }, deps.maxSubscriptions);
@@ -121,6 +125,7 @@ export function serveSocketIo(ws: WebSocket, connection: RealtimeConnection, dep
       return;
     }
     if (session.has(id)) return; // subscribing twice is harmless: one subscription, one push per change
+    await assertMaySubscribe(deps.access, session.caller, request.tableName);
     session.add({ kind: 'action', id, action: request.action, className: request.tableName, ...(request.objectId !== undefined ? { objectId: request.objectId } : {}) });
   }
 }
@@ -145,7 +150,6 @@ function parseEvent(body: string): { name: 'client_sub' | 'client_unsub'; reques
   let action = inner.action;
   if (typeof appKey !== 'string') throw svcError('realtimeBadMessage', 'appKey must be a string');
   if (typeof tableName !== 'string' || !isValidTableName(tableName)) throw svcError('realtimeBadMessage', 'tableName must be a table name');
-  if (!isSubscribableTable(tableName)) throw svcError('realtimeTableRefused', tableName);
   if (name === 'client_unsub') {
     if (typeof action !== 'string' || !action.startsWith('unsub_')) throw svcError('realtimeBadMessage', 'client_unsub actions are unsub_<action>');
     action = action.slice('unsub_'.length);

@@ -34,35 +34,40 @@ export interface Match {
 }
 
 /**
- * Whether `change` concerns `sub`, and as what:
+ * Whether `change` concerns `sub`, and as what, for a subscriber who may read the records `visible`
+ * admits (its access view's `mayRead`): a record it may not read is never sent, and counts as not
+ * matching for a where subscription.
  * - updateTable: any create or update in the table; updateRow: an update of that record;
  * - deleteTable: any delete in the table; deleteRow: the delete of that record (data: the record as it was);
  * - where: create (new record matches), update (matched before and after), enter (matches only
- *   after), leave (matched only before; data: the record after), delete (a matching record deleted).
+ *   after), leave (matched only before; data: the record after, when the subscriber may still read
+ *   it), delete (a matching record deleted).
  */
-export function matchChange(sub: Subscription, change: RealtimeChange): Match | null {
+export function matchChange(sub: Subscription, change: RealtimeChange, visible: (record: StoredRecord) => boolean): Match | null {
   if (sub.className !== change.className) return null;
-  if (sub.kind === 'where') return matchWhere(sub, change);
+  if (sub.kind === 'where') return matchWhere(sub, change, visible);
   const row = sub.objectId === undefined || sub.objectId === change.objectId;
+  const shown = (record: StoredRecord | undefined): Match | null => (record && visible(record) ? { action: sub.action, record } : null);
   switch (sub.action) {
     case 'updateTable':
-      return change.op !== 'delete' && change.after ? { action: sub.action, record: change.after } : null;
+      return change.op !== 'delete' ? shown(change.after) : null;
     case 'updateRow':
-      return change.op === 'update' && row && change.after ? { action: sub.action, record: change.after } : null;
+      return change.op === 'update' && row ? shown(change.after) : null;
     case 'deleteTable':
-      return change.op === 'delete' && change.before ? { action: sub.action, record: change.before } : null;
+      return change.op === 'delete' ? shown(change.before) : null;
     case 'deleteRow':
-      return change.op === 'delete' && row && change.before ? { action: sub.action, record: change.before } : null;
+      return change.op === 'delete' && row ? shown(change.before) : null;
   }
 }
 
-function matchWhere(sub: WhereSubscription, change: RealtimeChange): Match | null {
-  const was = change.before !== undefined && change.op !== 'create' && sub.matches(change.before);
-  const is = change.after !== undefined && change.op !== 'delete' && sub.matches(change.after);
+function matchWhere(sub: WhereSubscription, change: RealtimeChange, visible: (record: StoredRecord) => boolean): Match | null {
+  const was = change.before !== undefined && change.op !== 'create' && sub.matches(change.before) && visible(change.before);
+  const is = change.after !== undefined && change.op !== 'delete' && sub.matches(change.after) && visible(change.after);
   if (change.op === 'delete') return was ? { action: 'delete', record: change.before! } : null;
   if (change.op === 'create') return is ? { action: 'create', record: change.after! } : null;
   if (was && is) return { action: 'update', record: change.after! };
   if (is) return { action: 'enter', record: change.after! };
-  if (was) return { action: 'leave', record: change.after! };
+  // A record that left the subscriber's sight is announced only while it may still read it.
+  if (was && change.after !== undefined && visible(change.after)) return { action: 'leave', record: change.after };
   return null;
 }

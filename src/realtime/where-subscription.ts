@@ -6,8 +6,6 @@ import { compilePredicate } from '../query/evaluate/index.js';
 import { contextFor, type EvalEnv } from '../query/evaluate/context.js';
 import { parseWhere } from '../query/parse.js';
 import type { TableSchema, WhereNode } from '../query/plan.js';
-import { SECRET_COLUMNS } from '../users/secret-columns.js';
-import { USER_CLASS } from '../users/user-table.js';
 
 /** Node kinds that read other tables: a change carries one record, so these cannot be matched. */
 const REFUSED: Readonly<Partial<Record<WhereNode['kind'], string>>> = {
@@ -20,14 +18,21 @@ const REFUSED: Readonly<Partial<Record<WhereNode['kind'], string>>> = {
 /**
  * Parses and compiles a subscription's where against the table's schema as it is now (the same
  * parser and reference evaluator as REST lists; errors are the same coded 102/11100). Inner queries
- * are refused with 11169. Secret columns cannot be named (102), as in REST queries.
+ * are refused with 11169. A column `hidden` from the subscriber (its view's protected fields and
+ * secret columns) cannot be named (102), as in REST queries.
  */
-export function compileWhere(app: Application, className: string, where: { [key: string]: Json }, schema: TableSchema | null): (record: StoredRecord) => boolean {
+export function compileWhere(
+  app: Application,
+  className: string,
+  where: { [key: string]: Json },
+  schema: TableSchema | null,
+  hidden: ReadonlySet<string>,
+): (record: StoredRecord) => boolean {
   const node = parseWhere(where, {
     className,
     schema: (name) => (name === className ? schema : null),
     settings: app.settings,
-    isSecretColumn: (table, column) => table === USER_CLASS && SECRET_COLUMNS.has(column),
+    isSecretColumn: (table, column) => table === className && hidden.has(column),
   });
   refuseInnerQueries(node);
   const env: EvalEnv = {
@@ -68,8 +73,10 @@ export class CompiledWhereSubscription {
     readonly className: string,
     private readonly where: { [key: string]: Json },
     private schemaSeen: TableSchema | null,
+    /** The subscriber's hidden columns when it subscribed: a where may not name them. */
+    private readonly hidden: ReadonlySet<string>,
   ) {
-    this.predicate = compileWhere(app, className, where, schemaSeen);
+    this.predicate = compileWhere(app, className, where, schemaSeen, hidden);
   }
 
   matches(record: StoredRecord): boolean {
@@ -84,6 +91,6 @@ export class CompiledWhereSubscription {
   /** Compiles again against `schema`; on failure keeps the previous predicate and rethrows. */
   recompile(schema: TableSchema | null): void {
     this.schemaSeen = schema;
-    this.predicate = compileWhere(this.app, this.className, this.where, schema);
+    this.predicate = compileWhere(this.app, this.className, this.where, schema, this.hidden);
   }
 }

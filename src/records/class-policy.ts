@@ -1,9 +1,6 @@
 import { svcError } from '../core/errors.js';
-import type { StoredRecord } from '../core/values.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
 import type { Caller } from '../app/caller.js';
-import { secretColumnError } from '../query/parse/context.js';
-import { ANY_TABLE, type QueryFootprint } from '../query/parse/footprint.js';
 import type { Awaitable, StorageAdapter } from '../storage/port.js';
 
 export type { JsonObject };
@@ -16,16 +13,6 @@ export interface ClassPolicyContext {
   /** The storage to use: inside a transactional batch, the transaction's adapter. */
   readonly storage: StorageAdapter;
   readonly inBatch: boolean;
-}
-
-/** What a list hook sees: the call plus the columns the parsed query names on this table. */
-export interface ClassListContext extends ClassPolicyContext {
-  /**
-   * Columns the query names on this table anywhere in its plan (where at any depth, `$select` keys,
-   * order, keys, groupby, aggregates, include), plus columns of `include` steps whose table is only
-   * known at run time. Empty when the query names none.
-   */
-  readonly columns: ReadonlySet<string>;
 }
 
 /**
@@ -49,12 +36,6 @@ export interface ClassPolicy {
   /** Whether batch items may touch the table. `_User` is refused in batches whatever this says. */
   readonly allowBatch: boolean;
   /**
-   * Columns no list query may name anywhere in its plan, whoever asks (master key too): where keys
-   * at any depth and through other tables' inner queries, `$select` keys, order, keys, groupby,
-   * aggregates, include. Refused with 102 before storage is read. `_User` has `password`.
-   */
-  readonly secretColumns?: ReadonlySet<string>;
-  /**
    * Serves a create itself instead of the generic create (outside batches): the users feature
    * answers a `_User` create as a sign-up, session token included.
    */
@@ -69,21 +50,10 @@ export interface ClassPolicy {
   delete?(caller: Caller, objectId: string): Promise<void>;
   /** Before a create; may return a replacement body (e.g. with a hashed password). */
   beforeCreate?(ctx: ClassWriteContext, body: JsonObject): Awaitable<JsonObject | void>;
-  /** Before a read of one record. */
-  beforeRead?(ctx: ClassPolicyContext, objectId: string): Awaitable<void>;
-  /**
-   * Before a list, count or statistics query that touches the table: as the listed table, or through
-   * an inner query of any other table's list. Runs on the parsed query, before storage is read. When
-   * absent, `beforeRead` guards lists too (called with an empty objectId), so a policy that guards
-   * reads never leaks through a list.
-   */
-  beforeList?(ctx: ClassListContext): Awaitable<void>;
   /** Before an update; may return a replacement body. */
   beforeUpdate?(ctx: ClassWriteContext, objectId: string, body: JsonObject): Awaitable<JsonObject | void>;
   /** Before a delete. */
   beforeDelete?(ctx: ClassWriteContext, objectId: string): Awaitable<void>;
-  /** Shapes a record on its way out (drop secret columns): single reads, lists and `include`d objects. */
-  filterOutput?(ctx: ClassPolicyContext, record: StoredRecord): StoredRecord;
 }
 
 /**
@@ -99,29 +69,10 @@ export type OwnCreateResult =
 export const OPEN_POLICY: ClassPolicy = Object.freeze({ allowBatch: true });
 
 /**
- * System tables (`_Name`) without a registered policy: readable, writable only with the master key,
- * never in a batch.
+ * System tables (`_Name`) without a registered policy: never in a batch. Who may read or write them
+ * is access/'s decision (`TableRules`: master key only unless the owning feature declared otherwise).
  */
-export const SYSTEM_POLICY: ClassPolicy = Object.freeze({
-  allowBatch: false,
-  beforeCreate: (ctx: ClassPolicyContext) => requireMaster(ctx),
-  beforeUpdate: (ctx: ClassPolicyContext) => requireMaster(ctx),
-  beforeDelete: (ctx: ClassPolicyContext) => requireMaster(ctx),
-});
-
-function requireMaster(ctx: ClassPolicyContext): void {
-  if (!ctx.caller.isMaster) throw svcError('masterKeyRequired');
-}
-
-/** Tables only the master key reads or writes, never in a batch (`_ClassPermissions`). */
-export const MASTER_ONLY_POLICY: ClassPolicy = Object.freeze({
-  allowBatch: false,
-  beforeCreate: (ctx: ClassPolicyContext) => requireMaster(ctx),
-  beforeRead: (ctx: ClassPolicyContext) => requireMaster(ctx),
-  beforeList: (ctx: ClassPolicyContext) => requireMaster(ctx),
-  beforeUpdate: (ctx: ClassPolicyContext) => requireMaster(ctx),
-  beforeDelete: (ctx: ClassPolicyContext) => requireMaster(ctx),
-});
+export const SYSTEM_POLICY: ClassPolicy = Object.freeze({ allowBatch: false });
 
 /** The table the batch refuses whatever its policy says (the seed's rule). */
 export const USER_TABLE = '_User';
@@ -139,30 +90,4 @@ export class ClassPolicyRegistry {
   resolve(className: string): ClassPolicy {
     return this.policies.get(className) ?? (className.startsWith('_') ? SYSTEM_POLICY : OPEN_POLICY);
   }
-}
-
-/**
- * Runs the list guard of every table a parsed query touches (see `listQueryFootprint`): the listed
- * table and every inner query's table, however many and however deep. A secret column named
- * anywhere is refused (102) first.
- */
-export async function guardListFootprint(
-  resolve: (className: string) => ClassPolicy,
-  base: Omit<ClassPolicyContext, 'className'>,
-  footprint: QueryFootprint,
-): Promise<void> {
-  const anyTable = footprint.get(ANY_TABLE) ?? new Set<string>();
-  for (const [className, named] of footprint) {
-    if (className === ANY_TABLE) continue;
-    const policy = resolve(className);
-    const columns = anyTable.size === 0 ? named : new Set([...named, ...anyTable]);
-    for (const column of columns) if (policy.secretColumns?.has(column)) throw secretColumnError(column);
-    if (policy.beforeList) await policy.beforeList({ ...base, className, columns });
-    else await policy.beforeRead?.({ ...base, className }, '');
-  }
-}
-
-/** Whether a registry's policy of `className` declares `column` secret (for `ParseContext.isSecretColumn`). */
-export function secretColumnOf(resolve: (className: string) => ClassPolicy): (className: string, column: string) => boolean {
-  return (className, column) => resolve(className).secretColumns?.has(column) === true;
 }

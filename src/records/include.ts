@@ -4,20 +4,20 @@ import { encodeRecord, type Json, type JsonObject } from '../core/wire-values.js
 import type { StorageAdapter } from '../storage/port.js';
 import type { IncludePath } from '../query/parse/include.js';
 import type { FindPlan, WhereNode } from '../query/plan.js';
-import { withoutColumns } from './read-restriction.js';
+import type { TableAccess } from '../access/table-access.js';
+import type { ReadViews } from './read-restriction.js';
 
 
-/** What include expansion reads: storage, the namespace, the output time zone, a record hook. */
+/** What include expansion reads: storage, the namespace, the output time zone, the caller's access views. */
 export interface IncludeDeps {
   readonly storage: StorageAdapter;
   readonly namespace: string;
   readonly timeZone: string;
-  /** Rewrites a record before it is encoded (hide `_User.password`); `null` hides it entirely. */
-  readonly transformRecord?: (className: string, record: StoredRecord) => StoredRecord | null;
-  /** The caller's ACL read filter: a target it cannot read stays an unexpanded Pointer. */
-  readonly readFilter?: WhereNode;
-  /** Protected fields of a target table hidden from the caller. */
-  readonly hiddenColumns?: (className: string) => Promise<ReadonlySet<string>>;
+  /**
+   * The caller's view of each target table: a target is expanded exactly when the caller could GET
+   * it (the table's `get`, its ACL and pointer permissions), and shows what that GET would show.
+   */
+  readonly views: ReadViews;
 }
 
 const FETCH_CHUNK = 500;
@@ -50,16 +50,17 @@ function branches(paths: readonly IncludePath[]): Map<string, Branch> {
   return out;
 }
 
-async function fetchTargets(className: string, ids: readonly string[], deps: IncludeDeps): Promise<StoredRecord[]> {
-  if (!isValidTableName(className)) return [];
+async function fetchTargets(className: string, ids: readonly string[], view: TableAccess, deps: IncludeDeps): Promise<StoredRecord[]> {
+  if (!view.allows('get')) return [];
   const table = { namespace: deps.namespace, className };
+  const readFilter = view.readFilter('get');
   if ((await deps.storage.getSchema(table)) === null) return [];
   const out: StoredRecord[] = [];
   for (let i = 0; i < ids.length; i += FETCH_CHUNK) {
     const chunk = ids.slice(i, i + FETCH_CHUNK);
     const byId: WhereNode = { kind: 'in', field: { column: 'objectId', path: [] }, negate: false, values: chunk };
     const plan: FindPlan = {
-      where: deps.readFilter ? { kind: 'and', nodes: [byId, deps.readFilter] } : byId,
+      where: readFilter ? { kind: 'and', nodes: [byId, readFilter] } : byId,
       order: [],
       skip: 0,
       limit: chunk.length,
@@ -94,11 +95,10 @@ export async function expandIncludes(objects: JsonObject[], paths: readonly Incl
     const expanded = new Map<string, JsonObject>();
     for (const [targetClass, ids] of wanted) {
       const level: JsonObject[] = [];
-      const hidden = deps.hiddenColumns ? await deps.hiddenColumns(targetClass) : undefined;
-      for (const record of await fetchTargets(targetClass, [...ids], deps)) {
-        const transformed = deps.transformRecord ? deps.transformRecord(targetClass, record) : record;
-        const shown = transformed && hidden ? withoutColumns(transformed, hidden) : transformed;
-        if (!shown) continue;
+      if (!isValidTableName(targetClass)) continue;
+      const view = await deps.views.view(targetClass);
+      for (const record of await fetchTargets(targetClass, [...ids], view, deps)) {
+        const shown = view.project(record);
         const object: JsonObject = { __type: 'Object', className: targetClass, ...encodeRecord(shown, deps.timeZone) };
         expanded.set(`${targetClass}\u0000${record.objectId}`, object);
         level.push(object);

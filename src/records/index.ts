@@ -2,7 +2,6 @@
 export { type RecordsFeature, type RecordsOptions, createRecordsFeature } from './records-feature.js';
 export {
   type ClassPolicy,
-  type ClassListContext,
   type ClassPolicyContext,
   type ClassWriteContext,
   ClassPolicyRegistry,

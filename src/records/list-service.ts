@@ -1,17 +1,15 @@
 import { svcError } from '../core/errors.js';
 import { isValidTableName } from '../core/names.js';
-import type { StoredRecord } from '../core/values.js';
 import { encodeRecord, type Json, type JsonObject } from '../core/wire-values.js';
 import type { Application } from '../app/application.js';
 import { MAX_INNER_QUERIES } from '../query/parse/context.js';
-import { type IncludePath, decodeWhereParam, listQueryFootprint, parseListQuery, referencedClasses, type QueryFootprint } from '../query/parse.js';
+import { type IncludePath, decodeWhereParam, listQueryFootprint, parseListQuery, referencedClasses } from '../query/parse.js';
 import type { TableSchema } from '../query/plan.js';
 import { encodeStatisticsRow } from '../query/statistics-output.js';
 import type { StorageAdapter, TableRef } from '../storage/port.js';
 import { expandIncludes, type IncludeDeps } from './include.js';
-import { type ReadRestriction, assertNoHiddenColumns, restrictListQuery, withoutColumns } from './read-restriction.js';
-
-const NOTHING: ReadonlySet<string> = new Set();
+import type { ReadOperation } from '../access/class-permissions.js';
+import { type ReadViews, assertNoHiddenColumns, restrictListQuery } from './read-restriction.js';
 
 
 /**
@@ -28,28 +26,17 @@ export interface ListResult {
   readonly body: JsonObject;
 }
 
-/** What a list needs besides the request: storage, the table and the caller's record rules. */
+/** What a list needs besides the request: storage, the table and the caller's access views. */
 export interface ListDeps {
   readonly storage: StorageAdapter;
   /** The queried table (`GameScore`; `_User` for `GET /1/users`). */
   readonly className: string;
-  /**
-   * Rewrites a record before it is encoded, for listed and included records alike (the users
-   * feature hides `password` and other users' session tokens here); `null` drops it.
-   */
-  readonly transformRecord?: (className: string, record: StoredRecord) => StoredRecord | null;
-  /**
-   * Access check of the parsed query, run before storage is read: every table the plan touches and
-   * the columns it names there (see `listQueryFootprint`). Throw a SvcError to refuse.
-   */
-  readonly guard?: (footprint: QueryFootprint) => Promise<void> | void;
-  /** Columns no query may name, refused while parsing (see `ParseContext.isSecretColumn`). */
+  /** The caller's access views: every table the query reads is checked, filtered and projected by them. */
+  readonly views: ReadViews;
+  /** `find` (lists and statistics) or `count` (a bare `count=1&limit=0`): the listed table's operation. */
+  readonly operation: ReadOperation;
+  /** Columns no query may name, whoever asks, refused while parsing (see `ParseContext.isSecretColumn`). */
   readonly isSecretColumn?: (className: string, column: string) => boolean;
-  /**
-   * The caller's ACL read restriction (absent for the master key): pushed into the query, its inner
-   * queries and include fetches, so `limit`, `skip` and `count` stay exact and nothing leaks.
-   */
-  readonly restrict?: ReadRestriction;
 }
 
 /** Most distinct class names whose schemas one where may make us fetch before parsing. */
@@ -79,6 +66,9 @@ export async function handleList(ctx: ListRequest, deps: ListDeps): Promise<List
   if (!isValidTableName(className)) throw svcError('invalidClassName', className);
   const namespace = app.namespace;
   const timeZone = app.settings.timeZone;
+  // A table the caller may not list refuses before its query is parsed.
+  const view = await deps.views.view(className);
+  view.assert(deps.operation);
   // The where is decoded once: its inner queries' class names first (their schemas are loaded before
   // the synchronous parse), then the same object is parsed into the plan.
   const decoded = decodeWhereParam(ctx.query.get('where'), app.settings);
@@ -92,11 +82,8 @@ export async function handleList(ctx: ListRequest, deps: ListDeps): Promise<List
   };
   const secret = deps.isSecretColumn;
   const parsed = parseListQuery(ctx.query, { className, schema, settings: app.settings, ...(secret ? { isSecretColumn: secret } : {}) }, decoded);
-  const footprint = listQueryFootprint(parsed, className);
-  await deps.guard?.(footprint);
-  if (deps.restrict) await assertNoHiddenColumns(footprint, deps.restrict);
-  const query = deps.restrict ? await restrictListQuery(parsed, deps.restrict) : parsed;
-  const hidden = deps.restrict ? await deps.restrict.hiddenColumns(className) : NOTHING;
+  const query = await restrictListQuery(parsed, className, deps.operation, deps.views);
+  await assertNoHiddenColumns(listQueryFootprint(parsed, className), deps.views);
   const table: TableRef = { namespace, className };
   const exists = schemas.get(className) !== null;
   const budget = { budgetMs: app.settings.query.budgetMs };
@@ -109,24 +96,15 @@ export async function handleList(ctx: ListRequest, deps: ListDeps): Promise<List
   }
   const records = exists ? await storage.find(table, query.plan, budget) : [];
   const results: JsonObject[] = [];
-  for (const record of records) {
-    const shown = deps.transformRecord ? deps.transformRecord(className, record) : record;
-    if (shown) results.push(encodeRecord(withoutColumns(shown, hidden), timeZone));
-  }
+  for (const record of records) results.push(encodeRecord(view.project(record), timeZone));
   if (query.include.length > 0) await expandIncludes(results, query.include, includeDeps(ctx.app, deps));
   const body: JsonObject = { results };
   if (query.count) body.count = exists ? await storage.count(table, query.plan.where, budget) : 0;
   return { body };
 }
 
-function includeDeps(app: ListRequest['app'], deps: ListDeps): IncludeDeps {
-  return {
-    storage: deps.storage,
-    namespace: app.namespace,
-    timeZone: app.settings.timeZone,
-    ...(deps.transformRecord ? { transformRecord: deps.transformRecord } : {}),
-    ...(deps.restrict ? { readFilter: deps.restrict.filter, hiddenColumns: deps.restrict.hiddenColumns } : {}),
-  };
+function includeDeps(app: ListRequest['app'], deps: Pick<ListDeps, 'storage' | 'views'>): IncludeDeps {
+  return { storage: deps.storage, namespace: app.namespace, timeZone: app.settings.timeZone, views: deps.views };
 }
 
 /**
@@ -136,7 +114,7 @@ function includeDeps(app: ListRequest['app'], deps: ListDeps): IncludeDeps {
 export async function expandRecordIncludes(
   app: ListRequest['app'],
   paths: readonly IncludePath[],
-  deps: ListDeps,
+  deps: Pick<ListDeps, 'storage' | 'views'>,
   record: JsonObject,
 ): Promise<void> {
   if (paths.length > 0) await expandIncludes([record], paths, includeDeps(app, deps));

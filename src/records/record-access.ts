@@ -29,22 +29,27 @@ function isDeleteOp(value: Json | undefined): boolean {
   return keys.length === 1 && value['__op'] === 'Delete';
 }
 
-/** The projection of a non-master read: also the ACL, which the read check needs. */
-export function readableProjection(projection: Projection | undefined): Projection | undefined {
-  if (!projection || projection.kind === 'all') return projection;
+/** The projection of a checked read: also the columns the row check needs (`TableAccess.rowColumns`). */
+export function withColumns(projection: Projection | undefined, needed: readonly string[]): Projection | undefined {
+  if (!projection || projection.kind === 'all' || needed.length === 0) return projection;
   if (projection.kind === 'include') {
-    return projection.columns.includes(ACL_COLUMN) ? projection : { kind: 'include', columns: [...projection.columns, ACL_COLUMN] };
+    const missing = needed.filter((c) => !projection.columns.includes(c));
+    return missing.length === 0 ? projection : { kind: 'include', columns: [...projection.columns, ...missing] };
   }
-  return projection.columns.includes(ACL_COLUMN) ? { kind: 'exclude', columns: projection.columns.filter((c) => c !== ACL_COLUMN) } : projection;
+  return projection.columns.some((c) => needed.includes(c)) ? { kind: 'exclude', columns: projection.columns.filter((c) => !needed.includes(c)) } : projection;
 }
 
-/** Drops the ACL again when the client's projection did not ask for it. */
-export function withoutUnrequestedAcl(record: StoredRecord, projection: Projection | undefined): StoredRecord {
-  if (!projection || projection.kind === 'all') return record;
-  const asked = projection.kind === 'include' ? projection.columns.includes(ACL_COLUMN) : !projection.columns.includes(ACL_COLUMN);
-  if (asked || !Object.hasOwn(record, ACL_COLUMN)) return record;
-  const { [ACL_COLUMN]: _acl, ...rest } = record;
-  return rest as StoredRecord;
+/** Drops again the checked columns the client's projection did not ask for. */
+export function withoutUnrequested(record: StoredRecord, projection: Projection | undefined, checked: readonly string[]): StoredRecord {
+  if (!projection || projection.kind === 'all' || checked.length === 0) return record;
+  let out: Record<string, unknown> | null = null;
+  for (const column of checked) {
+    const asked = projection.kind === 'include' ? projection.columns.includes(column) : !projection.columns.includes(column);
+    if (asked || !Object.hasOwn(record, column)) continue;
+    out ??= { ...record };
+    delete out[column];
+  }
+  return (out ?? record) as StoredRecord;
 }
 
 /** 101 unless the record exists and `mayWrite` admits it (a refused write looks like a missing record). */
@@ -52,9 +57,10 @@ export async function assertWritable(
   storage: StorageAdapter,
   table: TableRef,
   objectId: string,
+  columns: readonly string[],
   mayWrite: (record: StoredRecord) => boolean,
 ): Promise<void> {
-  const current = await storage.get(table, objectId, { kind: 'include', columns: [ACL_COLUMN] });
+  const current = await storage.get(table, objectId, { kind: 'include', columns });
   if (!current || !mayWrite(current)) throw svcError('objectNotFound', objectId);
 }
 

@@ -1,3 +1,4 @@
+import { actingAs } from '../storage/observed-storage.js';
 import type { Caller } from '../app/caller.js';
 import { isRoleTable } from '../access/access-control.js';
 import { svcError } from '../core/errors.js';
@@ -68,7 +69,8 @@ export async function importRecords(deps: RecordDeps, caller: Caller, className:
     }
     return { inserted, existing };
   };
-  const outcome = deps.storage.capabilities.transactions ? await deps.storage.transaction(write) : await write(deps.storage);
+  const storage = actingAs(deps.storage, caller);
+  const outcome = storage.capabilities.transactions ? await storage.transaction(write) : await write(storage);
   if (isRoleTable(className) && outcome.inserted > 0) deps.access.rolesChanged(ref.namespace);
   return outcome;
 }

@@ -10,13 +10,15 @@ import type { JsonObject } from '../core/wire-values.js';
 import { applyOps } from '../operators/apply.js';
 import type { Projection } from '../query/plan.js';
 import type { Awaitable, FieldOp, SchemaLimits, StorageAdapter, TableRef } from '../storage/port.js';
+import { actingAs } from '../storage/observed-storage.js';
 import { updateWithoutRecord } from '../storage/update-without-record.js';
 import type { ClassPolicy, ClassPolicyRegistry, ClassWriteContext } from './class-policy.js';
 import { isPlausibleObjectId, newObjectId } from './object-id.js';
 import type { AccessControl } from '../access/access-control.js';
 import { isRoleTable } from '../access/access-control.js';
 import { ACL_COLUMN } from '../access/acl-filter.js';
-import { assertWritable, parseWriteWithAcl, readableProjection, withoutUnrequestedAcl } from './record-access.js';
+import type { TableAccess } from '../access/table-access.js';
+import { assertWritable, parseWriteWithAcl, withColumns, withoutUnrequested } from './record-access.js';
 
 /** What the record operations need; `storage` is a transaction's adapter inside a transactional batch. */
 export interface RecordDeps {
@@ -70,6 +72,12 @@ function target(deps: RecordDeps, caller: Caller, className: string): Target {
   };
 }
 
+/** The deps with their storage acting for `caller`: write hooks and events name who wrote (see `actingAs`). */
+function actingFor(deps: RecordDeps, caller: Caller): RecordDeps {
+  const storage = actingAs(deps.storage, caller);
+  return storage === deps.storage ? deps : { ...deps, storage };
+}
+
 function assertObjectId(objectId: string): void {
   if (!isPlausibleObjectId(objectId)) throw svcError('objectNotFound', objectId.slice(0, 64));
 }
@@ -86,14 +94,15 @@ export interface CreatedRecord {
  * Creates a record from write fields (values and field operations). The table and its columns are
  * created on first write; relation members are added in the same transaction as the insert.
  */
-export async function createRecord(deps: RecordDeps, caller: Caller, className: string, input: JsonObject): Promise<CreatedRecord> {
+export async function createRecord(given: RecordDeps, caller: Caller, className: string, input: JsonObject): Promise<CreatedRecord> {
+  const deps = actingFor(given, caller);
   const t = target(deps, caller, className);
-  const access = await deps.access.accessOf(caller, deps.storage);
-  await deps.access.assertClassAllows(access, t.ref, 'create', deps.storage);
+  const view = await viewOf(deps, caller, t.ref);
+  view.assert('create');
   const body = (await t.policy.beforeCreate?.(t.policyContext, input)) ?? input;
   const schema = await deps.storage.getSchema(t.ref);
   const plan = parseWriteWithAcl(body, schema, t.timeZone);
-  await assertFieldsAllowed(deps, access, t, schema, plan.columns);
+  assertFieldsAllowed(view, t, schema, plan.columns, 'create');
   const nowMs = deps.clock.now();
   const now = dateValue(nowMs);
   const objectId = newObjectId(deps.random);
@@ -113,9 +122,14 @@ export async function createRecord(deps: RecordDeps, caller: Caller, className: 
 }
 
 
+/** The caller's access view of a table, read through the deps' storage (a transaction's inside one). */
+async function viewOf(deps: RecordDeps, caller: Caller, table: TableRef): Promise<TableAccess> {
+  return deps.access.tableAccess(await deps.access.accessOf(caller, deps.storage), table, deps.storage);
+}
+
 /**
- * Reads one record (101 when missing), shaped by the table's policy. `projection` is the parsed
- * `keys` option (see `parseKeys`; undefined: every column).
+ * Reads one record (101 when missing or unreadable), as the caller's access view shows it (hidden
+ * columns removed). `projection` is the parsed `keys` option (see `parseKeys`; undefined: every column).
  */
 export async function readRecord(
   deps: RecordDeps,
@@ -126,37 +140,37 @@ export async function readRecord(
 ): Promise<StoredRecord> {
   const t = target(deps, caller, className);
   assertObjectId(objectId);
-  const access = await deps.access.accessOf(caller, deps.storage);
-  await deps.access.assertClassAllows(access, t.ref, 'get', deps.storage);
-  await t.policy.beforeRead?.(t.policyContext, objectId);
-  const stored = await deps.storage.get(t.ref, objectId, access.master ? projection : readableProjection(projection));
+  const view = await viewOf(deps, caller, t.ref);
+  view.assert('get');
+  const checked = view.rowColumns('get');
+  const stored = await deps.storage.get(t.ref, objectId, withColumns(projection, checked));
   // An unreadable record answers exactly as a missing one: no existence oracle.
-  if (!stored || !deps.access.allows(access, stored, 'read')) throw svcError('objectNotFound', objectId);
-  const record = access.master ? stored : withoutUnrequestedAcl(stored, projection);
-  return t.policy.filterOutput ? t.policy.filterOutput(t.policyContext, record) : record;
+  if (!stored || !view.mayRead(stored, 'get')) throw svcError('objectNotFound', objectId);
+  return view.project(withoutUnrequested(stored, projection, checked));
 }
 
 /** Applies write fields to one record atomically: its new `updatedAt` (wire format), or 101 when the record is missing. */
 export async function updateRecord(
-  deps: RecordDeps,
+  given: RecordDeps,
   caller: Caller,
   className: string,
   objectId: string,
   input: JsonObject,
 ): Promise<{ readonly updatedAt: string }> {
+  const deps = actingFor(given, caller);
   const t = target(deps, caller, className);
   assertObjectId(objectId);
-  const access = await deps.access.accessOf(caller, deps.storage);
-  await deps.access.assertClassAllows(access, t.ref, 'update', deps.storage);
+  const view = await viewOf(deps, caller, t.ref);
+  view.assert('update');
   const body = (await t.policy.beforeUpdate?.(t.policyContext, objectId, input)) ?? input;
   const schema = await deps.storage.getSchema(t.ref);
   if (!schema) throw svcError('objectNotFound', objectId);
   const plan = parseWriteWithAcl(body, schema, t.timeZone);
-  await assertFieldsAllowed(deps, access, t, schema, plan.columns);
+  assertFieldsAllowed(view, t, schema, plan.columns, 'update');
   const nowMs = deps.clock.now();
   if (Object.keys(plan.columns).length > 0) await deps.storage.ensureColumns(t.ref, plan.columns, t.limits);
   await t.commit(() =>
-    guardedWrite(deps, access, t, schema, objectId, async (storage) => {
+    guardedWrite(deps, view, 'update', schema, objectId, async (storage) => {
       if (!(await updateWithoutRecord(storage, t.ref, objectId, plan.ops, dateValue(nowMs)))) throw svcError('objectNotFound', objectId);
     }),
   );
@@ -165,55 +179,62 @@ export async function updateRecord(
 }
 
 /** Deletes one record, or 101 when it is missing. */
-export async function deleteRecord(deps: RecordDeps, caller: Caller, className: string, objectId: string): Promise<void> {
+export async function deleteRecord(given: RecordDeps, caller: Caller, className: string, objectId: string): Promise<void> {
+  const deps = actingFor(given, caller);
   const t = target(deps, caller, className);
   assertObjectId(objectId);
-  const access = await deps.access.accessOf(caller, deps.storage);
-  await deps.access.assertClassAllows(access, t.ref, 'delete', deps.storage);
+  const view = await viewOf(deps, caller, t.ref);
+  view.assert('delete');
   await t.policy.beforeDelete?.(t.policyContext, objectId);
-  const schema = access.master ? null : await deps.storage.getSchema(t.ref);
+  const schema = view.master ? null : await deps.storage.getSchema(t.ref);
   await t.commit(() =>
-    guardedWrite(deps, access, t, schema, objectId, async (storage) => {
+    guardedWrite(deps, view, 'delete', schema, objectId, async (storage) => {
       if (!(await storage.delete(t.ref, objectId))) throw svcError('objectNotFound', objectId);
     }),
   );
   if (isRoleTable(className)) deps.access.rolesChanged(t.ref.namespace);
 }
 
-/** A non-master write that adds columns needs the table's `addField` permission. */
-async function assertFieldsAllowed(
-  deps: RecordDeps,
-  access: Awaited<ReturnType<AccessControl['accessOf']>>,
+/**
+ * A non-master write that adds columns needs the table's `addField` permission (on a create, for
+ * every row: pointer permissions admit a row that already points to the caller, and a new one does
+ * not exist yet), and an unlocked schema.
+ */
+function assertFieldsAllowed(
+  view: TableAccess,
   t: Target,
   schema: { readonly columns: Readonly<Record<string, unknown>> } | null,
   columns: Readonly<Record<string, unknown>>,
-): Promise<void> {
-  if (access.master) return;
+  operation: 'create' | 'update',
+): void {
+  if (view.master) return;
   const existing = schema?.columns ?? {};
   // The ACL column is built in: adding it is never a schema change the lock or addField governs.
   const added = Object.keys(columns).find((column) => column !== ACL_COLUMN && !Object.hasOwn(existing, column));
   if (added === undefined && schema) return;
   if (t.locked) throw svcError('schemaLocked', t.ref.className, added ?? '*');
-  if (added !== undefined) await deps.access.assertClassAllows(access, t.ref, 'addField', deps.storage);
+  if (added === undefined) return;
+  view.assert('addField');
+  if (operation === 'create' && !view.allowsEveryRow('addField')) throw svcError('classPermissionDenied', 'addField', t.ref.className);
 }
 
 /**
- * Runs a write of one existing record after checking the caller may write it by its ACL (101 when not,
- * exactly as when the record is missing). The check and the write share one transaction when the
- * storage has them (outside a batch, whose own transaction already holds both), so an ACL changed in
- * between cannot let the write through. A table without an ACL column has no ACLs to check.
+ * Runs a write of one existing record after checking the caller's view admits it (ACL write,
+ * pointer permissions; 101 when not, exactly as when the record is missing). The check and the
+ * write share one transaction when the storage has them (outside a batch, whose own transaction
+ * already holds both), so an ACL changed in between cannot let the write through.
  */
 async function guardedWrite(
   deps: RecordDeps,
-  access: Awaited<ReturnType<AccessControl['accessOf']>>,
-  t: Target,
+  view: TableAccess,
+  operation: 'update' | 'delete',
   schema: { readonly columns: Readonly<Record<string, unknown>> } | null,
   objectId: string,
   write: (storage: StorageAdapter) => Promise<void>,
 ): Promise<void> {
-  if (access.master || !schema || !Object.hasOwn(schema.columns, ACL_COLUMN)) return write(deps.storage);
+  if (!view.writeNeedsRow(operation, schema !== null && Object.hasOwn(schema.columns, ACL_COLUMN))) return write(deps.storage);
   const checked = async (storage: StorageAdapter) => {
-    await assertWritable(storage, t.ref, objectId, (record) => deps.access.allows(access, record, 'write'));
+    await assertWritable(storage, view.table, objectId, view.rowColumns(operation), (record) => view.mayWrite(record, operation));
     await write(storage);
   };
   if (deps.inBatch || !deps.storage.capabilities.transactions) return checked(deps.storage);

@@ -14,7 +14,7 @@ import { CLASS_PERMISSIONS_TABLE, type ClassPermissionStore, storageClassPermiss
 import { createSchemaService } from './schema-service.js';
 import { schemaRoutes } from './schema-routes.js';
 import { bqlRoutes } from './bql-routes.js';
-import { MASTER_ONLY_POLICY } from './class-policy.js';
+import { MASTER_ONLY_TABLE, type TableRule } from '../access/table-rules.js';
 import { roleRoutes } from './role-routes.js';
 import { ROLE_CLASS } from '../access/role-lookup.js';
 import { type RecordsService, createRecordsService } from './records-service.js';
@@ -52,8 +52,14 @@ export interface RecordsFeature {
   readonly access: AccessControl;
   /** Class-level permissions as the schema API stores them (`_ClassPermissions`). */
   readonly classPermissions: ClassPermissionStore;
-  /** Sets the rules of one table (e.g. the users feature protects `_User`). */
+  /** Sets the write rules of one table (e.g. the users feature serves `_User` creates as sign-ups). */
   registerClassPolicy(className: string, policy: ClassPolicy): void;
+  /**
+   * Declares who reaches a table beyond its stored permissions (master-only operations, secret
+   * columns; see `TableRule`): the feature that owns a system table calls it once at start-up. An
+   * undeclared `_Name` table is master key only.
+   */
+  declareTable(className: string, rule: TableRule): void;
   /** Stops listening for other instances' access changes. */
   close(): Promise<void>;
 }
@@ -78,7 +84,6 @@ export function createRecordsFeature(ctx: RecordsFeatureContext, options: Record
     random: ctx.random,
     onWrite: (table) => changes?.announce({ kind: 'classPermissions', namespace: table.namespace, className: table.className }),
   });
-  policies.register(CLASS_PERMISSIONS_TABLE, MASTER_ONLY_POLICY);
   const access = createAccessControl({
     storage: ctx.storage,
     clock: ctx.clock,
@@ -93,6 +98,7 @@ export function createRecordsFeature(ctx: RecordsFeatureContext, options: Record
       onRemote: (change) => (change.kind === 'roles' ? access.forgetRoles(change.namespace) : permissionStore.forget(change)),
     });
   }
+  access.tables.declare(CLASS_PERMISSIONS_TABLE, MASTER_ONLY_TABLE);
   const service = createRecordsService({ storage: ctx.storage, clock: ctx.clock, random: ctx.random, policies, access });
   policies.register(ROLE_CLASS, rolePolicy());
   const routes = recordsRoutes({ records: service, policies, storage: ctx.storage, sessions: options.sessions ?? (() => undefined) });
@@ -104,6 +110,7 @@ export function createRecordsFeature(ctx: RecordsFeatureContext, options: Record
     access,
     classPermissions: permissionStore,
     registerClassPolicy: (className, policy) => policies.register(className, policy),
+    declareTable: (className, rule) => access.tables.declare(className, rule),
     close: async () => changes?.close(),
   };
 }

@@ -5,18 +5,16 @@ import { assertTableName } from '../core/names.js';
 import type { Random } from '../core/random.js';
 import { encodeRecord, type Json, type JsonObject } from '../core/wire-values.js';
 import { type ImportOutcome, importRecords } from './record-import.js';
-import type { QueryFootprint } from '../query/parse.js';
 import { parseKeys } from '../query/parse/options.js';
 import { parseInclude } from '../query/parse/include.js';
 import type { StorageAdapter } from '../storage/port.js';
-import { type ClassPolicyRegistry, type OwnCreateResult, guardListFootprint, secretColumnOf } from './class-policy.js';
+import type { ClassPolicyRegistry, OwnCreateResult } from './class-policy.js';
 import { isPlausibleObjectId } from './object-id.js';
 import { type ListDeps, expandRecordIncludes, handleList } from './list-service.js';
 import { type CreatedRecord, type RecordDeps, createRecord, deleteRecord, readRecord, updateRecord } from './record-ops.js';
-import type { Access, AccessControl } from '../access/access-control.js';
-import { type ReadRestriction, withoutColumns } from './read-restriction.js';
-import { isValidTableName } from '../core/names.js';
-import { ACL_COLUMN } from '../access/acl-filter.js';
+import type { AccessControl } from '../access/access-control.js';
+import type { TableRules } from '../access/table-rules.js';
+import { listOperation, readViews } from './read-restriction.js';
 
 /** Options of a single-record read: the wire `keys` (`a`, `-b`) and `include` paths (`post.author`). */
 export interface RecordReadOptions {
@@ -74,24 +72,6 @@ export interface RecordsServiceDeps {
   readonly access: AccessControl;
 }
 
-/**
- * The read restriction of a non-master caller over `storage`: its ACL filter, and `$relatedTo` owners
- * checked by reading their ACL. Undefined for the master key.
- */
-export function readRestriction(storage: StorageAdapter, access: AccessControl, level: Access, namespace: string): ReadRestriction | undefined {
-  const filter = access.readFilter(level);
-  if (!filter) return undefined;
-  return {
-    filter,
-    async ownerReadable(owner) {
-      if (!isValidTableName(owner.className)) return false;
-      const record = await storage.get({ namespace, className: owner.className }, owner.objectId, { kind: 'include', columns: [ACL_COLUMN] });
-      return record !== null && access.allows(level, record, 'read');
-    },
-    hiddenColumns: (className) => access.hiddenColumns(level, { namespace, className }),
-  };
-}
-
 /** Builds the records service over the (observed) storage and the class policies. */
 export function createRecordsService(deps: RecordsServiceDeps): RecordsService {
   const { policies } = deps;
@@ -99,15 +79,8 @@ export function createRecordsService(deps: RecordsServiceDeps): RecordsService {
   const { access } = deps;
   const opsOn = (storage: StorageAdapter, inBatch: boolean): RecordDeps => ({ storage, clock: deps.clock, random: deps.random, policies, inBatch, access });
   const direct = opsOn(deps.storage, false);
-  const listDeps = (caller: Caller, className: string, level: Access): ListDeps => ({
-    storage: deps.storage,
-    className,
-    ...optional('restrict', readRestriction(deps.storage, access, level, caller.app.namespace)),
-    transformRecord: (name, record) => {
-      const policy = policies.resolve(name);
-      return policy.filterOutput ? policy.filterOutput({ caller, className: name, storage: deps.storage, inBatch: false }, record) : record;
-    },
-  });
+  const isSecretColumn = secretColumnOf(access.tables);
+  const viewsOf = async (caller: Caller) => readViews(deps.storage, access, await access.accessOf(caller), caller.app.namespace);
   return {
     async create(caller, className, fields) {
       assertTableName(className);
@@ -121,11 +94,9 @@ export function createRecordsService(deps: RecordsServiceDeps): RecordsService {
       if (!isPlausibleObjectId(objectId)) throw svcError('objectNotFound', objectId.slice(0, 64));
       const include = parseInclude(options.include && options.include.length > 0 ? options.include.join(',') : null);
       const projection = parseKeys(options.keys ?? [], include.map((path) => path[0]!.column));
-      const level = await access.accessOf(caller);
       const record = await readRecord(direct, caller, className, objectId, projection);
-      const hidden = await access.hiddenColumns(level, { namespace: caller.app.namespace, className });
-      const body = encodeRecord(withoutColumns(record, hidden), caller.app.settings.timeZone);
-      if (include.length > 0) await expandRecordIncludes(caller.app, include, listDeps(caller, className, level), body);
+      const body = encodeRecord(record, caller.app.settings.timeZone);
+      if (include.length > 0) await expandRecordIncludes(caller.app, include, { storage: deps.storage, views: await viewsOf(caller) }, body);
       return body;
     },
     async update(caller, className, objectId, fields) {
@@ -140,15 +111,8 @@ export function createRecordsService(deps: RecordsServiceDeps): RecordsService {
     },
     async list(caller, className, query) {
       assertTableName(className);
-      const level = await access.accessOf(caller);
-      const table = { namespace: caller.app.namespace, className };
-      await access.assertClassAllows(level, table, query.get('count') === '1' && query.get('limit') === '0' ? 'count' : 'find');
-      const base = { caller, storage: deps.storage, inBatch: false };
-      // The listed table's guard first (a master-only table refuses before its query is parsed) ...
-      await guardListFootprint(resolve, base, new Map([[className, new Set<string>()]]));
-      // ... then every table the parsed plan touches, with the columns it names there.
-      const guard = (footprint: QueryFootprint) => guardListFootprint(resolve, base, footprint);
-      return (await handleList({ app: caller.app, query }, { ...listDeps(caller, className, level), guard, isSecretColumn: secretColumnOf(resolve) })).body;
+      const listDeps: ListDeps = { storage: deps.storage, className, views: await viewsOf(caller), operation: listOperation(query), isSecretColumn };
+      return (await handleList({ app: caller.app, query }, listDeps)).body;
     },
     importRecords: (caller, className, records) => importRecords(direct, caller, className, records),
     writesOn(storage) {
@@ -167,7 +131,7 @@ export function createRecordsService(deps: RecordsServiceDeps): RecordsService {
   };
 }
 
-/** `{ [key]: value }` when value is defined, else `{}` (exactOptionalPropertyTypes-friendly spreads). */
-function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
+/** Whether a table's declared rule makes `column` secret: no query may name it, whoever asks (for `ParseContext.isSecretColumn`). */
+export function secretColumnOf(tables: TableRules): (className: string, column: string) => boolean {
+  return (className, column) => tables.ruleOf(className).secretColumns.has(column);
 }

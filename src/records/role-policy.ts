@@ -1,7 +1,6 @@
-import { isValidRoleName, newUserAcl, PUBLIC_PRINCIPAL } from '../access/acl.js';
+import { isValidRoleName, PUBLIC_PRINCIPAL } from '../access/acl.js';
 import { ROLE_CLASS } from '../access/role-lookup.js';
 import { isSvcError, svcError } from '../core/errors.js';
-import type { Json, JsonObject } from '../core/wire-values.js';
 import type { StorageAdapter, TableRef } from '../storage/port.js';
 import type { ClassPolicy, ClassWriteContext } from './class-policy.js';
 
@@ -38,9 +37,10 @@ function roleTableSetup(): (storage: StorageAdapter, table: TableRef) => Promise
 /**
  * The rules of `_Role` (`/1/roles` and `/1/classes/_Role`, rest-facts §5.3): `name` required, valid
  * (139) and unique (139), set once (11172); `users` a Relation to `_User`, `roles` a Relation to
- * `_Role` (a child role's members inherit this role's rights). A role created without an ACL is
- * readable by everyone and writable by its creator (by nobody but the master key when created
- * anonymously), never public-write: anyone could otherwise add themselves. Never in a batch.
+ * `_Role` (a child role's members inherit this role's rights). A role created without an ACL gets
+ * `{"*":{"read":true}}`: readable by everyone, writable (its membership changed) by the master key
+ * only, whoever created it; never public-write, or anyone could add themselves. Rows stored without
+ * an ACL (imported, or older) are treated the same way by access/ (`ROLE_TABLE_RULE`). Never in a batch.
  */
 export function rolePolicy(): ClassPolicy {
   const setup = roleTableSetup();
@@ -55,10 +55,8 @@ export function rolePolicy(): ClassPolicy {
       ctx.onWriteError((error) => {
         if (isSvcError(error) && error.errorName === 'uniqueViolation') throw svcError('roleNameTaken', name);
       });
-      if (Object.hasOwn(body, 'ACL') || ctx.caller.isMaster) return body;
-      const user = await ctx.caller.user();
-      const acl: JsonObject = user ? { ...(newUserAcl(user.objectId) as JsonObject) } : { [PUBLIC_PRINCIPAL]: { read: true } };
-      return { ...body, ACL: acl as Json };
+      if (Object.hasOwn(body, 'ACL') && body['ACL'] !== null) return body;
+      return { ...body, ACL: { [PUBLIC_PRINCIPAL]: { read: true } } };
     },
     async beforeUpdate(ctx, _objectId, body) {
       if (Object.hasOwn(body, 'name')) throw svcError('roleNameImmutable');

@@ -1,3 +1,4 @@
+import type { Caller } from '../app/caller.js';
 import { svcError } from '../core/errors.js';
 import { type DateValue, type StoredRecord, type Value, valuesEqual } from '../core/values.js';
 import { impliedColumn } from '../operators/column-types.js';
@@ -20,7 +21,22 @@ export type NamespaceOwner = (namespace: string) => string;
  * and no hook for the table, writes pass straight through (no before-image read).
  */
 export function observedStorage(inner: StorageAdapter, observers: WriteObservers, owner: NamespaceOwner, hooks?: WriteHooks): StorageAdapter {
-  return observe(inner, { observers, owner, hooks, deliver: (event) => observers.emit(event), inTransaction: false, created: undefined });
+  return observe(inner, { observers, owner, hooks, deliver: (event) => observers.emit(event), inTransaction: false, created: undefined, caller: undefined });
+}
+
+/** How an observed adapter makes its view acting for a caller (see `actingAs`). */
+const ACTING = new WeakMap<StorageAdapter, (caller: Caller) => StorageAdapter>();
+
+/**
+ * The same observed storage, its writes made by `caller`: the write hooks (`ctx.caller`) and write
+ * events (`event.caller`) of its writes, and of the transactions it opens, name that caller. The
+ * caller travels explicitly from the service that writes (a batch item passes its own); nothing is
+ * read from an ambient scope. Any other adapter is returned as it is; so is this one while no hook
+ * is registered (observers other than hooks never read the caller).
+ */
+export function actingAs(storage: StorageAdapter, caller: Caller): StorageAdapter {
+  const bind = ACTING.get(storage);
+  return bind ? bind(caller) : storage;
 }
 
 interface Scope {
@@ -32,6 +48,8 @@ interface Scope {
   readonly hooks: WriteHooks | undefined;
   /** Records created in the open transaction: their follow-up updates (relation members) ran beforeSave already as the create. */
   readonly created: Set<string> | undefined;
+  /** Who makes this scope's writes (`actingAs`), or undefined (start-up work, mailed links, internal bookkeeping). */
+  readonly caller: Caller | undefined;
 }
 
 function observe(target: StorageAdapter, scope: Scope): StorageAdapter {
@@ -39,14 +57,14 @@ function observe(target: StorageAdapter, scope: Scope): StorageAdapter {
   const hookedUpdate = (table: TableRef, objectId: string): boolean =>
     scope.hooks?.has('beforeSave', table.className) === true && scope.created?.has(recordKey(table, objectId)) !== true;
   const event = (op: WriteEvent['op'], table: TableRef, objectId: string, images: { before?: StoredRecord; after?: StoredRecord }): void =>
-    scope.deliver({ op, app: scope.owner(table.namespace), className: table.className, objectId, ...images });
+    scope.deliver({ op, app: scope.owner(table.namespace), className: table.className, objectId, ...images, ...(scope.caller ? { caller: scope.caller } : {}) });
 
   const updateImages = async (table: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<UpdateImages | null> => {
     const images = hookedUpdate(table, objectId)
       ? await atomically(target, scope.inTransaction, async (tx) => {
           const before = await tx.get(table, objectId);
           if (before === null || !scope.hooks) return null;
-          const hookedOps = await opsAfterBeforeSave(scope.hooks, scope.owner(table.namespace), tx, table, before, ops);
+          const hookedOps = await opsAfterBeforeSave(scope.hooks, scope.owner(table.namespace), tx, table, before, ops, scope.caller);
           const after = await tx.update(table, objectId, hookedOps, updatedAt);
           return after === null ? null : { before, after };
         })
@@ -55,7 +73,7 @@ function observe(target: StorageAdapter, scope: Scope): StorageAdapter {
     return images;
   };
 
-  return {
+  const adapter: StorageAdapter = {
     name: target.name,
     capabilities: { ...target.capabilities, updateReturnsBefore: true },
     getSchema: (table) => target.getSchema(table),
@@ -78,7 +96,7 @@ function observe(target: StorageAdapter, scope: Scope): StorageAdapter {
       return (async () => {
         let written = record;
         if (hooked && scope.hooks) {
-          written = await scope.hooks.runBeforeCreate(scope.owner(table.namespace), table.className, record);
+          written = await scope.hooks.runBeforeCreate(scope.owner(table.namespace), table.className, record, scope.caller);
           await ensureChangedColumns(target, table, record, written);
         }
         await target.insert(table, written);
@@ -109,7 +127,7 @@ function observe(target: StorageAdapter, scope: Scope): StorageAdapter {
         const before = await atomically(target, scope.inTransaction, async (tx) => {
           const record = await tx.get(table, objectId);
           if (record === null) return null;
-          if (hooked) await scope.hooks?.runBeforeDelete(scope.owner(table.namespace), table.className, record);
+          if (hooked) await scope.hooks?.runBeforeDelete(scope.owner(table.namespace), table.className, record, scope.caller);
           return (await tx.delete(table, objectId)) ? record : null;
         });
         if (before === null) return false;
@@ -128,6 +146,8 @@ function observe(target: StorageAdapter, scope: Scope): StorageAdapter {
       return result;
     },
   };
+  ACTING.set(adapter, (caller) => (caller === scope.caller || scope.hooks?.any !== true ? adapter : observe(target, { ...scope, caller })));
+  return adapter;
 }
 
 /** The port's native before-image when the adapter has one; otherwise a `get` and the `update` in one transaction. */
@@ -172,10 +192,11 @@ async function opsAfterBeforeSave(
   table: TableRef,
   original: StoredRecord,
   ops: readonly FieldOp[],
+  caller: Caller | undefined,
 ): Promise<readonly FieldOp[]> {
   const changes: Record<string, Value> = {};
   for (const op of ops) if (op.kind === 'set' && op.path.length === 0) changes[op.column] = op.value;
-  const hooked = await hooks.runBeforeUpdate(app, table.className, original, changes);
+  const hooked = await hooks.runBeforeUpdate(app, table.className, original, changes, caller);
   const out: FieldOp[] = [];
   for (const op of ops) {
     if (op.kind !== 'set' || op.path.length !== 0) out.push(op);

@@ -1,3 +1,4 @@
+import type { Caller } from '../app/caller.js';
 import type { Logger } from '../core/logger.js';
 import type { StoredRecord } from '../core/values.js';
 
@@ -16,6 +17,8 @@ export interface WriteEvent {
   readonly objectId: string;
   readonly before?: StoredRecord;
   readonly after?: StoredRecord;
+  /** Who made the write, when a caller did (`actingAs`): in-process only, never published on a bus. */
+  readonly caller?: Caller;
 }
 
 /** Called once per committed change. Errors (thrown or rejected) are logged and never fail the write. */
@@ -62,7 +65,7 @@ export class WriteObservers {
  * an update). Null when nothing remains (created then deleted).
  */
 export function mergeEvents(prior: WriteEvent, next: WriteEvent): WriteEvent | null {
-  const base = { app: next.app, className: next.className, objectId: next.objectId };
+  const base = { app: next.app, className: next.className, objectId: next.objectId, ...(next.caller ? { caller: next.caller } : {}) };
   if (prior.op === 'create') return next.op === 'delete' ? null : { ...base, op: 'create', after: next.after };
   if (next.op === 'create') return prior.before ? { ...base, op: 'update', before: prior.before, after: next.after } : next;
   return next.op === 'delete' ? { ...base, op: 'delete', before: prior.before } : { ...base, op: 'update', before: prior.before, after: next.after };

@@ -1,12 +1,15 @@
 import type { Caller } from '../app/caller.js';
-import { currentCaller } from '../app/caller-scope.js';
 import { isSvcError, svcError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { FORBIDDEN_KEYS, isValidFieldName } from '../core/names.js';
 import { type StoredRecord, type Value, isDate, isFile, isGeoPoint, isPointer } from '../core/values.js';
 import type { WriteEvent } from './write-events.js';
 
-/** What every hook learns about the write. `app` is the application id; `caller` is absent outside a request. */
+/**
+ * What every hook learns about the write. `app` is the application id; `caller` is who made the
+ * write (a batch item's own caller inside a batch), absent for writes no caller made (start-up work,
+ * a mailed link followed, internal bookkeeping).
+ */
 interface HookBase {
   readonly app: string;
   readonly className: string;
@@ -68,6 +71,8 @@ interface HookOf {
   afterDelete: AfterDeleteHook;
 }
 
+const withCaller = (caller: Caller | undefined): { caller?: Caller } => (caller ? { caller } : {});
+
 /** Columns the service owns; a beforeSave hook changing them is a host bug (11111). */
 const RESERVED = ['objectId', 'createdAt', 'updatedAt'] as const;
 
@@ -110,7 +115,7 @@ export class WriteHooks implements WriteHookRegistry {
     return (this.byMoment[moment].get(className)?.size ?? 0) > 0;
   }
 
-  /** Whether any hook is registered (the request handler sets the caller scope only then). */
+  /** Whether any hook is registered (writes are bound to their caller only then: see `actingAs`). */
   get any(): boolean {
     return this.total > 0;
   }
@@ -126,9 +131,9 @@ export class WriteHooks implements WriteHookRegistry {
   }
 
   /** Runs the beforeSave hooks of a create; returns the fields to insert (a copy when a hook changed them). */
-  async runBeforeCreate(app: string, className: string, record: StoredRecord): Promise<StoredRecord> {
+  async runBeforeCreate(app: string, className: string, record: StoredRecord, caller: Caller | undefined): Promise<StoredRecord> {
     const object: Record<string, Value> = { ...record };
-    const ctx: BeforeSaveContext = { op: 'create', app, className, objectId: record.objectId, caller: currentCaller(), object };
+    const ctx: BeforeSaveContext = { op: 'create', app, className, objectId: record.objectId, ...withCaller(caller), object };
     await this.runBefore('beforeSave', className, ctx);
     for (const key of RESERVED) {
       if (object[key] !== record[key]) throw svcError('hookChangeInvalid', className, key);
@@ -138,9 +143,9 @@ export class WriteHooks implements WriteHookRegistry {
   }
 
   /** Runs the beforeSave hooks of an update; returns the set values after the hooks. */
-  async runBeforeUpdate(app: string, className: string, original: StoredRecord, changes: Record<string, Value>): Promise<Record<string, Value>> {
+  async runBeforeUpdate(app: string, className: string, original: StoredRecord, changes: Record<string, Value>, caller: Caller | undefined): Promise<Record<string, Value>> {
     const mutable: Record<string, Value> = { ...changes };
-    const ctx: BeforeSaveContext = { op: 'update', app, className, objectId: original.objectId, caller: currentCaller(), original, changes: mutable };
+    const ctx: BeforeSaveContext = { op: 'update', app, className, objectId: original.objectId, ...withCaller(caller), original, changes: mutable };
     await this.runBefore('beforeSave', className, ctx);
     for (const key of RESERVED) {
       if (Object.hasOwn(mutable, key) && mutable[key] !== changes[key]) throw svcError('hookChangeInvalid', className, key);
@@ -150,14 +155,14 @@ export class WriteHooks implements WriteHookRegistry {
   }
 
   /** Runs the beforeDelete hooks; throws (refusing the delete) when one does. */
-  runBeforeDelete(app: string, className: string, original: StoredRecord): Promise<void> {
-    const ctx: DeleteContext = { op: 'delete', app, className, objectId: original.objectId, caller: currentCaller(), original };
+  runBeforeDelete(app: string, className: string, original: StoredRecord, caller: Caller | undefined): Promise<void> {
+    const ctx: DeleteContext = { op: 'delete', app, className, objectId: original.objectId, ...withCaller(caller), original };
     return this.runBefore('beforeDelete', className, ctx);
   }
 
   /** The after* hooks of one committed change (called like a write observer). Errors are logged only. */
   afterWrite(event: WriteEvent): void {
-    const base = { app: event.app, className: event.className, objectId: event.objectId, caller: currentCaller() };
+    const base = { app: event.app, className: event.className, objectId: event.objectId, ...withCaller(event.caller) };
     if (event.op === 'delete') {
       if (event.before) this.runAfter('afterDelete', event, { ...base, op: 'delete', original: event.before });
     } else if (event.after) {

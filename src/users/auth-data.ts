@@ -90,7 +90,7 @@ export async function authDataSignUpOrLogin(deps: UsersDeps, caller: Caller, bod
     });
     await assertUserColumnsUnlocked(deps, caller, prepared.body);
     await deps.users.assertAvailable(app, prepared.unique);
-    const user = await insertUser(deps, app, prepared.body);
+    const user = await insertUser(deps, app, prepared.body, {}, caller);
     if (!(await deps.authLinks.insert(app, platform, identity.id, user.objectId, identity.stored))) {
       await deps.users.delete(app, user.objectId);
       continue;

@@ -23,5 +23,4 @@ export { LINK_TOKEN_BYTES } from './link-tokens.js';
 export { DEFAULT_HASHING_LIMITS, type HashingLimits, gatedHasher } from './hash-gate.js';
 export { SESSION_CLASS, USER_CLASS } from './user-table.js';
 export { defaultUserPhoneValidator } from './user-fields.js';
-export { SECRET_COLUMNS, hideSecrets } from './secret-columns.js';
-export { userClassPolicy, SESSION_CLASS_POLICY } from './user-class-policy.js';
+export { userClassPolicy } from './user-class-policy.js';

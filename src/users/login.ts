@@ -50,7 +50,7 @@ export async function login(deps: UsersDeps, caller: Caller, input: JsonObject):
   if (!(await deps.hasher.verify(password, stored))) throw svcError('loginFailed');
   await deps.throttle.resetAccount(app, account);
   if (deps.hasher.needsRehash(stored)) {
-    user = (await updateUserRecord(deps, app, user.objectId, { password: await deps.hasher.hash(password) })) ?? user;
+    user = (await updateUserRecord(deps, app, user.objectId, { password: await deps.hasher.hash(password) }, caller)) ?? user;
   }
   const { token } = await deps.sessions.create(app, user.objectId);
   return userJson(app, user, token);
@@ -66,7 +66,7 @@ async function codeLogin(deps: UsersDeps, caller: Caller, input: JsonObject): Pr
   await deps.ready(app);
   const found = await deps.users.findBy(app, 'mobilePhoneNumber', phone);
   if (!found) throw svcError('loginFailed');
-  const user = await markPhoneVerified(deps, app, found);
+  const user = await markPhoneVerified(deps, caller, found);
   const { token } = await deps.sessions.create(app, user.objectId);
   return userJson(app, user, token);
 }

@@ -10,9 +10,12 @@ import { requireSms } from './sign-up.js';
 import { assertNewPassword } from './user-fields.js';
 import { updateUserRecord } from './user-records.js';
 
-/** Stores a new password hash and revokes the user's sessions except `keepSessionId`. */
-export async function setPassword(deps: UsersDeps, app: Application, userId: string, password: string, keepSessionId?: string): Promise<boolean> {
-  const updated = await updateUserRecord(deps, app, userId, { password: await deps.hasher.hash(password) });
+/**
+ * Stores a new password hash (as `actor`'s write, when a caller makes it) and revokes the user's
+ * sessions except `keepSessionId`.
+ */
+export async function setPassword(deps: UsersDeps, app: Application, userId: string, password: string, keepSessionId?: string, actor?: Caller): Promise<boolean> {
+  const updated = await updateUserRecord(deps, app, userId, { password: await deps.hasher.hash(password) }, actor);
   if (!updated) return false;
   await deps.sessions.revokeAll(app, userId, keepSessionId);
   return true;
@@ -42,7 +45,7 @@ export async function changePassword(deps: UsersDeps, caller: Caller, input: Jso
   await deps.throttle.hitAccount(app, `user:${userId}`);
   const stored = typeof user.password === 'string' ? user.password : null;
   if (stored === null || !(await deps.hasher.verify(oldPassword, stored))) throw svcError('oldPasswordWrong');
-  await setPassword(deps, app, userId, newPassword, session?.objectId === userId ? session.sessionId : undefined);
+  await setPassword(deps, app, userId, newPassword, session?.objectId === userId ? session.sessionId : undefined, caller);
 }
 
 /**
@@ -79,5 +82,5 @@ export async function resetPasswordBySmsCode(deps: UsersDeps, caller: Caller, co
   if (phone === null) throw svcError('smsCodeWrong', code.slice(0, 16));
   await deps.ready(app);
   const user = await deps.users.findBy(app, 'mobilePhoneNumber', phone);
-  if (!user || !(await setPassword(deps, app, user.objectId, password))) throw svcError('userNotFound', 'mobilePhoneNumber', phone);
+  if (!user || !(await setPassword(deps, app, user.objectId, password, undefined, caller))) throw svcError('userNotFound', 'mobilePhoneNumber', phone);
 }

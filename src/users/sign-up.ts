@@ -43,7 +43,7 @@ export async function signUp(deps: UsersDeps, caller: Caller, body: JsonObject):
   await deps.ready(app);
   await assertUserColumnsUnlocked(deps, caller, prepared.body);
   await deps.users.assertAvailable(app, prepared.unique);
-  const user = await insertUser(deps, app, prepared.body);
+  const user = await insertUser(deps, app, prepared.body, {}, caller);
   const { token } = await deps.sessions.create(app, user.objectId);
   if (prepared.mailVerifyTo) await mailVerifyAfterWrite(deps, app, recipientOf(user, prepared.mailVerifyTo));
   const reply = { createdAt: formatDateTime(dateMs(user.createdAt), app.settings.timeZone), objectId: user.objectId, sessionToken: token };
@@ -66,7 +66,7 @@ export async function phoneSignUpOrLogin(deps: UsersDeps, caller: Caller, body: 
   await deps.ready(app);
   let user = await deps.users.findBy(app, 'mobilePhoneNumber', phone);
   if (user) {
-    user = await markPhoneVerified(deps, app, user);
+    user = await markPhoneVerified(deps, caller, user);
   } else {
     const { smsCode: _code, mobilePhoneNumber: _phone, ...rest } = body;
     const prepared = await prepareUserWrite({
@@ -80,7 +80,7 @@ export async function phoneSignUpOrLogin(deps: UsersDeps, caller: Caller, body: 
     });
     await assertUserColumnsUnlocked(deps, caller, prepared.body);
     await deps.users.assertAvailable(app, prepared.unique);
-    user = await insertUser(deps, app, prepared.body, { mobilePhoneVerified: true });
+    user = await insertUser(deps, app, prepared.body, { mobilePhoneVerified: true }, caller);
     if (prepared.mailVerifyTo) await mailVerifyAfterWrite(deps, app, recipientOf(user, prepared.mailVerifyTo));
   }
   const { token } = await deps.sessions.create(app, user.objectId);
@@ -88,9 +88,10 @@ export async function phoneSignUpOrLogin(deps: UsersDeps, caller: Caller, body: 
 }
 
 /** Sets `mobilePhoneVerified` after a code proved the number (no-op when already true). */
-export async function markPhoneVerified(deps: UsersDeps, app: Caller['app'], user: StoredRecord): Promise<StoredRecord> {
+export async function markPhoneVerified(deps: UsersDeps, caller: Caller, user: StoredRecord): Promise<StoredRecord> {
+  const app = caller.app;
   if (user.mobilePhoneVerified === true) return user;
-  return (await updateUserRecord(deps, app, user.objectId, { mobilePhoneVerified: true })) ?? user;
+  return (await updateUserRecord(deps, app, user.objectId, { mobilePhoneVerified: true }, caller)) ?? user;
 }
 
 /** `mobilePhoneNumber` and `smsCode` of a body: 109 when either is missing, 207 for a non-string code. */

@@ -1,11 +1,10 @@
 import type { Caller } from '../app/caller.js';
 import type { JsonObject } from '../core/wire-values.js';
-import { type ClassPolicy, guardListFootprint, secretColumnOf } from '../records/class-policy.js';
 import { handleList } from '../records/list-service.js';
-import { readRestriction } from '../records/records-service.js';
+import { listOperation, readViews } from '../records/read-restriction.js';
+import { secretColumnOf } from '../records/records-service.js';
 import type { UsersDeps } from './deps.js';
-import { hideSecrets } from './secret-columns.js';
-import { USER_CLASS, userRef } from './user-table.js';
+import { USER_CLASS } from './user-table.js';
 
 /** Lists users for `GET /1/users`: the wire list parameters in, `{results}` (plus `count`) out. */
 export type UserLister = (caller: Caller, query: URLSearchParams) => Promise<JsonObject>;
@@ -20,25 +19,15 @@ export const USER_LIST_DEFAULT_LIMIT = 100;
  * naming `password` are refused (102); inner queries over `_Session` need the master key (11006).
  * Lists 100 users when `limit` is absent.
  */
-export function createUserLister(deps: UsersDeps, resolve: (className: string) => ClassPolicy): UserLister {
+export function createUserLister(deps: UsersDeps): UserLister {
   return async (caller, params) => {
     await deps.ready(caller.app);
     const query = new URLSearchParams(params);
     if (!query.has('limit')) query.set('limit', String(Math.min(USER_LIST_DEFAULT_LIMIT, caller.app.settings.query.maxLimit)));
-    const base = { caller, storage: deps.storage, inBatch: false };
-    const level = await deps.access.accessOf(caller);
-    await deps.access.assertClassAllows(level, userRef(caller.app), query.get('count') === '1' && query.get('limit') === '0' ? 'count' : 'find');
-    const restrict = readRestriction(deps.storage, deps.access, level, caller.app.namespace);
+    const views = readViews(deps.storage, deps.access, await deps.access.accessOf(caller), caller.app.namespace);
     const { body } = await handleList(
       { app: caller.app, query },
-      {
-        storage: deps.storage,
-        className: USER_CLASS,
-        transformRecord: hideSecrets,
-        guard: (footprint) => guardListFootprint(resolve, base, footprint),
-        isSecretColumn: secretColumnOf(resolve),
-        ...(restrict ? { restrict } : {}),
-      },
+      { storage: deps.storage, className: USER_CLASS, views, operation: listOperation(query), isSecretColumn: secretColumnOf(deps.access.tables) },
     );
     return body;
   };

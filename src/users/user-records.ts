@@ -3,7 +3,8 @@ import { type StoredRecord, dateValue } from '../core/values.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
 import { applyOps } from '../operators/apply.js';
 import { newObjectId } from '../records/object-id.js';
-import type { FieldOp } from '../storage/port.js';
+import { actingAs } from '../storage/observed-storage.js';
+import type { FieldOp, StorageAdapter } from '../storage/port.js';
 import type { UsersDeps } from './deps.js';
 import { type UserStore, createUserStore } from './user-store.js';
 import { userRef } from './user-table.js';
@@ -16,11 +17,20 @@ import { parseWriteWithAcl } from '../records/record-access.js';
 const isRelationOp = (op: FieldOp) => op.kind === 'add_relation' || op.kind === 'remove_relation';
 
 /**
+ * The storage and user store whose writes `actor` makes (write hooks and events name it; see
+ * `actingAs`); the deps' own when no caller made the write (a mailed link followed).
+ */
+export function actingStores(deps: UsersDeps, actor: Caller | undefined): { readonly storage: StorageAdapter; readonly users: UserStore } {
+  const storage = actor ? actingAs(deps.storage, actor) : deps.storage;
+  return storage === deps.storage ? deps : { storage, users: createUserStore(storage) };
+}
+
+/**
  * Inserts a user from a body already through `prepareUserWrite`. `extra` holds values the feature
  * sets itself (e.g. `mobilePhoneVerified: true` after a phone code). Unique conflicts, checked
  * first and enforced by the indexes, are 202/203/209.
  */
-export async function insertUser(deps: UsersDeps, app: Application, body: JsonObject, extra: JsonObject = {}): Promise<StoredRecord> {
+export async function insertUser(deps: UsersDeps, app: Application, body: JsonObject, extra: JsonObject = {}, actor?: Caller): Promise<StoredRecord> {
   await deps.ready(app);
   const ref = userRef(app);
   const objectId = newObjectId(deps.random);
@@ -32,8 +42,9 @@ export async function insertUser(deps: UsersDeps, app: Application, body: JsonOb
   const record = applyOps(base, plan.ops.filter((op) => !isRelationOp(op)));
   await deps.storage.ensureColumns(ref, plan.columns, app.settings.schema);
   const relationOps = plan.ops.filter(isRelationOp);
+  const { storage, users } = actingStores(deps, actor);
   if (relationOps.length === 0) {
-    await deps.users.insert(app, record);
+    await users.insert(app, record);
     return record;
   }
   // The insert and its relation members commit together (one write event), as records' createRecord does.
@@ -41,7 +52,7 @@ export async function insertUser(deps: UsersDeps, app: Application, body: JsonOb
     await users.insert(app, record);
     return (await users.update(app, record.objectId, relationOps, now)) ?? record;
   };
-  return deps.storage.capabilities.transactions ? deps.storage.transaction((tx) => write(createUserStore(tx))) : write(deps.users);
+  return storage.capabilities.transactions ? storage.transaction((tx) => write(createUserStore(tx))) : write(users);
 }
 
 /**
@@ -58,13 +69,13 @@ export async function assertUserColumnsUnlocked(deps: UsersDeps, caller: Caller,
   }
 }
 
-/** Applies a prepared body to a user atomically; null when the user does not exist. */
-export async function updateUserRecord(deps: UsersDeps, app: Application, objectId: string, body: JsonObject): Promise<StoredRecord | null> {
+/** Applies a prepared body to a user atomically, as `actor`'s write when given; null when the user does not exist. */
+export async function updateUserRecord(deps: UsersDeps, app: Application, objectId: string, body: JsonObject, actor?: Caller): Promise<StoredRecord | null> {
   await deps.ready(app);
   const ref = userRef(app);
   const plan = parseWriteWithAcl(body, await deps.storage.getSchema(ref), app.settings.timeZone);
   if (Object.keys(plan.columns).length > 0) await deps.storage.ensureColumns(ref, plan.columns, app.settings.schema);
-  return deps.users.update(app, objectId, plan.ops, dateValue(deps.clock.now()));
+  return actingStores(deps, actor).users.update(app, objectId, plan.ops, dateValue(deps.clock.now()));
 }
 
 const ACL = 'ACL';

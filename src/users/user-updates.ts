@@ -8,10 +8,11 @@ import { requireSelfOrMaster } from './access.js';
 import type { UsersDeps } from './deps.js';
 import { mailVerifyAfterWrite, recipientOf } from './email-verification.js';
 import { userJson } from './user-output.js';
-import { assertUserColumnsUnlocked, updateUserRecord } from './user-records.js';
+import { actingStores, assertUserColumnsUnlocked, updateUserRecord } from './user-records.js';
 import { prepareUserWrite } from './user-write.js';
 import { userRef } from './user-table.js';
-import { withoutColumns } from '../records/read-restriction.js';
+import type { TableAccess } from '../access/table-access.js';
+import type { StoredRecord } from '../core/values.js';
 import { applyAuthData, ownUserJson } from './auth-data.js';
 
 function assertId(objectId: string): void {
@@ -22,13 +23,26 @@ function assertId(objectId: string): void {
 export async function readUser(deps: UsersDeps, caller: Caller, objectId: string): Promise<JsonObject> {
   assertId(objectId);
   await deps.ready(caller.app);
-  const level = await deps.access.accessOf(caller);
-  const ref = userRef(caller.app);
-  await deps.access.assertClassAllows(level, ref, 'get');
+  const view = await userView(deps, caller);
+  view.assert('get');
   const user = await deps.users.get(caller.app, objectId);
   // A user whose ACL hides it from the caller answers exactly as a missing one.
-  if (!user || !deps.access.allows(level, user, 'read')) throw svcError('objectNotFound', objectId);
-  return userJson(caller.app, withoutColumns(user, await deps.access.hiddenColumns(level, ref)));
+  if (!user || !view.mayRead(user, 'get')) throw svcError('objectNotFound', objectId);
+  return userJson(caller.app, view.project(user));
+}
+
+/** The caller's access view of `_User`. */
+async function userView(deps: UsersDeps, caller: Caller): Promise<TableAccess> {
+  return deps.access.tableAccess(await deps.access.accessOf(caller), userRef(caller.app));
+}
+
+/** 101 unless the caller's view admits `operation` on the user (its ACL, pointer permissions); 11171 when the table refuses it. */
+async function writableUser(deps: UsersDeps, caller: Caller, objectId: string, operation: 'update' | 'delete'): Promise<StoredRecord> {
+  const view = await userView(deps, caller);
+  view.assert(operation);
+  const current = await deps.users.get(caller.app, objectId);
+  if (!current || !view.mayWrite(current, operation)) throw svcError('objectNotFound', objectId);
+  return current;
 }
 
 /**
@@ -45,20 +59,14 @@ export async function updateUser(deps: UsersDeps, caller: Caller, objectId: stri
   await deps.ready(app);
   if (Object.hasOwn(input, 'authData')) {
     const { authData, ...rest } = input;
-    const level = await deps.access.accessOf(caller);
-    await deps.access.assertClassAllows(level, userRef(app), 'update');
-    const current = await deps.users.get(app, objectId);
-    if (!current || !deps.access.allows(level, current, 'write')) throw svcError('objectNotFound', objectId);
+    const current = await writableUser(deps, caller, objectId, 'update');
     await applyAuthData(deps, app, objectId, authData);
     if (Object.keys(rest).length > 0) await updateUser(deps, caller, objectId, rest);
     const user = (await deps.users.get(app, objectId)) ?? current;
     const out = await ownUserJson(deps, app, user, caller.sessionToken ?? undefined);
     return { ...out, updatedAt: formatDateTime(dateMs(user.updatedAt), app.settings.timeZone) };
   }
-  const level = await deps.access.accessOf(caller);
-  await deps.access.assertClassAllows(level, userRef(app), 'update');
-  const current = await deps.users.get(app, objectId);
-  if (!current || !deps.access.allows(level, current, 'write')) throw svcError('objectNotFound', objectId);
+  const current = await writableUser(deps, caller, objectId, 'update');
   const prepared = await prepareUserWrite({
     app,
     isMaster: caller.isMaster,
@@ -69,7 +77,7 @@ export async function updateUser(deps: UsersDeps, caller: Caller, objectId: stri
   });
   await assertUserColumnsUnlocked(deps, caller, prepared.body);
   await deps.users.assertAvailable(app, prepared.unique, objectId);
-  const updated = await updateUserRecord(deps, app, objectId, prepared.body);
+  const updated = await updateUserRecord(deps, app, objectId, prepared.body, caller);
   if (!updated) throw svcError('objectNotFound', objectId);
   if (prepared.passwordChanged) {
     await deps.sessions.revokeAll(app, objectId, session?.objectId === objectId ? session.sessionId : undefined);
@@ -84,13 +92,8 @@ export async function deleteUser(deps: UsersDeps, caller: Caller, objectId: stri
   await requireSelfOrMaster(caller, objectId);
   assertId(objectId);
   await deps.ready(app);
-  if (!caller.isMaster) {
-    const level = await deps.access.accessOf(caller);
-    await deps.access.assertClassAllows(level, userRef(app), 'delete');
-    const current = await deps.users.get(app, objectId);
-    if (!current || !deps.access.allows(level, current, 'write')) throw svcError('objectNotFound', objectId);
-  }
-  if (!(await deps.users.delete(app, objectId))) throw svcError('objectNotFound', objectId);
+  if (!caller.isMaster) await writableUser(deps, caller, objectId, 'delete');
+  if (!(await actingStores(deps, caller).users.delete(app, objectId))) throw svcError('objectNotFound', objectId);
   await deps.sessions.revokeAll(app, objectId);
   for (const link of await deps.authLinks.ofUser(app, objectId)) await deps.authLinks.delete(app, link);
 }

@@ -10,7 +10,7 @@ import type { Random } from '../core/random.js';
 import type { KvStore } from '../kv/port.js';
 import type { StorageAdapter } from '../storage/port.js';
 import type { MailTransport } from '../mail/port.js';
-import { type ClassPolicy, ClassPolicyRegistry } from '../records/class-policy.js';
+import type { ClassPolicy } from '../records/class-policy.js';
 import type { PhoneValidator } from '../sms/phone.js';
 import type { UserSmsCodes, UsersDeps } from './deps.js';
 import { type AccessControl, createAccessControl } from '../access/access-control.js';
@@ -23,15 +23,15 @@ import { userRoutes } from './routes.js';
 import { createSessionResolver } from './session-resolver.js';
 import { createSessionStore } from './session-store.js';
 import { createSignUpLimit } from './sign-up-limit.js';
-import { SESSION_CLASS_POLICY, userClassPolicy } from './user-class-policy.js';
+import { userClassPolicy } from './user-class-policy.js';
 import { defaultUserPhoneValidator } from './user-fields.js';
 import { type UserLister, createUserLister } from './user-list.js';
 import { type UsersService, createUsersService } from './users-service.js';
 import { createUserStore } from './user-store.js';
-import { AUTH_LINK_CLASS, SESSION_CLASS, USER_CLASS, createTableSetup } from './user-table.js';
+import { AUTH_LINK_CLASS, USER_CLASS, createTableSetup } from './user-table.js';
 import { AuthProviderRegistry } from './auth-providers.js';
 import { createAuthLinkStore } from './auth-links.js';
-import { MASTER_ONLY_POLICY } from '../records/class-policy.js';
+import { MASTER_ONLY_TABLE } from '../access/table-rules.js';
 
 /** Options of {@link createUsersFeature}. */
 export interface UsersFeatureOptions {
@@ -151,15 +151,9 @@ export function createUsersFeature(ctx: UsersFeatureContext, registry: SessionRe
   registry.sessions = sessions;
   const classPolicy = userClassPolicy(deps);
   options.classPolicies?.register(USER_CLASS, classPolicy);
-  options.classPolicies?.register(SESSION_CLASS, SESSION_CLASS_POLICY);
-  options.classPolicies?.register(AUTH_LINK_CLASS, MASTER_ONLY_POLICY);
-  // `GET /1/users` guards the tables its queries touch with the same policies as `/1/classes`.
-  const own = new ClassPolicyRegistry();
-  own.register(USER_CLASS, classPolicy);
-  own.register(SESSION_CLASS, SESSION_CLASS_POLICY);
-  const shared = options.classPolicies?.resolve?.bind(options.classPolicies);
-  const resolve = (name: string) => (name === USER_CLASS || name === SESSION_CLASS || !shared ? own.resolve(name) : shared(name));
-  const service = createUsersService(deps, options.list ?? createUserLister(deps, resolve));
+  // `_User` and `_Session` are built into access/ (a secret password; master key only); `_AuthLink` holds platform identities.
+  deps.access.tables.declare(AUTH_LINK_CLASS, MASTER_ONLY_TABLE);
+  const service = createUsersService(deps, options.list ?? createUserLister(deps));
   return {
     name: 'users',
     routes: userRoutes(service, deps, ctx.applications),

@@ -3,7 +3,7 @@ import { svcError } from '../core/errors.js';
 import type { FunctionWechatAccount, WechatForFunctions } from '../functions/java/java-wechat.js';
 import { type FeatureDefinition, featureKey } from '../features/contract.js';
 import type { FunctionsApi } from '../functions/functions-feature.js';
-import { MASTER_ONLY_POLICY } from '../records/class-policy.js';
+import { MASTER_ONLY_TABLE } from '../access/table-rules.js';
 import type { RecordsFeature } from '../records/records-feature.js';
 import type { UsersFeature } from '../users/users-feature.js';
 import { createAccessTokens } from './access-tokens.js';
@@ -57,9 +57,7 @@ export function wechatFeature(options: WechatOptions = {}): FeatureDefinition<We
     settings: { defaults: DEFAULT_WECHAT_SETTINGS, resolve: resolveWechatSettings },
     init(ctx) {
       const records = ctx.use(RECORDS);
-      records.registerClassPolicy(MEDIA_CHECK_CLASS, MASTER_ONLY_POLICY);
-      records.registerClassPolicy(ORDER_CLASS, MASTER_ONLY_POLICY);
-      records.registerClassPolicy(VIRTUAL_ORDER_CLASS, MASTER_ONLY_POLICY);
+      for (const table of [MEDIA_CHECK_CLASS, ORDER_CLASS, VIRTUAL_ORDER_CLASS]) records.declareTable(table, MASTER_ONLY_TABLE);
       const settings = (app: Parameters<typeof ctx.settings>[0]) => ctx.settings(app);
       const platform = options.platform ?? wechatPlatformClient({ tokens: createAccessTokens({ kv: ctx.kv, clock: ctx.clock, ...(options.fetch ? { fetch: options.fetch } : {}) }), ...(options.fetch ? { fetch: options.fetch } : {}) });
       const sessionKeys = createSessionKeyLedger(ctx);

@@ -7,6 +7,11 @@ import { CONFORMANCE_TABLES } from '../../src/query/conformance/dataset.js';
 import { caseSearchParams, type CaseParams } from '../../src/query/conformance/cases.js';
 import { expandRecordIncludes, handleList } from '../../src/records/list-service.js';
 import { fixtureStorage } from '../query/helpers/fake-storage.js';
+import { MASTER_ACCESS, createAccessControl } from '../../src/access/access-control.js';
+import { TableRules, tableRule } from '../../src/access/table-rules.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { readViews } from '../../src/records/read-restriction.js';
+import type { StorageAdapter } from '../../src/storage/port.js';
 import { Fixture, rec } from '../query/helpers/fixture.js';
 
 const fixture = new Fixture([
@@ -36,10 +41,16 @@ function context(params: CaseParams, timeZone = 'UTC'): ListRequest {
   return { app, query: caseSearchParams(params) };
 }
 
+/** The master key's read views over `storage` (with `tables`' declared rules). */
+function masterViews(storage: StorageAdapter, tables = new TableRules()) {
+  return readViews(storage, createAccessControl({ storage, clock: new FakeClock(0), tables }), MASTER_ACCESS, 'app');
+}
+
 for (const engine of ['memory', 'sqlite'] as const) {
   describe(`handleList (${engine})`, () => {
     const storage = fixtureStorage(fixture, engine);
-    const list = (params: CaseParams, className = 'Player', timeZone = 'UTC') => handleList(context(params, timeZone), { storage, className });
+    const deps = (className: string) => ({ storage, className, views: masterViews(storage), operation: 'find' as const });
+    const list = (params: CaseParams, className = 'Player', timeZone = 'UTC') => handleList(context(params, timeZone), deps(className));
 
     it('encodes records for the wire', async () => {
       const { body } = await list({ where: { name: 'Alice' } });
@@ -133,27 +144,28 @@ for (const engine of ['memory', 'sqlite'] as const) {
       });
     });
 
-    it('transformRecord applies to listed and included records', async () => {
-      const hide = (className: string, r: Parameters<NonNullable<Parameters<typeof handleList>[1]['transformRecord']>>[1]) => {
-        const { name: _name, ...rest } = r as Record<string, unknown>;
-        return className === 'Player' ? (rest as typeof r) : r;
-      };
-      const players = await handleList(context({ where: { objectId: 'p01' }, keys: 'name,score' }), { storage, className: 'Player', transformRecord: hide });
-      expect(players.body).toEqual({ results: [{ objectId: 'p01', createdAt: '2024-01-01 00:01:00', updatedAt: '2024-01-01 00:01:00', score: 10 }] });
-      const comments = await handleList(context({ include: 'author', limit: 1 }), { storage, className: 'Comment', transformRecord: hide });
+    it('a declared secret column is hidden from listed and included records, and refused in queries', async () => {
+      const tables = new TableRules();
+      tables.declare('Player', tableRule({ secretColumns: ['name'] }));
+      const views = masterViews(storage, tables);
+      const players = await handleList(context({ where: { objectId: 'p01' }, keys: 'score,hometown' }), { ...deps('Player'), views });
+      expect(players.body).toEqual({ results: [{ objectId: 'p01', createdAt: '2024-01-01 00:01:00', updatedAt: '2024-01-01 00:01:00', score: 10, hometown: 'Paris' }] });
+      const comments = await handleList(context({ include: 'author', limit: 1 }), { ...deps('Comment'), views });
       expect((comments.body as { results: Array<{ author: object }> }).results[0]!.author).not.toHaveProperty('name');
+      const named = await handleList(context({ keys: 'name' }), { ...deps('Player'), views, isSecretColumn: (table, column) => tables.ruleOf(table).secretColumns.has(column) }).catch((e: unknown) => e);
+      expect(isSvcError(named) && named.code).toBe(102);
     });
 
     it('expandRecordIncludes expands one encoded record', async () => {
       const record = { objectId: 'c2', author: { __type: 'Pointer', className: 'Player', objectId: 'p04' } };
-      await expandRecordIncludes(context({}).app, parseInclude('author'), { storage, className: 'Comment' }, record);
+      await expandRecordIncludes(context({}).app, parseInclude('author'), { storage, views: masterViews(storage) }, record);
       expect(record.author).toMatchObject({ __type: 'Object', className: 'Player', objectId: 'p04', name: 'dave' });
     });
 
     it('reports query errors as SvcErrors', async () => {
       const err = await list({ where: { score: { $bad: 1 } } }).catch((e: unknown) => e);
       expect(isSvcError(err) && [err.code, err.message]).toEqual([102, "key 'score': unknown operator '$bad'."]);
-      const badTable = await handleList(context({}), { storage, className: 'a-b' }).catch((e: unknown) => e);
+      const badTable = await handleList(context({}), deps('a-b')).catch((e: unknown) => e);
       expect(isSvcError(badTable) && badTable.code).toBe(103);
     });
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { svcError } from '../../src/core/errors.js';
+import { tableRule } from '../../src/access/table-rules.js';
 import { memoryStorage } from '../../src/storage/memory/index.js';
 import { openSqlite } from '../../src/storage/sqlite/index.js';
 import type { StorageAdapter } from '../../src/storage/port.js';
@@ -68,25 +68,14 @@ describe.each(adapters)('records REST: lists, include and relations (%s)', (_nam
   });
 });
 
-describe('records REST: policies guard lists and included objects', () => {
+describe('records REST: declared table rules guard lists and included objects', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startRecordsServer({
       features: [
         (_ctx, registry) => {
-          registry.records!.registerClassPolicy('Vault', {
-            allowBatch: true,
-            beforeRead: (ctx) => {
-              if (!ctx.caller.isMaster) throw svcError('masterKeyRequired');
-            },
-          });
-          registry.records!.registerClassPolicy('Author', {
-            allowBatch: true,
-            filterOutput: (_ctx, record) => {
-              const { secret: _s, ...rest } = record as typeof record & { secret?: unknown };
-              return rest as typeof record;
-            },
-          });
+          registry.records!.declareTable('Vault', tableRule({ masterOnly: ['get', 'find', 'count'] }));
+          registry.records!.declareTable('Author', tableRule({ secretColumns: ['secret'] }));
           return { name: 'test-policies', routes: [] };
         },
       ],
@@ -94,14 +83,14 @@ describe('records REST: policies guard lists and included objects', () => {
   });
   afterAll(() => server.close());
 
-  it('a policy that guards reads guards lists too', async () => {
+  it('a table whose reads are master-only refuses lists too', async () => {
     const res = await server.request('GET', '/1/classes/Vault');
     expect(res.status).toBe(403);
     expect(res.body.code).toBe(11006);
     expect((await server.request('GET', '/1/classes/Vault', { auth: 'master' })).status).toBe(200);
   });
 
-  it('filterOutput applies to lists and to included objects', async () => {
+  it('a secret column is hidden from lists and from included objects', async () => {
     const author = (await server.request('POST', '/1/classes/Author', { body: { name: 'A', secret: 'x' } })).body.objectId;
     await server.request('POST', '/1/classes/Book', { body: { by: { __type: 'Pointer', className: 'Author', objectId: author } } });
     const authors = await server.request('GET', '/1/classes/Author');

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { svcError } from '../../src/core/errors.js';
+import { tableRule } from '../../src/access/table-rules.js';
 import { dateValue } from '../../src/core/values.js';
 import type { StoredRecord } from '../../src/core/values.js';
 import type { TestServer } from '../helpers/server.js';
@@ -22,11 +23,8 @@ describe('records: class policies and per-item batch tokens', () => {
               return { ...body, editedBy: (await ctx.caller.user())!.objectId };
             },
             beforeCreate: (_ctx, body) => ({ ...body, stamped: true }),
-            filterOutput: (_ctx, record) => {
-              const { hidden: _hidden, ...rest } = record as StoredRecord & { hidden?: unknown };
-              return rest as StoredRecord;
-            },
           });
+          registry.records!.declareTable('Secret', tableRule({ secretColumns: ['hidden'] }));
           return { name: 'test-policies', routes: [] };
         },
       ],
