@@ -412,8 +412,6 @@ function builtInFeatures(options: ServiceOptions, registry: ServiceRegistry): Fe
           ...files,
           imageChecker,
           platformQr: (app, iface, request) => ctx.find(WECHAT)?.service.qrCode(app, iface, request),
-          brands: options.brands ?? ['Svc'],
-          signatureSkewMs: options.signatureSkewMs ?? 10_000,
         });
         return instanceOf(feature, feature.api);
       },

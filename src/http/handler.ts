@@ -8,13 +8,14 @@ import { svcError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { KvStore } from '../kv/port.js';
 import { type Authenticated, authenticate } from './auth.js';
+import { type UploadAuthentication, authenticateUpload } from './upload-auth.js';
 import { type BodyLimits, type JsonObject, bodyText, parseFormBody, parseJsonBody } from './body.js';
 import { type BodySource, declaredLength, limitedChunks, readLimited } from './body-stream.js';
 import { errorResponse } from './error-response.js';
 import { brandHeaderNames } from './credentials.js';
 import { corsHeaders, preflightResponse } from './cors.js';
 import { createRouter } from './router.js';
-import type { AuthContext, RouteContext, RouteDef, RouteResult, SessionResolver, SvcRequest, SvcResponse, UpgradeDef } from './types.js';
+import type { AuthContext, RouteContext, RouteDef, RouteResult, SessionResolver, SvcRequest, SvcResponse, UpgradeDef, UploadCredentials } from './types.js';
 import { createBodyValidator } from './validate.js';
 
 export interface HandlerOptions {
@@ -89,11 +90,14 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       const raw = await rawBody(route, request, limits.maxBytes);
       let text: string | undefined;
       const rawText = () => (text ??= bodyText(raw));
-      const authed = await authenticate(request, route.auth, params, rawText, authOptions);
+      let stream = route.body === 'stream' ? bodyStream(request, limits.maxBytes) : undefined;
+      // Uploads: their signature variants may need the body, and their form fields may carry the credentials.
+      const upload = route.auth === 'upload' ? await authenticateUpload(request, signedRoute(route, params), stream ?? limitedChunks([], 0), route.signedBodyLimit, authOptions) : undefined;
+      if (upload) stream = upload.body;
+      const authed = upload ? upload.authed : await authenticate(request, route.auth, params, rawText, authOptions, route.path);
       const body = readBody(route, raw, request.headers['content-type'], limits);
       if (body !== undefined) validators.get(route)?.(body);
-      const stream = route.body === 'stream' ? bodyStream(request, limits.maxBytes) : undefined;
-      const ctx = routeContext(request, raw, stream, method, params, body, authed, options);
+      const ctx = routeContext(request, raw, stream, method, params, body, authed, options, upload);
       // Code below the route (write hooks) sees who asked: the request's caller, for the route's duration.
       const result = await (authed && callerScope() ? runAsCaller(ctx.caller, () => route.handler(ctx)) : route.handler(ctx));
       return toResponse(result, cors);
@@ -126,6 +130,11 @@ async function rawBody(route: RouteDef, request: SvcRequest, limit: number): Pro
   return readLimited(request.bodyStream, limit);
 }
 
+/** A route's path with its parameters filled in, decoded: what the SDKs sign for an upload (`/2/files/<name>`). */
+function signedRoute(route: RouteDef, params: Readonly<Record<string, string>>): string {
+  return route.path.replace(/:([A-Za-z0-9_]+)/g, (_match, name: string) => params[name] ?? '');
+}
+
 function bodyStream(request: SvcRequest, limit: number): AsyncIterable<Uint8Array> {
   const source: BodySource = request.body ? [request.body] : (request.bodyStream ?? []);
   return limitedChunks(source, limit);
@@ -156,6 +165,7 @@ class RequestContext implements RouteContext {
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly remoteAddress: string | undefined;
   readonly baseUrl: string;
+  readonly upload: UploadCredentials | undefined;
   readonly #request: SvcRequest;
   readonly #app: Application | undefined;
   readonly #caller: Caller | undefined;
@@ -170,6 +180,7 @@ class RequestContext implements RouteContext {
     readonly body: JsonObject | undefined,
     authed: Authenticated | null,
     options: HandlerOptions,
+    upload: UploadAuthentication | undefined,
   ) {
     this.#request = request;
     this.#app = authed?.app;
@@ -179,6 +190,7 @@ class RequestContext implements RouteContext {
     this.headers = request.headers;
     this.remoteAddress = request.remoteAddress;
     this.baseUrl = request.baseUrl ?? `http://${request.headers.host ?? 'localhost'}`;
+    this.upload = upload ? uploadCredentials(upload, this.#caller, request.remoteAddress, options) : undefined;
   }
 
   get app(): Application {
@@ -209,8 +221,23 @@ function routeContext(
   body: JsonObject | undefined,
   authed: Authenticated | null,
   options: HandlerOptions,
+  upload?: UploadAuthentication,
 ): RouteContext {
-  return new RequestContext(request, raw, stream, method, params, body, authed, options);
+  return new RequestContext(request, raw, stream, method, params, body, authed, options, upload);
+}
+
+/** An upload's credentials for its route: the head's caller, or the one its form fields name. */
+function uploadCredentials(upload: UploadAuthentication, headCaller: Caller | undefined, address: string | undefined, options: HandlerOptions): UploadCredentials {
+  const fromFields = upload.fromFields;
+  let formCaller: Promise<Caller> | undefined;
+  return {
+    headCaller,
+    caller(fields) {
+      if (headCaller) return Promise.resolve(headCaller);
+      if (!fromFields) throw new Error('[svcbase] [http] an upload without a caller and without form credentials');
+      return (formCaller ??= fromFields(fields).then((authed) => callerOf(authed.app, authed.auth, address, options.sessions)));
+    },
+  };
 }
 
 /** The request's Caller: its application, credential kind, master flag, session token and client address. */
