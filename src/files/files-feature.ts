@@ -44,7 +44,7 @@ export function createFilesFeature(ctx: ServiceContext, options: FilesOptions & 
   const media = options.media === false ? undefined : (options.media ?? ffmpegMediaProcessor());
   return {
     name: 'files',
-    api: createFilesApi(files, options.baseUrl ?? ''),
+    api: createFilesApi(files, options.baseUrl),
     service: files,
     routes: [
       uploadRoute({ files, signedBodyLimit: options.signedBodyLimit ?? 10 * 1024 * 1024, bodyLimit: largest + 64 * 1024 }),

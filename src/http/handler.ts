@@ -30,6 +30,8 @@ export interface HandlerOptions {
   readonly bodyLimits: BodyLimits;
   readonly signatureSkewMs: number;
   readonly corsOrigins: '*' | readonly string[];
+  /** The service's public base URL (`ServiceOptions.publicUrl`), for routes without an application. */
+  readonly publicUrl?: string;
   /** Resolves session tokens once the users feature is present. */
   readonly sessions: () => SessionResolver | undefined;
   /**
@@ -189,7 +191,8 @@ class RequestContext implements RouteContext {
     this.rawBody = raw;
     this.headers = request.headers;
     this.remoteAddress = request.remoteAddress;
-    this.baseUrl = request.baseUrl ?? `http://${request.headers.host ?? 'localhost'}`;
+    // Configured first, then the address the host listens on: never a request header (Host, X-Forwarded-Host).
+    this.baseUrl = this.#app?.publicUrl ?? options.publicUrl ?? request.baseUrl ?? '';
     this.upload = upload ? uploadCredentials(upload, this.#caller, request.remoteAddress, options) : undefined;
   }
 

@@ -36,7 +36,12 @@ export interface SvcRequest {
    */
   readonly bodyStream?: AsyncIterable<Uint8Array>;
   readonly remoteAddress?: string;
-  /** `http://host:port` plus the mount prefix, for absolute links (captcha_url, email links). */
+  /**
+   * The address the host listens on plus the mount prefix (`http://10.0.0.5:3000/api`), the default
+   * base of absolute links when no `publicUrl` is configured. Hosts take it from the socket, never
+   * from a request header (Host, X-Forwarded-Host); a fetch runtime, which has no socket, passes the
+   * prefix alone (links relative to the origin).
+   */
   readonly baseUrl?: string;
 }
 
@@ -78,6 +83,11 @@ export interface RouteContext {
   readonly bodyStream?: AsyncIterable<Uint8Array>;
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly remoteAddress: string | undefined;
+  /**
+   * The base of absolute links this request hands out (files' urls, captcha links, `Location`): the
+   * application's `publicUrl`, else the service's, else the host's listen address (`SvcRequest.baseUrl`).
+   * Never a request header.
+   */
   readonly baseUrl: string;
   /** The signed-in user of the session token, resolved once on first call; null when anonymous (same as `caller.user()`). */
   user(): Promise<SessionUser | null>;
