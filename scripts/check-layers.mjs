@@ -2,13 +2,17 @@
 // exits 1 when there is any. The rules (docs/architecture.md):
 // - services (records, users, sms, captcha) import http/ only from route files (a name with "route");
 // - the query engine (src/query) imports nothing from storage/, http/ or app/;
-// - the folder-level import graph of src/ has no cycles (files directly in src/ count as "(root)").
+// - the folder-level import graph of src/ has no cycles (files directly in src/ count as "(root)");
+// - authentication happens in http/ only: no file outside it imports http/'s credential, signature or
+//   authentication modules (the package entry re-exports requestSignature for clients).
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 
 const SRC = resolve('src');
 const SERVICES = ['records', 'users', 'sms', 'captcha'];
 const ENGINE_MUST_NOT_IMPORT = ['storage', 'http', 'app'];
+const AUTH_MODULES = ['auth', 'credentials', 'signature', 'upload-auth', 'upload-signature'].map((name) => join(SRC, 'http', `${name}.ts`));
+const AUTH_IMPORTERS_ALLOWED = [join(SRC, 'index.ts')];
 
 function sourceFiles(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -75,6 +79,9 @@ for (const file of files) {
     if (from !== to) edges.set(from, (edges.get(from) ?? new Set()).add(to));
     if (SERVICES.includes(from) && to === 'http' && !/route/i.test(basename(file))) {
       violations.push(`service imports http: ${relative(SRC, file)}`);
+    }
+    if (from !== 'http' && AUTH_MODULES.includes(target) && !AUTH_IMPORTERS_ALLOWED.includes(file)) {
+      violations.push(`authenticates outside http/: ${relative(SRC, file)} -> ${relative(SRC, target)}`);
     }
     if (from === 'query' && ENGINE_MUST_NOT_IMPORT.includes(to)) {
       violations.push(`engine does I/O or config: ${relative(SRC, file)} -> ${to}/`);

@@ -11,7 +11,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Service } from './service.js';
 import { declaredLength, limitedChunks } from './http/body-stream.js';
 import { deprecatedBodyLimit } from './http/host/deprecated-body-limit.js';
-import { flattenHeaders, nodeBodyStream, discardUnreadBody } from './http/host/node-request.js';
+import { flattenHeaders, nodeBaseUrl, nodeBodyStream, discardUnreadBody } from './http/host/node-request.js';
 import { splitTarget } from './http/host/prefix.js';
 
 export interface FastifyPluginOptions {
@@ -32,9 +32,6 @@ interface FastifyRequestLike {
   body?: unknown;
   raw: IncomingMessage;
   ip?: string;
-  protocol?: string;
-  host?: string;
-  hostname?: string;
 }
 
 interface FastifyReplyLike {
@@ -65,7 +62,6 @@ export async function svcbaseFastify(instance: FastifyInstanceLike, options: Fas
     const target = splitTarget(req.url, prefix) ?? splitTarget(req.url, '')!;
     const headers = flattenHeaders(req.raw.headers);
     const stream = req.body === UNREAD ? nodeBodyStream(req.raw) : undefined;
-    const host = req.host ?? req.hostname ?? headers.host ?? 'localhost';
     const response = await service.handle({
       method: req.method,
       path: target.path,
@@ -75,7 +71,8 @@ export async function svcbaseFastify(instance: FastifyInstanceLike, options: Fas
       bodyStream: stream && ceiling !== undefined ? limitedChunks(stream, ceiling, declaredLength(headers)) : stream,
       // Fastify's request.ip already honours Fastify's own trustProxy option.
       remoteAddress: req.ip,
-      baseUrl: `${req.protocol ?? 'http'}://${host}${prefix}`,
+      // The listen address from the socket, never the Host header (links use `publicUrl` when set).
+      baseUrl: nodeBaseUrl(req.raw, prefix),
     });
     discardUnreadBody(req.raw, response.headers);
     reply.code(response.status).headers(response.headers);

@@ -53,7 +53,9 @@ export function toFetchHandler<C = unknown>(service: Service, options: FetchHand
       body: null,
       bodyStream: stream && ceiling !== undefined ? limitedChunks(stream, ceiling, declaredLength(headers)) : stream,
       remoteAddress: options.clientAddress?.(request, context) || undefined,
-      baseUrl: `${url.origin}${prefix}`,
+      // A Request's URL takes its origin from the Host header: links are relative to the origin
+      // here unless the service's `publicUrl` says where it is reached.
+      baseUrl: prefix,
     });
     return toResponse(response);
   };

@@ -27,7 +27,8 @@ export interface NodeListenerOptions {
   /**
    * Behind a reverse proxy: which peers are your proxies (`true`, a hop count, or a list of addresses
    * and CIDR ranges). From those peers only, `X-Forwarded-For` names the client (the address that
-   * per-address limits count) and `X-Forwarded-Proto`/`X-Forwarded-Host` shape absolute links.
+   * per-address limits count). Absolute links never follow forwarded headers: set `publicUrl` on
+   * `createService`.
    * Default `false`: the client is the socket peer and forwarded headers are ignored.
    */
   trustProxy?: TrustProxy;
@@ -64,7 +65,7 @@ export function toNodeListener(service: Service, options: NodeListenerOptions = 
           body,
           bodyStream: body || !stream ? undefined : ceiling !== undefined ? limitedChunks(stream, ceiling, declared) : stream,
           remoteAddress: nodeClientAddress(req, trust),
-          baseUrl: nodeBaseUrl(req, prefix, trust),
+          baseUrl: nodeBaseUrl(req, prefix),
         })
         .then(
           (response) => sendNodeResponse(req, res, response),

@@ -1,4 +1,4 @@
-import type { ApplicationConfig, Application } from './app/application.js';
+import { type ApplicationConfig, type Application, checkedPublicUrl } from './app/application.js';
 import { createAppRegistry } from './app/registry.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { configError } from './core/errors.js';
@@ -137,6 +137,15 @@ export interface ServiceOptions {
   /** Origins allowed by CORS (default `*`). */
   corsOrigins?: '*' | string[];
   /**
+   * The public base URL clients reach the service at, mount prefix included
+   * (`https://api.example.com/api`): the base of every absolute URL it hands out (uploaded files'
+   * urls, captcha image links, `Location` headers, mailed links), for applications that name no
+   * `publicUrl` of their own. Never taken from a request header. Default: the address the server
+   * listens on (node, Fastify; a fetch runtime has none, so urls are relative to the origin there),
+   * and mailed links answer 11101 until one is set (docs/mounting.md, "Public URL").
+   */
+  publicUrl?: string;
+  /**
    * An access log: one `info` line per request through the logger (`GET /1/classes/Post 200 3ms
    * {"requestId":"..."}`, no query string) and `X-Request-Id` on every response (the client's own when
    * short and plain, else a fresh UUID). Default off: a client's own X-Request-Id is still echoed.
@@ -260,7 +269,9 @@ const BRAND = /^[A-Za-z][A-Za-z0-9]{0,31}$/;
 export function createService(options: ServiceOptions): Service {
   const brands = options.brands ?? ['Svc'];
   for (const brand of brands) if (!BRAND.test(brand)) throw configError('service', `invalid header brand '${brand}'`);
-  const apps = createAppRegistry(options.applications);
+  const publicUrl = options.publicUrl === undefined ? undefined : checkedPublicUrl(options.publicUrl, 'publicUrl');
+  // Applications without a public URL of their own use the service's.
+  const apps = createAppRegistry(publicUrl === undefined ? options.applications : options.applications.map((config) => (config.publicUrl === undefined ? { ...config, publicUrl } : config)));
   const kv = options.kv ?? memoryKvStore();
   const counters = options.counters ?? memoryCounterStore();
   const logger = options.logger ?? silentLogger;
@@ -312,6 +323,7 @@ export function createService(options: ServiceOptions): Service {
     bodyLimits: { maxBytes: options.bodyLimit ?? 1024 * 1024, maxDepth: options.maxBodyDepth ?? 32 },
     signatureSkewMs: options.signatureSkewMs ?? 10_000,
     corsOrigins: options.corsOrigins ?? '*',
+    ...(publicUrl === undefined ? {} : { publicUrl }),
     sessions: () => registry.sessions,
     accessLog: options.accessLog === true,
   };
@@ -411,8 +423,6 @@ function builtInFeatures(options: ServiceOptions, registry: ServiceRegistry): Fe
           ...files,
           imageChecker,
           platformQr: (app, iface, request) => ctx.find(WECHAT)?.service.qrCode(app, iface, request),
-          brands: options.brands ?? ['Svc'],
-          signatureSkewMs: options.signatureSkewMs ?? 10_000,
         });
         return instanceOf(feature, feature.api);
       },

@@ -96,9 +96,10 @@ export interface UserSettings {
   /** Validity of a password-reset link in ms (default 1 hour). */
   resetLinkTtlMs: number;
   /**
-   * Public base of mailed links (`https://api.example.com`), an absolute http(s) URL. Links never
-   * take their host from the request. Unset: password-reset and verification requests answer 11101,
-   * and an application with `features.emailVerification` on refuses to start.
+   * Public base of mailed links (`https://api.example.com`), an absolute http(s) URL, when it differs
+   * from the application's `publicUrl` (the default). Links never take their host from the request.
+   * Neither set: password-reset and verification requests answer 11101, and an application with
+   * `features.emailVerification` on refuses to start.
    */
   linkBaseUrl?: string;
   /** Sender of user mails (default: the transport's own default). */
@@ -173,6 +174,14 @@ export interface ApplicationConfig {
   /** The "API safe code" mixed into request signatures; never sent on the wire. */
   securityCode?: string;
   /**
+   * The public base URL clients reach this application's service at, mount prefix included
+   * (`https://api.example.com/api`): the base of every absolute URL the service hands out (uploaded
+   * files' urls, captcha image links, `Location` headers, mailed links). Never taken from a request
+   * header. Default: the service's `publicUrl`; without either, the address the server listens on
+   * (node, Fastify) or urls relative to the origin (fetch runtimes), and mailed links answer 11101.
+   */
+  publicUrl?: string;
+  /**
    * Storage namespace: letters and digits in runs joined by single `_` (no `__`, no leading or trailing
    * `_`, so the first `__` of a physical table name always ends the namespace). Defaults to the
    * applicationId with every other run of characters turned into one `_`.
@@ -197,6 +206,8 @@ export interface Application {
   readonly masterKey: string;
   readonly secretKey: string | undefined;
   readonly securityCode: string | undefined;
+  /** The public base URL (no trailing slash), the service's when the application names none; undefined: neither does. */
+  readonly publicUrl: string | undefined;
   readonly namespace: string;
   readonly settings: Readonly<AppSettings>;
 }
@@ -288,9 +299,27 @@ export function resolveApplication(config: ApplicationConfig): Application {
     masterKey: config.masterKey,
     secretKey: config.secretKey,
     securityCode: config.securityCode,
+    publicUrl: config.publicUrl === undefined ? undefined : checkedPublicUrl(config.publicUrl, `application '${config.applicationId}': publicUrl`),
     namespace,
     settings: deepFreeze(settings),
   });
+}
+
+/**
+ * A public base URL as configured: an absolute http(s) URL without query or fragment, returned
+ * without trailing slashes. Throws a `[svcbase]` error naming `what` otherwise.
+ */
+export function checkedPublicUrl(url: string, what: string): string {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    /* reported below */
+  }
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.search !== '' || parsed.hash !== '' || url.includes('?') || url.includes('#')) {
+    throw configError('app', `${what} must be an absolute http(s) URL without query, got '${url}'`);
+  }
+  return url.replace(/\/+$/, '');
 }
 
 function assertSchemaSettings(schema: SchemaSettings): void {

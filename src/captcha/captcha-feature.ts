@@ -118,7 +118,7 @@ export function createCaptchaFeature(
     },
     verify: (caller, token, code) => engine.verify(caller.app, token, code),
   };
-  const routes = captchaRoutes(service, engine, ctx.applications);
+  const routes = captchaRoutes(service, engine);
   return {
     feature: { name: 'captcha', routes },
     api: { consumeValidateToken: (app, token) => engine.consumeValidateToken(app, token) },

@@ -1,6 +1,5 @@
 import type { Application } from '../app/application.js';
 import { svcError } from '../core/errors.js';
-import { secretsEqual } from '../core/secrets.js';
 import type { RouteDef } from '../http/types.js';
 import type { CaptchaEngine } from './captcha-engine.js';
 
@@ -25,37 +24,22 @@ export function captchaImageUrl(baseUrl: string, app: Application, token: string
 }
 
 /**
- * `GET /1/captchaImage?secretKey=…&token=…`: public (the URL is the credential). The secret key is
- * compared timing-safely against every application; an unknown key answers like an unknown token
- * (11010), so the route does not reveal which keys exist.
+ * `GET /1/captchaImage?secretKey=…&token=…`: the link is the credential (`auth: 'captcha-link'`):
+ * http/ finds the application by the secret key (timing-safe, against every application), or by
+ * `applicationId` for one without a secret key; an unknown key answers like an unknown token (11010),
+ * so the route does not reveal which keys exist.
  */
-export function captchaImageRoute(engine: CaptchaEngine, applications: ReadonlyMap<string, Application>): RouteDef {
+export function captchaImageRoute(engine: CaptchaEngine): RouteDef {
   return {
     method: 'GET',
     path: '/1/captchaImage',
-    auth: 'none',
+    auth: 'captcha-link',
     body: 'none',
     async handler(ctx) {
-      const app = findApplication(applications, ctx.query);
       const token = ctx.query.get('token');
-      if (!app || !token) throw svcError('captchaTokenInvalid');
-      const png = await engine.image(app, token);
+      if (!token) throw svcError('captchaTokenInvalid');
+      const png = await engine.image(ctx.caller.app, token);
       return { status: 200, body: png, raw: true, headers: { ...CAPTCHA_IMAGE_HEADERS } };
     },
   };
-}
-
-function findApplication(applications: ReadonlyMap<string, Application>, query: URLSearchParams): Application | undefined {
-  const secretKey = query.get('secretKey');
-  if (secretKey !== null) {
-    let found: Application | undefined;
-    // Every candidate is compared, so the time taken does not reveal which key matched.
-    for (const app of applications.values()) {
-      if (app.secretKey !== undefined && secretsEqual(app.secretKey, secretKey) && !found) found = app;
-    }
-    return found;
-  }
-  const applicationId = query.get('applicationId');
-  const app = applicationId === null ? undefined : applications.get(applicationId);
-  return app && app.secretKey === undefined ? app : undefined;
 }

@@ -1,4 +1,3 @@
-import type { Application } from '../app/application.js';
 import type { RouteDef } from '../http/types.js';
 import type { CaptchaEngine } from './captcha-engine.js';
 import type { CaptchaService } from './captcha-feature.js';
@@ -16,7 +15,7 @@ const VERIFY_CAPTCHA_SCHEMA = {
  * The captcha routes: `POST /1/requestCaptcha` (`{captcha_token, captcha_url}`), `GET /1/captchaImage`
  * (the PNG) and `POST /1/verifyCaptcha` (`{validate_token}`), mapped onto the captcha service.
  */
-export function captchaRoutes(service: CaptchaService, engine: CaptchaEngine, apps: ReadonlyMap<string, Application>): RouteDef[] {
+export function captchaRoutes(service: CaptchaService, engine: CaptchaEngine): RouteDef[] {
   return [
     {
       method: 'POST',
@@ -29,7 +28,7 @@ export function captchaRoutes(service: CaptchaService, engine: CaptchaEngine, ap
         return { body: { captcha_token: token, captcha_url: captchaImageUrl(rc.baseUrl, rc.app, token) } };
       },
     },
-    captchaImageRoute(engine, apps),
+    captchaImageRoute(engine),
     {
       method: 'POST',
       path: '/1/verifyCaptcha',

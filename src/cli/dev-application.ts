@@ -6,8 +6,9 @@ type Env = Readonly<Record<string, string | undefined>>;
 /**
  * The application `svcbase serve` hosts: fixed development keys unless the environment names others,
  * `$regex`, email verification and realtime on, an unlimited SMS quota with two approved templates,
- * and the mini-program platform when SVC_WECHAT_* are set. `publicUrl` is the base of mailed links
- * (SVC_PUBLIC_URL wins over it).
+ * and the mini-program platform when SVC_WECHAT_* are set. `publicUrl` (the listen URL; SVC_PUBLIC_URL
+ * wins over it) is the application's public URL: the base of uploaded files' urls, captcha links and
+ * mailed links.
  */
 export function devApplication(env: Env = process.env, publicUrl?: string): ApplicationConfig {
   const linkBase = env.SVC_PUBLIC_URL ?? publicUrl ?? `http://127.0.0.1:${env.PORT ?? 3000}`;
@@ -19,9 +20,9 @@ export function devApplication(env: Env = process.env, publicUrl?: string): Appl
     masterKey: env.SVC_MASTER_KEY ?? 'dev-master-key',
     secretKey: env.SVC_SECRET_KEY ?? 'dev-secret-key',
     securityCode: env.SVC_SECURITY_CODE ?? 'dev-safe-code',
+    publicUrl: linkBase,
     settings: {
       features: { regex: true, emailVerification: true, realtime: true },
-      users: { linkBaseUrl: linkBase },
       sms: {
         quota: 'unlimited',
         templates: [

@@ -49,8 +49,8 @@ function consoleRoutes(path: string, brand: string): RouteDef[] {
       body: 'none',
       summary: 'The admin console page',
       handler: (rc) => {
-        // Asset and API urls start at the mount prefix the host put the service under.
-        const mount = new URL(rc.baseUrl).pathname.replace(/\/+$/, '');
+        // Asset and API urls start at the mount prefix (the public URL's path; a fetch host's base is the prefix alone).
+        const mount = new URL(rc.baseUrl, 'http://localhost').pathname.replace(/\/+$/, '');
         return { raw: true, body: page(`${mount}${path}`, mount, brand), headers: { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8' } };
       },
     },

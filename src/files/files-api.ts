@@ -26,12 +26,15 @@ export interface FilesApi {
   delete(caller: Caller, reference: string): Promise<boolean>;
 }
 
-/** `baseUrl`: the public origin (and mount prefix) for the urls of files put through the API. */
-export function createFilesApi(files: FileService, baseUrl: string): FilesApi {
+/**
+ * `baseUrl`: the public origin (and mount prefix) for the urls of files put through the API (the
+ * files feature's `baseUrl`); unset, the caller's application's `publicUrl`, else urls relative to the mount.
+ */
+export function createFilesApi(files: FileService, baseUrl: string | undefined): FilesApi {
   return {
     put(caller, filename, data) {
       const body = typeof data === 'string' ? [new TextEncoder().encode(data)] : data instanceof Uint8Array ? [data] : data;
-      return files.put(caller.app, filename, body, baseUrl);
+      return files.put(caller.app, filename, body, baseUrl ?? caller.app.publicUrl ?? '');
     },
     async get(caller, reference, range) {
       const read = await files.open(caller.app, reference, range);

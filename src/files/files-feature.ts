@@ -1,5 +1,3 @@
-import { createAppRegistry } from '../app/registry.js';
-import { brandHeaderNames } from '../http/credentials.js';
 import type { Feature, ServiceContext } from '../http/types.js';
 import { deleteRoutes } from './delete-routes.js';
 import { listRoute } from './list-route.js';
@@ -16,10 +14,6 @@ import { uploadRoute } from './upload-route.js';
 
 /** What the service hands the files feature besides its options. */
 export interface FilesFeatureHost {
-  /** Accepted header brands (the service's `brands`). */
-  readonly brands: readonly string[];
-  /** Accepted clock skew of signed requests, ms. */
-  readonly signatureSkewMs: number;
   /** The mini-program platform's codes for `generatecode` (the wechat feature's). */
   readonly platformQr?: PlatformQr;
 }
@@ -47,26 +41,19 @@ export function createFilesFeature(ctx: ServiceContext, options: FilesOptions & 
     return limits.maxFileBytes * limits.maxFilesPerRequest;
   }));
   const files = createFileService({ store, kv: ctx.kv, clock: ctx.clock, random: ctx.random, logger: ctx.logger, options });
-  const auth = {
-    apps: createAppRegistry(apps),
-    headerNames: brandHeaderNames(options.brands ?? ['Svc']),
-    clock: ctx.clock,
-    kv: ctx.kv,
-    signatureSkewMs: options.signatureSkewMs ?? 10_000,
-  };
   const media = options.media === false ? undefined : (options.media ?? ffmpegMediaProcessor());
   return {
     name: 'files',
-    api: createFilesApi(files, options.baseUrl ?? ''),
+    api: createFilesApi(files, options.baseUrl),
     service: files,
     routes: [
-      uploadRoute({ files, auth, signedBodyLimit: options.signedBodyLimit ?? 10 * 1024 * 1024, bodyLimit: largest + 64 * 1024 }),
+      uploadRoute({ files, signedBodyLimit: options.signedBodyLimit ?? 10 * 1024 * 1024, bodyLimit: largest + 64 * 1024 }),
       ...serveRoutes(store, new Set(apps.map((app) => app.namespace))),
       ...deleteRoutes(files),
       listRoute(files),
       snapshotRoute(files, media),
       qrRoute(files, options.platformQr),
-      imageCheckRoute({ auth, counters: ctx.counters, clock: ctx.clock, checker: options.imageChecker }),
+      imageCheckRoute({ counters: ctx.counters, clock: ctx.clock, checker: options.imageChecker }),
     ],
     close: () => store.close?.(),
   };

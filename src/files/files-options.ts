@@ -36,7 +36,10 @@ export interface FilesOptions {
    * whose signature covers the data itself; default 10 MiB). Other uploads stream.
    */
   readonly signedBodyLimit?: number;
-  /** The public origin and mount prefix for urls of files stored through the files API (default: '' → `/files/...`). */
+  /**
+   * The public origin and mount prefix for urls of files stored through the files API. Default: the
+   * application's `publicUrl` (the service's), else '' (`/files/...`, relative to the mount).
+   */
   readonly baseUrl?: string;
   /** The platform's image check (issue 20's mini-program client); without it checkImg answers 403/11152. */
   readonly imageChecker?: ImageChecker;

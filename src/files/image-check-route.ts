@@ -4,9 +4,6 @@ import type { CounterStore, RateWindow } from '../counters/port.js';
 import type { Clock } from '../core/clock.js';
 import type { RouteContext, RouteDef, RouteResult } from '../http/types.js';
 import { isMultipart, parseMultipart } from './multipart.js';
-import { readCredentials } from '../http/credentials.js';
-import { type UploadAuthOptions, authenticateUploadHead, formCredentials, isPending } from './upload-route-auth.js';
-import { AuthFailure } from '../http/auth.js';
 
 /** Largest image checked: 1 MB, as the hosted service documents. */
 export const IMAGE_CHECK_MAX_BYTES = 1024 * 1024;
@@ -25,7 +22,6 @@ export interface ImageChecker {
 }
 
 export interface ImageCheckRouteOptions {
-  readonly auth: UploadAuthOptions;
   readonly counters: CounterStore;
   readonly clock: Clock;
   /** Without it the route answers 403/11152 once the limits passed: no verdict is made up. */
@@ -34,7 +30,7 @@ export interface ImageCheckRouteOptions {
 
 /**
  * `POST /1/wechatApp/checkImg/:name` (multipart from a mini-program, or a raw body): authenticated
- * like an upload, the image at most 1 MB, 2000/min and 200 000/day per application, then the
+ * like an upload (`auth: 'upload'`, head signature variants only), the image at most 1 MB, 2000/min and 200 000/day per application, then the
  * platform's verdict: `{msg: 'ok'}`, or 10007 carrying the platform's code. The SDK uploads the
  * file itself afterwards.
  */
@@ -42,7 +38,7 @@ export function imageCheckRoute(options: ImageCheckRouteOptions): RouteDef {
   return {
     method: 'POST',
     path: '/1/wechatApp/checkImg/:name',
-    auth: 'none',
+    auth: 'upload',
     body: 'stream',
     bodyLimit: IMAGE_CHECK_MAX_BYTES + 64 * 1024,
     handler: (ctx) => checkImage(ctx, options),
@@ -50,27 +46,19 @@ export function imageCheckRoute(options: ImageCheckRouteOptions): RouteDef {
 }
 
 async function checkImage(ctx: RouteContext, options: ImageCheckRouteOptions): Promise<RouteResult> {
-  const route = `/1/wechatApp/checkImg/${ctx.params.name!}`;
-  const headerCreds = readCredentials(ctx.headers, options.auth.headerNames);
   const contentType = ctx.headers['content-type'];
-  let app: Application | undefined;
+  const upload = ctx.upload!;
+  let app: Application | undefined = upload.headCaller?.app;
   let image: Uint8Array | undefined;
-  const identify = async (creds: typeof headerCreds) => {
-    const result = await authenticateUploadHead(route, ctx.headers, creds, options.auth);
-    if (isPending(result)) throw new AuthFailure('signature mismatch');
-    return result.app;
-  };
   const body = ctx.bodyStream ?? (async function* () {})();
   if (isMultipart(contentType)) {
     await parseMultipart(body, contentType!, { maxFiles: 1, maxFileBytes: IMAGE_CHECK_MAX_BYTES }, async (file, fields) => {
-      app ??= await identify({ ...headerCreds, ...formCredentials(fields, options.auth.headerNames) });
+      app ??= (await upload.caller(fields)).app;
       image = await readImage(file.body);
     });
-  } else {
-    app = await identify(headerCreds);
-    image = await readImage(body);
-  }
-  if (!app) throw new AuthFailure('no credentials');
+  } else image = await readImage(body);
+  // A form without a file part never showed its credentials: the headers' alone decide (401 without any).
+  app ??= (await upload.caller(new Map())).app;
   if (!image || image.length === 0) throw svcError('uploadMalformed', 'no image');
   const decision = await options.counters.consume(`files:checkImg:${app.applicationId}`, IMAGE_CHECK_WINDOWS, options.clock.now());
   if (!decision.allowed) throw retryError('imageCheckRateLimited', decision.retryAfterMs);

@@ -1,7 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
-import type { Application } from '../app/application.js';
-import { type SessionResolver, sessionCaller } from '../app/caller.js';
-import { svcError } from '../core/errors.js';
 import type { Json } from '../core/wire-values.js';
 import { isJsonContentType, parseFormBody, parseJsonBody } from '../http/body.js';
 import type { RouteContext, RouteDef, RouteResult } from '../http/types.js';
@@ -11,8 +7,6 @@ import type { SentReply } from './function-response.js';
 
 export interface FunctionRouteDeps {
   readonly runner: FunctionRunner;
-  readonly applications: ReadonlyMap<string, Application>;
-  readonly sessions: () => SessionResolver | undefined;
   /** Prefix of the plain-HTTP form (`<path>/<secretKey>/<name>`), '' for the root. */
   readonly path: string;
 }
@@ -27,12 +21,6 @@ function queryOf(rc: RouteContext): { [key: string]: string } {
   const out: { [key: string]: string } = Object.create(null) as { [key: string]: string };
   for (const [key, value] of rc.query) if (!(key in out)) out[key] = value;
   return out;
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** The body's bytes are already within the route's limit; this only bounds nesting. */
@@ -111,23 +99,17 @@ function plainReply(reply: SentReply): RouteResult {
  * the secret key as a path segment and no other credential: `GET|POST <path>/:secretKey/:name`
  * (query string, or urlencoded form fields), `<path>/:secretKey` running `index`, an unknown name
  * running `notfound` when defined. The reply there is what the function sent, with its status and
- * headers. An unknown secret key answers 404 (11001), as an unknown route does.
+ * headers. The path's secret key is checked by http/ (`auth: 'function-path'`): an unknown one answers
+ * 404 (11001), as an unknown route does.
  */
 /** Methods the any-method forms add beside GET and POST. */
 const ANY_OTHER_METHOD = ['PUT', 'DELETE', 'PATCH'] as const;
 
 export function functionRoutes(deps: FunctionRouteDeps): RouteDef[] {
-  const appBySecret = (secret: string): Application | undefined => {
-    for (const app of deps.applications.values()) if (app.secretKey !== undefined && sameSecret(secret, app.secretKey)) return app;
-    return undefined;
-  };
   const plain = (rc: RouteContext, name: string, body: FunctionRequest['body']) => async (): Promise<RouteResult> => {
-    const app = appBySecret(rc.params['secretKey'] ?? '');
-    if (!app) throw svcError('routeNotFound', rc.method, `${deps.path}/…`);
-    const caller = sessionCaller(app, { credential: 'secret-path', isMaster: false, sessionToken: null, address: rc.remoteAddress }, deps.sessions);
     const { secretKey = '', name: asked } = rc.params;
     const request = requestOf(rc, rc.method, body, `${deps.path.replace(/\/+$/, '')}/${secretKey}${asked ? `/${asked}` : ''}`);
-    return plainReply(await deps.runner.invoke({ caller, name, request, depth: 0, fallback: 'notfound' }));
+    return plainReply(await deps.runner.invoke({ caller: rc.caller, name, request, depth: 0, fallback: 'notfound' }));
   };
   const base = deps.path.replace(/\/+$/, '');
   const routes: RouteDef[] = [
@@ -158,10 +140,10 @@ export function functionRoutes(deps: FunctionRouteDeps): RouteDef[] {
     });
   }
   for (const [suffix, nameOf] of [['/:secretKey/:name', (rc: RouteContext) => rc.params['name'] ?? ''], ['/:secretKey', () => 'index']] as const) {
-    for (const method of ANY_OTHER_METHOD) routes.push({ method, path: `${base}${suffix}`, auth: 'none', body: 'raw', handler: (rc) => plain(rc, nameOf(rc), paramsOf(rc))() });
+    for (const method of ANY_OTHER_METHOD) routes.push({ method, path: `${base}${suffix}`, auth: 'function-path', body: 'raw', handler: (rc) => plain(rc, nameOf(rc), paramsOf(rc))() });
     routes.push(
-      { method: 'GET', path: `${base}${suffix}`, auth: 'none', body: 'none', handler: (rc) => plain(rc, nameOf(rc), {})() },
-      { method: 'POST', path: `${base}${suffix}`, auth: 'none', body: 'raw', handler: (rc) => plain(rc, nameOf(rc), paramsOf(rc))() },
+      { method: 'GET', path: `${base}${suffix}`, auth: 'function-path', body: 'none', handler: (rc) => plain(rc, nameOf(rc), {})() },
+      { method: 'POST', path: `${base}${suffix}`, auth: 'function-path', body: 'raw', handler: (rc) => plain(rc, nameOf(rc), paramsOf(rc))() },
     );
   }
   return routes;

@@ -210,7 +210,7 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
         modules: (call) => hostModules(moduleDeps, call),
       });
       records.declareTable(CLOUD_CODE_TABLE, MASTER_ONLY_TABLE);
-      const routes = functionRoutes({ runner, applications: ctx.applications, sessions, path });
+      const routes = functionRoutes({ runner, path });
       if (deployed) routes.unshift(...cloudCodeRoutes({ deployed, store, logs, runner }));
       return { api: { runner }, routes, close: () => deployed?.close() };
     },

@@ -1,8 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { hostLibrary } from './sandbox-libraries.js';
 import { NodeRSA } from './rsa-module.js';
 import { type Caller, type SessionResolver, internalCaller, sessionCaller } from '../app/caller.js';
 import { isSvcError, svcError } from '../core/errors.js';
+import { secretsEqual } from '../core/secrets.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
 import type { RecordsService } from '../records/records-service.js';
 import type { UsersService } from '../users/users-service.js';
@@ -60,12 +61,6 @@ function object(value: unknown, name: string): JsonObject {
   return value as JsonObject;
 }
 
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 /**
  * `oData` over the records service, as the invoking caller: every rule of `/1/classes` applies (ACLs,
  * class-level permissions, validation, hooks, the change feed). `setHeader` switches the following
@@ -110,7 +105,7 @@ function dataModule(deps: HostModuleDeps, acting: Acting): DataModule & UserData
       for (const [name, value] of Object.entries(headers)) {
         const header = name.toLowerCase();
         if (header.endsWith('-master-key')) {
-          if (typeof value !== 'string' || !sameSecret(value, acting.caller.app.masterKey)) throw svcError('masterKeyRequired');
+          if (typeof value !== 'string' || !secretsEqual(value, acting.caller.app.masterKey)) throw svcError('masterKeyRequired');
           acting.caller = internalCaller(acting.caller.app);
         } else if (header.endsWith('-session-token')) {
           acting.caller = sessionCaller(acting.caller.app, { credential: 'internal', isMaster: false, sessionToken: String(value) }, deps.sessions);

@@ -1,6 +1,7 @@
 import type { Application } from '../app/application.js';
 import type { AppRegistry } from '../app/registry.js';
 import type { Clock } from '../core/clock.js';
+import { svcError } from '../core/errors.js';
 import { secretsEqual } from '../core/secrets.js';
 import type { KvStore } from '../kv/port.js';
 import { type BrandHeaderNames, type CredentialHeaders, readCredentials } from './credentials.js';
@@ -32,10 +33,17 @@ export interface Authenticated {
 /** Session tokens that mean "nobody": the SDK sends these literals when no user is logged in. */
 const ANONYMOUS_TOKENS = new Set(['bmob', 'undefined', 'null']);
 
+/** The session token of a request's credentials; null when absent or one of the SDK's "nobody" literals. */
+export function sessionTokenOf(creds: CredentialHeaders): string | null {
+  return creds.sessionToken && !ANONYMOUS_TOKENS.has(creds.sessionToken) ? creds.sessionToken : null;
+}
+
 /**
  * Authenticates a request for a route. Modes, in order: master key (alone or with an application id),
  * application id + REST key, signed headers (secret key + signature). Every key comparison is
  * timing-safe. `signedPath`/`rawBodyText` are the signature inputs (path after the mount prefix).
+ * `auth: 'upload'` routes go through `authenticateUpload` (upload-auth.ts) instead: their signature
+ * variants need the body.
  */
 export async function authenticate(
   request: SvcRequest,
@@ -43,10 +51,22 @@ export async function authenticate(
   params: Readonly<Record<string, string>>,
   rawBodyText: () => string,
   options: AuthOptions,
+  routePath = '',
 ): Promise<Authenticated | null> {
-  if (routeAuth === 'none') return null;
+  switch (routeAuth) {
+    case 'none':
+      return null;
+    case 'upload':
+      throw new Error('[svcbase] [http] an upload route authenticates through authenticateUpload');
+    case 'function-path':
+      return functionPath(request, params, routePath, options);
+    case 'captcha-link':
+      return captchaLink(request, options);
+    default:
+      break;
+  }
   const creds = readCredentials(request.headers, options.headerNames);
-  const sessionToken = creds.sessionToken && !ANONYMOUS_TOKENS.has(creds.sessionToken) ? creds.sessionToken : null;
+  const sessionToken = sessionTokenOf(creds);
 
   if (routeAuth === 'secret-path') {
     const app = params.secretKey ? options.apps.bySecretKey(params.secretKey) : undefined;
@@ -54,18 +74,8 @@ export async function authenticate(
     return { app, auth: { mode: 'secret-path', isMaster: false, sessionToken } };
   }
 
-  const master = creds.masterKey ? masterApp(creds, options) : undefined;
-  if (master) return { app: master, auth: { mode: 'master', isMaster: true, sessionToken } };
-  if (routeAuth === 'master') throw new AuthFailure('master key required');
-
-  if (creds.applicationId !== undefined) {
-    const app = options.apps.byId.get(creds.applicationId);
-    if (!app) throw new AuthFailure('unknown application id');
-    if (creds.restApiKey === undefined || !options.apps.restKeyMatches(app, creds.restApiKey)) {
-      throw new AuthFailure('missing or wrong REST API key');
-    }
-    return { app, auth: { mode: 'rest', isMaster: false, sessionToken } };
-  }
+  const keyed = keyAuthentication(creds, options, routeAuth === 'master');
+  if (keyed) return keyed;
 
   if (creds.secretKey !== undefined) {
     const app = await verifySigned(request, creds, rawBodyText, options);
@@ -74,7 +84,59 @@ export async function authenticate(
   throw new AuthFailure('no credentials');
 }
 
-function masterApp(creds: CredentialHeaders, options: AuthOptions): Application | undefined {
+/**
+ * The key modes: the master key (alone or with an application id), then application id + REST key.
+ * Undefined when the credentials carry neither a master key nor an application id; throws on a wrong
+ * key, and without the master key when `masterOnly`.
+ */
+export function keyAuthentication(creds: CredentialHeaders, options: Pick<AuthOptions, 'apps'>, masterOnly = false): Authenticated | undefined {
+  const sessionToken = sessionTokenOf(creds);
+  const master = creds.masterKey ? masterApp(creds, options) : undefined;
+  if (master) return { app: master, auth: { mode: 'master', isMaster: true, sessionToken } };
+  if (masterOnly) throw new AuthFailure('master key required');
+  if (creds.applicationId === undefined) return undefined;
+  const app = options.apps.byId.get(creds.applicationId);
+  if (!app) throw new AuthFailure('unknown application id');
+  if (creds.restApiKey === undefined || !options.apps.restKeyMatches(app, creds.restApiKey)) {
+    throw new AuthFailure('missing or wrong REST API key');
+  }
+  return { app, auth: { mode: 'rest', isMaster: false, sessionToken } };
+}
+
+/**
+ * The plain-HTTP function form: the `:secretKey` path segment is the only credential (no header is
+ * read, so the caller has no session token). An unknown key answers 404/11001, as an unknown route
+ * does, so the paths do not reveal which keys exist.
+ */
+function functionPath(request: SvcRequest, params: Readonly<Record<string, string>>, routePath: string, options: AuthOptions): Authenticated {
+  const app = options.apps.bySecretKey(params.secretKey ?? '');
+  if (!app) {
+    const at = routePath.indexOf('/:secretKey');
+    throw svcError('routeNotFound', request.method, `${at < 0 ? '' : routePath.slice(0, at)}/…`);
+  }
+  return { app, auth: { mode: 'secret-path', isMaster: false, sessionToken: null } };
+}
+
+/**
+ * A captcha image link: the `secretKey` query parameter names the application (one without a secret
+ * key is named by `applicationId`). The link is the credential; an unknown key answers 400/11010, as
+ * an unknown token does, so the route does not reveal which keys exist.
+ */
+function captchaLink(request: SvcRequest, options: AuthOptions): Authenticated {
+  const query = new URLSearchParams(request.search);
+  const secretKey = query.get('secretKey');
+  let app: Application | undefined;
+  if (secretKey !== null) app = options.apps.bySecretKey(secretKey);
+  else {
+    const applicationId = query.get('applicationId');
+    const named = applicationId === null ? undefined : options.apps.byId.get(applicationId);
+    app = named && named.secretKey === undefined ? named : undefined;
+  }
+  if (!app) throw svcError('captchaTokenInvalid');
+  return { app, auth: { mode: 'secret-path', isMaster: false, sessionToken: null } };
+}
+
+function masterApp(creds: CredentialHeaders, options: Pick<AuthOptions, 'apps'>): Application | undefined {
   const masterKey = creds.masterKey!;
   if (creds.applicationId !== undefined) {
     const app = options.apps.byId.get(creds.applicationId);

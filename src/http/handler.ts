@@ -7,13 +7,14 @@ import { svcError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { KvStore } from '../kv/port.js';
 import { type Authenticated, authenticate } from './auth.js';
+import { type UploadAuthentication, authenticateUpload } from './upload-auth.js';
 import { type BodyLimits, type JsonObject, bodyText, parseFormBody, parseJsonBody } from './body.js';
 import { type BodySource, declaredLength, limitedChunks, readLimited } from './body-stream.js';
 import { errorResponse } from './error-response.js';
 import { brandHeaderNames } from './credentials.js';
 import { corsHeaders, preflightResponse } from './cors.js';
 import { createRouter } from './router.js';
-import type { AuthContext, RouteContext, RouteDef, RouteResult, SessionResolver, SvcRequest, SvcResponse, UpgradeDef } from './types.js';
+import type { AuthContext, RouteContext, RouteDef, RouteResult, SessionResolver, SvcRequest, SvcResponse, UpgradeDef, UploadCredentials } from './types.js';
 import { createBodyValidator } from './validate.js';
 
 export interface HandlerOptions {
@@ -28,6 +29,8 @@ export interface HandlerOptions {
   readonly bodyLimits: BodyLimits;
   readonly signatureSkewMs: number;
   readonly corsOrigins: '*' | readonly string[];
+  /** The service's public base URL (`ServiceOptions.publicUrl`), for routes without an application. */
+  readonly publicUrl?: string;
   /** Resolves session tokens once the users feature is present. */
   readonly sessions: () => SessionResolver | undefined;
   /**
@@ -81,11 +84,14 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       const raw = await rawBody(route, request, limits.maxBytes);
       let text: string | undefined;
       const rawText = () => (text ??= bodyText(raw));
-      const authed = await authenticate(request, route.auth, params, rawText, authOptions);
+      let stream = route.body === 'stream' ? bodyStream(request, limits.maxBytes) : undefined;
+      // Uploads: their signature variants may need the body, and their form fields may carry the credentials.
+      const upload = route.auth === 'upload' ? await authenticateUpload(request, signedRoute(route, params), stream ?? limitedChunks([], 0), route.signedBodyLimit, authOptions) : undefined;
+      if (upload) stream = upload.body;
+      const authed = upload ? upload.authed : await authenticate(request, route.auth, params, rawText, authOptions, route.path);
       const body = readBody(route, raw, request.headers['content-type'], limits);
       if (body !== undefined) validators.get(route)?.(body);
-      const stream = route.body === 'stream' ? bodyStream(request, limits.maxBytes) : undefined;
-      const ctx = routeContext(request, raw, stream, method, params, body, authed, options);
+      const ctx = routeContext(request, raw, stream, method, params, body, authed, options, upload);
       const result = await route.handler(ctx);
       return toResponse(result, cors);
     } catch (error) {
@@ -115,6 +121,11 @@ async function rawBody(route: RouteDef, request: SvcRequest, limit: number): Pro
   }
   if (route.body === 'stream' || !request.bodyStream) return null;
   return readLimited(request.bodyStream, limit);
+}
+
+/** A route's path with its parameters filled in, decoded: what the SDKs sign for an upload (`/2/files/<name>`). */
+function signedRoute(route: RouteDef, params: Readonly<Record<string, string>>): string {
+  return route.path.replace(/:([A-Za-z0-9_]+)/g, (_match, name: string) => params[name] ?? '');
 }
 
 function bodyStream(request: SvcRequest, limit: number): AsyncIterable<Uint8Array> {
@@ -147,6 +158,7 @@ class RequestContext implements RouteContext {
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly remoteAddress: string | undefined;
   readonly baseUrl: string;
+  readonly upload: UploadCredentials | undefined;
   readonly #request: SvcRequest;
   readonly #app: Application | undefined;
   readonly #caller: Caller | undefined;
@@ -161,6 +173,7 @@ class RequestContext implements RouteContext {
     readonly body: JsonObject | undefined,
     authed: Authenticated | null,
     options: HandlerOptions,
+    upload: UploadAuthentication | undefined,
   ) {
     this.#request = request;
     this.#app = authed?.app;
@@ -169,7 +182,9 @@ class RequestContext implements RouteContext {
     this.rawBody = raw;
     this.headers = request.headers;
     this.remoteAddress = request.remoteAddress;
-    this.baseUrl = request.baseUrl ?? `http://${request.headers.host ?? 'localhost'}`;
+    // Configured first, then the address the host listens on: never a request header (Host, X-Forwarded-Host).
+    this.baseUrl = this.#app?.publicUrl ?? options.publicUrl ?? request.baseUrl ?? '';
+    this.upload = upload ? uploadCredentials(upload, this.#caller, request.remoteAddress, options) : undefined;
   }
 
   get app(): Application {
@@ -200,8 +215,23 @@ function routeContext(
   body: JsonObject | undefined,
   authed: Authenticated | null,
   options: HandlerOptions,
+  upload?: UploadAuthentication,
 ): RouteContext {
-  return new RequestContext(request, raw, stream, method, params, body, authed, options);
+  return new RequestContext(request, raw, stream, method, params, body, authed, options, upload);
+}
+
+/** An upload's credentials for its route: the head's caller, or the one its form fields name. */
+function uploadCredentials(upload: UploadAuthentication, headCaller: Caller | undefined, address: string | undefined, options: HandlerOptions): UploadCredentials {
+  const fromFields = upload.fromFields;
+  let formCaller: Promise<Caller> | undefined;
+  return {
+    headCaller,
+    caller(fields) {
+      if (headCaller) return Promise.resolve(headCaller);
+      if (!fromFields) throw new Error('[svcbase] [http] an upload without a caller and without form credentials');
+      return (formCaller ??= fromFields(fields).then((authed) => callerOf(authed.app, authed.auth, address, options.sessions)));
+    },
+  };
 }
 
 /** The request's Caller: its application, credential kind, master flag, session token and client address. */

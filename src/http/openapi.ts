@@ -48,6 +48,7 @@ function requestBody(route: RouteDef): Json | undefined {
 function security(route: RouteDef): Json {
   switch (route.auth) {
     case 'app':
+    case 'upload':
       // Application id + REST key (a session token may come with them), or the master key alone.
       return [{ applicationId: [], restApiKey: [] }, { applicationId: [], restApiKey: [], sessionToken: [] }, { masterKey: [] }];
     case 'master':
@@ -74,7 +75,7 @@ export function openApiDocument(input: OpenApiInput): Record<string, Json> {
       responses[status] = { description: `HTTP ${status}`, content: { 'application/json': { schema: schema as Json } } };
     }
     if (Object.keys(responses).length === 0) responses['200'] = { description: 'Success (see the docs of this route for its body)' };
-    if (route.auth === 'app' || route.auth === 'master') responses['401'] = { description: 'Missing or wrong credentials', content: { 'application/json': { schema: UNAUTHORIZED_SCHEMA } } };
+    if (route.auth === 'app' || route.auth === 'master' || route.auth === 'upload') responses['401'] = { description: 'Missing or wrong credentials', content: { 'application/json': { schema: UNAUTHORIZED_SCHEMA } } };
     responses['default'] = { description: 'A coded error (docs/errors.md)', content: { 'application/json': { schema: ERROR_SCHEMA } } };
     const body = requestBody(route);
     const operation: Record<string, Json> = {

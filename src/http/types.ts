@@ -36,7 +36,12 @@ export interface SvcRequest {
    */
   readonly bodyStream?: AsyncIterable<Uint8Array>;
   readonly remoteAddress?: string;
-  /** `http://host:port` plus the mount prefix, for absolute links (captcha_url, email links). */
+  /**
+   * The address the host listens on plus the mount prefix (`http://10.0.0.5:3000/api`), the default
+   * base of absolute links when no `publicUrl` is configured. Hosts take it from the socket, never
+   * from a request header (Host, X-Forwarded-Host); a fetch runtime, which has no socket, passes the
+   * prefix alone (links relative to the origin).
+   */
   readonly baseUrl?: string;
 }
 
@@ -78,12 +83,20 @@ export interface RouteContext {
   readonly bodyStream?: AsyncIterable<Uint8Array>;
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly remoteAddress: string | undefined;
+  /**
+   * The base of absolute links this request hands out (files' urls, captcha links, `Location`): the
+   * application's `publicUrl`, else the service's, else the host's listen address (`SvcRequest.baseUrl`).
+   * Never a request header.
+   */
   readonly baseUrl: string;
   /** The signed-in user of the session token, resolved once on first call; null when anonymous (same as `caller.user()`). */
   user(): Promise<SessionUser | null>;
+  /** `auth: 'upload'` routes only: the upload's credentials (see {@link UploadCredentials}). */
+  readonly upload?: UploadCredentials;
   /**
    * Who asks, as the services take it: built once per request from the credentials. Throws for
-   * routes with `auth: 'none'` (they have no application).
+   * routes with `auth: 'none'` (they have no application) and for an upload whose form fields carry
+   * the credentials (`upload.caller(fields)` gives that one).
    */
   readonly caller: Caller;
 }
@@ -101,13 +114,36 @@ export interface RouteResult {
 }
 
 /**
- * How a route authenticates:
+ * How a route authenticates. Every credential form is checked here, in http/ (auth.ts,
+ * upload-auth.ts), never by a route: a route declares what it accepts and gets the Caller.
  * - `app`: application keys, signed headers or master key (every REST route);
  * - `master`: master key only;
- * - `secret-path`: the `:secretKey` path parameter names the app (plain-HTTP functions, captcha image);
+ * - `secret-path`: the `:secretKey` path parameter names the app, a session token header may come
+ *   with it (AI chat); an unknown key answers 401;
+ * - `function-path`: the plain-HTTP function form: the `:secretKey` path parameter is the only
+ *   credential (no header is read); an unknown key answers 404/11001 as an unknown route does;
+ * - `captcha-link`: the `secretKey` query parameter (or `applicationId` for an application without a
+ *   secret key) names the app; an unknown one answers 400/11010 as an unknown captcha token does;
+ * - `upload`: what `app` accepts plus the upload signature variants (sdk-wire §2.6, D71), from the
+ *   headers or, for a multipart body, from its form fields (`RouteContext.upload`); `body: 'stream'` only;
  * - `none`: public (links mailed to users, timestamps).
  */
-export type RouteAuth = 'app' | 'master' | 'secret-path' | 'none';
+export type RouteAuth = 'app' | 'master' | 'secret-path' | 'function-path' | 'captcha-link' | 'upload' | 'none';
+
+/**
+ * `auth: 'upload'` routes: the request's credentials as the upload's head carried them. A multipart
+ * upload may carry them as form fields before its first file part (quick apps): the route hands the
+ * fields it has read to `caller`.
+ */
+export interface UploadCredentials {
+  /** The caller when the request's headers carried the credentials; undefined when a multipart form must. */
+  readonly headCaller: Caller | undefined;
+  /**
+   * The caller: the head's, else the one the form's fields (merged over the headers') authenticate,
+   * checked once. Throws as a failed authentication does (401).
+   */
+  caller(fields: ReadonlyMap<string, string>): Promise<Caller>;
+}
 
 /**
  * How the body is read: parsed JSON object, raw bytes, form fields, ignored (still read, within the
@@ -123,6 +159,11 @@ export interface RouteDef {
   readonly path: string;
   readonly auth: RouteAuth;
   readonly body: RouteBody;
+  /**
+   * `auth: 'upload'` routes: the largest raw body buffered to check a signature over its bytes (the
+   * Node SDK's strings and Buffers). Unset: only signatures that need no body bytes are accepted.
+   */
+  readonly signedBodyLimit?: number;
   /** A JSON Schema for the body (compiled once with ajv; errors name the field). */
   readonly schema?: object;
   /** This route's body limit in bytes, larger or smaller than the service's `bodyLimit` (the default). */
@@ -161,7 +202,7 @@ export interface UpgradeContext {
 export interface UpgradeDef {
   /** Pattern with `:name` segments, relative to the mount prefix, e.g. `/1/realtime/:channel`. */
   readonly path: string;
-  readonly auth: RouteAuth;
+  readonly auth: Exclude<RouteAuth, 'upload'>;
   readonly handler: (ctx: UpgradeContext) => Promise<void> | void;
 }
 

@@ -52,7 +52,7 @@ export function createUpgradeHandler(options: HandlerOptions): UpgradeHandler {
         headers: flattenHeaders(req.headers),
         body: null,
         remoteAddress: nodeClientAddress(req, trust),
-        baseUrl: nodeBaseUrl(req, prefix, trust),
+        baseUrl: nodeBaseUrl(req, prefix),
       };
       failed = request;
       const match = target && router.match('GET', target.path);

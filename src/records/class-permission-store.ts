@@ -2,6 +2,7 @@ import type { ClassPermissionSource } from '../access/class-permission-source.js
 import { type ClassPermissions, OPEN_CLASS, parseClassPermissions } from '../access/class-permissions.js';
 import type { Clock } from '../core/clock.js';
 import { isSvcError } from '../core/errors.js';
+import { LruMap } from '../core/lru.js';
 import { dateValue, type StoredRecord } from '../core/values.js';
 import type { Json } from '../core/wire-values.js';
 import type { FindPlan } from '../query/plan.js';
@@ -22,6 +23,8 @@ export interface ClassPermissionStore extends ClassPermissionSource {
   write(table: TableRef, wire: Json | null): Promise<void>;
   /** Drops the cached entry of a table (another instance wrote it). */
   forget(table: TableRef): void;
+  /** How many names the cache holds: of tables that exist (or have permissions), and of names that name no table. */
+  cacheSize(): { readonly tables: number; readonly missing: number };
 }
 
 export interface ClassPermissionStoreOptions {
@@ -35,6 +38,10 @@ export interface ClassPermissionStoreOptions {
   readonly ttlMs?: number;
   /** Called after each `write` (the records feature tells other instances). */
   readonly onWrite?: (table: TableRef) => void;
+  /** Most tables (over every namespace) whose permissions stay cached, least recently used evicted first (default 10,000). */
+  readonly maxTables?: number;
+  /** Most names of tables that do not exist kept as such, least recently used evicted first (default 1,000). */
+  readonly maxMissing?: number;
 }
 
 interface Cached {
@@ -42,15 +49,25 @@ interface Cached {
   readonly expiresAt: number;
 }
 
+/** What a read found: the permissions, and whether the table exists (or has a stored row). */
+interface Loaded {
+  readonly permissions: ClassPermissions;
+  readonly exists: boolean;
+}
+
 /**
  * Class-level permissions kept in `_ClassPermissions` (one record per table: `className`, the wire
  * `permissions`), so every instance over one storage sees the same rules. Reads are cached per table
  * for `ttlMs`; a stored value that no longer parses counts as "master key only" (fail closed).
+ * Class names come from clients, so the cache is bounded (issue 35): tables that exist in an LRU of
+ * `maxTables`, names of tables that do not in one of `maxMissing`, where a read starts, so a flood of
+ * made-up names never evicts a real table's entry.
  */
 export function storageClassPermissionStore(options: ClassPermissionStoreOptions): ClassPermissionStore {
   const { storage, clock } = options;
   const ttlMs = options.ttlMs ?? 5000;
-  const cache = new Map<string, Cached>();
+  const tables = new LruMap<string, Cached>(options.maxTables ?? 10_000);
+  const missing = new LruMap<string, Cached>(options.maxMissing ?? 1_000);
   const tableOf = (table: TableRef): TableRef => ({ namespace: table.namespace, className: CLASS_PERMISSIONS_TABLE });
   const keyOf = (table: TableRef) => `${table.namespace}\u0000${table.className}`;
   const ready = new Map<string, Promise<void>>();
@@ -82,13 +99,14 @@ export function storageClassPermissionStore(options: ClassPermissionStoreOptions
     return (await via.find(ref, plan))[0] ?? null;
   };
 
-  const load = async (table: TableRef, via: StorageAdapter | undefined): Promise<ClassPermissions> => {
+  const load = async (table: TableRef, via: StorageAdapter | undefined): Promise<Loaded> => {
     const row = await findRow(table, via);
-    if (!row || row['permissions'] === undefined || row['permissions'] === null) return OPEN_CLASS;
+    if (!row) return { permissions: OPEN_CLASS, exists: (await (via ?? storage).getSchema(table)) !== null };
+    if (row['permissions'] === undefined || row['permissions'] === null) return { permissions: OPEN_CLASS, exists: true };
     try {
-      return parseClassPermissions(row['permissions'] as Json);
+      return { permissions: parseClassPermissions(row['permissions'] as Json), exists: true };
     } catch {
-      return MASTER_ONLY;
+      return { permissions: MASTER_ONLY, exists: true };
     }
   };
 
@@ -96,12 +114,27 @@ export function storageClassPermissionStore(options: ClassPermissionStoreOptions
     permissionsOf(table, via) {
       const key = keyOf(table);
       const now = clock.now();
-      const hit = cache.get(key);
+      const known = tables.get(key);
+      const hit = known ?? missing.get(key);
       if (hit && hit.expiresAt > now) return hit.permissions;
-      const permissions = load(table, via);
-      cache.set(key, { permissions, expiresAt: now + ttlMs });
-      permissions.catch(() => cache.delete(key));
-      return permissions;
+      const loading = load(table, via);
+      const entry: Cached = { permissions: loading.then((loaded) => loaded.permissions), expiresAt: now + ttlMs };
+      // A table known to exist reloads in its place; any other name waits with the missing ones until
+      // the read shows its table exists, so made-up names never push a real table out.
+      (known ? tables : missing).set(key, entry);
+      loading.then(
+        (loaded) => {
+          const [from, to] = loaded.exists ? [missing, tables] : [tables, missing];
+          if (from.peek(key) !== entry) return;
+          from.delete(key);
+          to.set(key, entry);
+        },
+        () => {
+          if (tables.peek(key) === entry) tables.delete(key);
+          if (missing.peek(key) === entry) missing.delete(key);
+        },
+      );
+      return entry.permissions;
     },
     validate(wire) {
       parseClassPermissions(wire);
@@ -132,12 +165,15 @@ export function storageClassPermissionStore(options: ClassPermissionStoreOptions
           if (attempt > 0 || !isSvcError(error) || error.errorName !== 'uniqueViolation') throw error;
         }
       }
-      cache.set(keyOf(table), { permissions: Promise.resolve(parsed), expiresAt: clock.now() + ttlMs });
+      missing.delete(keyOf(table));
+      tables.set(keyOf(table), { permissions: Promise.resolve(parsed), expiresAt: clock.now() + ttlMs });
       options.onWrite?.(table);
     },
     forget(table) {
-      cache.delete(keyOf(table));
+      tables.delete(keyOf(table));
+      missing.delete(keyOf(table));
     },
+    cacheSize: () => ({ tables: tables.size, missing: missing.size }),
   };
 }
 

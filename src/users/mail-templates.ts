@@ -36,11 +36,13 @@ export function buildUserMail(app: Application, kind: 'verify' | 'reset', values
 }
 
 /**
- * The base of mailed links: `users.linkBaseUrl`, from configuration only. Never the request's Host
- * header: a forged Host would mail a live token to the sender's server. 11101 when unset.
+ * The base of mailed links, from configuration only: `users.linkBaseUrl` when set, else the
+ * application's public URL (`publicUrl`, the one base of every URL the service hands out). Never the
+ * request's Host header: a forged Host would mail a live token to the sender's server. 11101 when
+ * neither is set.
  */
 export function linkBase(app: Application): string {
-  const base = app.settings.users.linkBaseUrl;
+  const base = app.settings.users.linkBaseUrl ?? app.publicUrl;
   if (base === undefined || base === '') throw svcError('linkBaseUrlMissing');
   return base.replace(/\/+$/, '');
 }

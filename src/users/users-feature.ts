@@ -169,13 +169,14 @@ export function createUsersFeature(ctx: UsersFeatureContext, registry: SessionRe
 }
 
 /**
- * Mailed links take their base from `users.linkBaseUrl` only (never the request's Host). An
- * application with email verification on mails links at sign-up, so it cannot start without one.
+ * Mailed links take their base from configuration only (`users.linkBaseUrl`, else `publicUrl`; never
+ * the request's Host). An application with email verification on mails links at sign-up, so it
+ * cannot start without one.
  */
 function assertLinkSettings(app: Application): void {
   const base = app.settings.users.linkBaseUrl;
   if (base !== undefined) assertLinkBaseUrl(app.applicationId, base);
-  else if (app.settings.features.emailVerification) {
-    throw configError('users', `application '${app.applicationId}': features.emailVerification needs users.linkBaseUrl (the public base URL of mailed links)`);
+  else if (app.settings.features.emailVerification && app.publicUrl === undefined) {
+    throw configError('users', `application '${app.applicationId}': features.emailVerification needs publicUrl or users.linkBaseUrl (the public base URL of mailed links)`);
   }
 }

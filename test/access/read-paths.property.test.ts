@@ -19,7 +19,7 @@ const USERS = 3;
 const ROLES = 2;
 
 type Rule = { readonly [key: string]: true } | undefined;
-type Acl = { readonly [principal: string]: { readonly read: true } } | undefined;
+type Acl = { readonly [principal: string]: { readonly read: true } };
 interface Row {
   readonly n: number;
   readonly owner: number | null;

@@ -66,22 +66,20 @@ export function nodeClientAddress(req: IncomingMessage, trust: ProxyTrust): stri
   return clientAddress(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(', ') : forwarded, trust);
 }
 
-/** `proto://host` plus the mount path, honouring `X-Forwarded-Proto`/`-Host` only from a trusted peer. */
-export function nodeBaseUrl(req: IncomingMessage, prefix: string, trust: ProxyTrust): string {
-  const peer = req.socket.remoteAddress;
-  const trusted = peer !== undefined && trust(peer, 0);
-  const forwardedProto = trusted ? firstHeader(req.headers['x-forwarded-proto']) : undefined;
-  const forwardedHost = trusted ? firstHeader(req.headers['x-forwarded-host']) : undefined;
-  const proto = forwardedProto ?? ((req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http');
-  const host = forwardedHost ?? req.headers.host ?? 'localhost';
+/**
+ * The address the server listens on, as the socket shows it (`http://10.0.0.5:3000`), plus the mount
+ * path and prefix: the default base of absolute links when no `publicUrl` is configured. Never a
+ * request header: a client chooses its Host and X-Forwarded-Host, and a link built from them (an
+ * uploaded file's url) would point wherever the client likes.
+ */
+export function nodeBaseUrl(req: IncomingMessage, prefix: string): string {
+  const socket = req.socket as IncomingMessage['socket'] & { encrypted?: boolean };
+  const proto = socket.encrypted ? 'https' : 'http';
+  const address = socket.localAddress?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '') ?? '127.0.0.1';
+  const host = address.includes(':') ? `[${address}]` : address;
   // Express strips its mount path from req.url and keeps it in req.baseUrl.
   const mount = (req as IncomingMessage & { baseUrl?: string }).baseUrl ?? '';
-  return `${proto}://${host}${mount}${prefix}`;
-}
-
-function firstHeader(value: string | string[] | undefined): string | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
-  return v?.split(',')[0]?.trim() || undefined;
+  return `${proto}://${host}${socket.localPort === undefined ? '' : `:${socket.localPort}`}${mount}${prefix}`;
 }
 
 /**

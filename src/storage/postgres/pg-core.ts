@@ -1,5 +1,6 @@
 import type { Clock } from '../../core/clock.js';
 import { configError } from '../../core/errors.js';
+import { LruMap } from '../../core/lru.js';
 import type { DateValue, StoredRecord, Value } from '../../core/values.js';
 import { mergeColumns } from '../../operators/column-types.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
@@ -34,12 +35,13 @@ interface CachedSchema {
 /**
  * Schemas of existing tables, shared by an adapter and its transaction views. Entries older than
  * `ttlMs` are reloaded, so columns and indexes another instance added show up here within that
- * time (a write naming a column this instance does not know reloads at once).
+ * time (a write naming a column this instance does not know reloads at once). Only tables that exist
+ * are kept, at most 10,000 of them (least recently used evicted first): names come from clients.
  */
 export class PgSchemaCache {
-  private readonly entries = new Map<string, CachedSchema>();
+  private readonly entries = new LruMap<string, CachedSchema>(10_000);
   /** Columns (per table) this instance has seen exist physically: its own DDL ran, or it checked. */
-  private readonly materialized = new Map<string, Set<string>>();
+  private readonly materialized = new LruMap<string, Set<string>>(10_000);
   constructor(
     private readonly clock: Clock,
     private readonly ttlMs: number,
@@ -58,7 +60,6 @@ export class PgSchemaCache {
 
   set(ref: TableRef, schema: TableSchema): TableSchema {
     const frozen = freezeSchema(schema);
-    if (this.entries.size >= 10_000) this.entries.clear();
     this.entries.set(`${ref.namespace}\u0000${ref.className}`, { schema: frozen, loadedAt: this.clock.now() });
     return frozen;
   }
@@ -74,16 +75,18 @@ export class PgSchemaCache {
   markMaterialized(ref: TableRef, schema: TableSchema, columns: readonly string[] = Object.keys(schema.columns)): void {
     const key = `${ref.namespace}\u0000${ref.className}`;
     let seen = this.materialized.get(key);
-    if (!seen) {
-      if (this.materialized.size >= 10_000) this.materialized.clear();
-      this.materialized.set(key, (seen = new Set()));
-    }
+    if (!seen) this.materialized.set(key, (seen = new Set()));
     seen.add('');
     for (const name of columns) seen.add(name);
   }
 
   forget(ref: TableRef): void {
     this.entries.delete(`${ref.namespace}\u0000${ref.className}`);
+  }
+
+  /** How many table schemas are cached (tests: the cache stays bounded). */
+  get size(): number {
+    return this.entries.size;
   }
 
   /** Forgets a table entirely, including which of its columns were seen materialized (after a drop). */

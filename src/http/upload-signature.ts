@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { secretsEqual } from '../core/secrets.js';
-import { requestSignature } from '../http/signature.js';
+import { requestSignature } from './signature.js';
 
 /** The parts of an upload's signature every variant shares. */
 export interface UploadSignatureParts {
