@@ -92,6 +92,9 @@ export type { MailMessage, MailTransport, MemoryMailTransport, SmtpMailOptions }
 export { createCanvasRenderer } from './captcha/index.js';
 export type { CaptchaApi, CaptchaFeatureOptions, CaptchaRenderer } from './captcha/index.js';
 export type { ClassPolicy, ClassPolicyContext, RecordsFeature } from './records/index.js';
+export { MASTER_ONLY_TABLE, ORDINARY_TABLE, tableRule, type TableRule } from './access/table-rules.js';
+export type { TableAccess } from './access/table-access.js';
+export type { ClassOperation, ReadOperation } from './access/class-permissions.js';
 export type { UsersFeature, UsersFeatureOptions, ScryptParams, HashingLimits } from './users/index.js';
 export type { BusListener, EventBus } from './events/port.js';
 export { memoryEventBus, memoryEventHub, type MemoryEventHub } from './events/memory-event-bus.js';

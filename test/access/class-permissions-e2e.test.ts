@@ -89,4 +89,37 @@ describe('class-level permissions over HTTP', () => {
     expect((await server.request('GET', `/1/users/${mod.objectId}`, { auth: 'master' })).body.email).toBe('mod@example.test');
     rules.delete('_User');
   });
+
+  it('pointer permissions: rows pointing to the caller are read, updated and deleted by it alone; never created through them', async () => {
+    const annPtr = { __type: 'Pointer', className: '_User', objectId: ann.objectId };
+    const modPtr = { __type: 'Pointer', className: '_User', objectId: mod.objectId };
+    const mine = (await server.request('POST', '/1/classes/Task', { auth: 'master', body: { title: 'ann', owner: annPtr, crew: [modPtr] } })).body.objectId as string;
+    const theirs = (await server.request('POST', '/1/classes/Task', { auth: 'master', body: { title: 'mod', owner: modPtr } })).body.objectId as string;
+    set('Task', { get: {}, find: {}, count: {}, update: {}, delete: {}, create: {}, addField: {}, readUserFields: ['owner', 'crew'], writeUserFields: ['owner'] });
+    const titles = async (token: string | null) => ((await as(token, 'GET', '/1/classes/Task?order=title')).body.results as Array<{ title: string }>).map((t) => t.title);
+    expect(await titles(ann.sessionToken)).toEqual(['ann']);
+    // An array of Pointers counts when it holds the caller.
+    expect(await titles(mod.sessionToken)).toEqual(['ann', 'mod']);
+    expect(await titles(null)).toEqual([]);
+    expect((await as(null, 'GET', '/1/classes/Task?count=1&limit=0')).body.count).toBe(0);
+    expect((await as(ann.sessionToken, 'GET', `/1/classes/Task/${theirs}`)).body.code).toBe(101);
+    expect((await as(ann.sessionToken, 'GET', `/1/classes/Task/${mine}?keys=title`)).body).toMatchObject({ title: 'ann' });
+    // Writes: writeUserFields names only owner, so mod (crew) reads but does not write ann's task.
+    expect((await as(mod.sessionToken, 'PUT', `/1/classes/Task/${mine}`, { title: 'x' })).body.code).toBe(101);
+    expect((await as(null, 'PUT', `/1/classes/Task/${mine}`, { title: 'x' })).body.code).toBe(101);
+    expect((await as(ann.sessionToken, 'PUT', `/1/classes/Task/${mine}`, { title: 'ann2' })).status).toBe(200);
+    // A new column on an update through pointer permissions is allowed (addField follows writeUserFields); a create is not.
+    expect((await as(ann.sessionToken, 'PUT', `/1/classes/Task/${mine}`, { note: 'n' })).status).toBe(200);
+    expect((await as(ann.sessionToken, 'POST', '/1/classes/Task', { title: 'new', owner: annPtr })).body.code).toBe(11171);
+    expect((await as(ann.sessionToken, 'DELETE', `/1/classes/Task/${theirs}`)).body.code).toBe(101);
+    expect((await as(mod.sessionToken, 'DELETE', `/1/classes/Task/${theirs}`)).body).toEqual({ msg: 'ok' });
+    const left = await server.request('GET', '/1/classes/Task', { auth: 'master' });
+    expect(left.body.results.map((t: { title: string; note?: string }) => [t.title, t.note ?? null])).toEqual([['ann2', 'n']]);
+    // A per-operation pointerFields entry works alone.
+    set('Task', { find: {}, get: { pointerFields: ['crew'] } });
+    expect((await as(mod.sessionToken, 'GET', `/1/classes/Task/${mine}`)).status).toBe(200);
+    expect((await as(ann.sessionToken, 'GET', `/1/classes/Task/${mine}`)).body.code).toBe(101);
+    expect((await as(ann.sessionToken, 'GET', '/1/classes/Task')).body.code).toBe(11171);
+    rules.delete('Task');
+  });
 });

@@ -4,6 +4,7 @@ import {
   classAllows,
   classPermissionsToJson,
   parseClassPermissions,
+  pointerFieldsFor,
   protectedFieldsFor,
 } from '../../src/access/class-permissions.js';
 import { principalsOf } from '../../src/access/principals.js';
@@ -54,6 +55,25 @@ describe('class-level permissions', () => {
     expect([...protectedFieldsFor(OPEN_CLASS, staff)]).toEqual([]);
   });
 
+  it('pointer permissions: readUserFields for get/find/count, writeUserFields for update/delete/addField, pointerFields per operation; never create', () => {
+    const pointers = parseClassPermissions({
+      get: {},
+      find: { '*': true },
+      update: { pointerFields: ['editor'] },
+      create: {},
+      readUserFields: ['owner', 'members'],
+      writeUserFields: ['owner'],
+    });
+    expect(pointerFieldsFor(pointers, 'get')).toEqual(['owner', 'members']);
+    expect(pointerFieldsFor(pointers, 'count')).toEqual(['owner', 'members']);
+    expect(pointerFieldsFor(pointers, 'update')).toEqual(['editor', 'owner']);
+    expect(pointerFieldsFor(pointers, 'delete')).toEqual(['owner']);
+    expect(pointerFieldsFor(pointers, 'create')).toEqual([]);
+    expect(pointerFieldsFor(OPEN_CLASS, 'get')).toEqual([]);
+    expect(parseClassPermissions(classPermissionsToJson(pointers))).toEqual(pointers);
+    expect(classPermissionsToJson(pointers)).toMatchObject({ update: { pointerFields: ['editor'] }, readUserFields: ['owner', 'members'], writeUserFields: ['owner'] });
+  });
+
   it('round-trips through the wire form', () => {
     expect(parseClassPermissions(classPermissionsToJson(clp))).toEqual(clp);
     expect(classPermissionsToJson(clp)).toEqual({
@@ -73,6 +93,10 @@ describe('class-level permissions', () => {
     ['a prototype name', JSON.parse('{"get":{"__proto__":true}}') as Json],
     ['protectedFields not lists', { protectedFields: { '*': 'email' } }],
     ['protectedFields with a bad key', { protectedFields: { 'role:': ['a'] } }],
+    ['readUserFields not a list', { readUserFields: 'owner' }],
+    ['writeUserFields with a bad column', { writeUserFields: ["owner'--"] }],
+    ['pointerFields on create', { create: { pointerFields: ['owner'] } }],
+    ['pointerFields not a list', { get: { pointerFields: { owner: true } } }],
   ])('refuses %s with 11170', (_, value) => {
     expect(code(value)).toBe(11170);
   });
