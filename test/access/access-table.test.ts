@@ -27,7 +27,7 @@ function documentedRows(): Map<string, Record<Cell, string>> {
 describe('docs/access-control.md: the table of read and write paths holds', () => {
   let server: RealtimeServer;
   let realtime: Client;
-  const ids: Record<string, string> = {};
+  const ids = { shut: '', open: '', hidden: '', refShut: '', refHidden: '', refOpen: '', box: '' };
   const anon = (method: string, path: string, body?: unknown) => server.request(method, path, { body });
   const master = (method: string, path: string, body?: unknown) => server.request(method, path, { body, auth: 'master' });
   const q = (value: unknown) => encodeURIComponent(JSON.stringify(value));
@@ -64,7 +64,7 @@ describe('docs/access-control.md: the table of read and write paths holds', () =
     const res = await anon('GET', path);
     if (res.body.code !== undefined) return [res.body.code];
     const found = (res.body.results as Array<{ objectId: string; secret?: string }>).map((r) => r.objectId);
-    return [...(found.includes(ids.hidden!) ? [] : ['absent']), ...((res.body.results as Array<{ secret?: string }>).some((r) => 'secret' in r) ? [] : ['removed'])];
+    return [...(found.includes(ids.hidden) ? [] : ['absent']), ...((res.body.results as Array<{ secret?: string }>).some((r) => 'secret' in r) ? [] : ['removed'])];
   };
 
   const probes: Record<string, Probe> = {
@@ -106,13 +106,13 @@ describe('docs/access-control.md: the table of read and write paths holds', () =
     },
     'inner query': {
       closed: async () => refs({ s: { $inQuery: { className: 'Shut', where: {} } } }),
-      unreadable: async () => ((await refs({ p: { $inQuery: { className: 'Doc', where: {} } } })).includes(ids.refHidden!) ? [] : ['not seen']),
+      unreadable: async () => ((await refs({ p: { $inQuery: { className: 'Doc', where: {} } } })).includes(ids.refHidden) ? [] : ['not seen']),
       protected: async () => refs({ p: { $inQuery: { className: 'Doc', where: { secret: 's' } } } }),
     },
     related: {
-      closed: async () => code(await anon('GET', `/1/classes/Doc?where=${q({ $relatedTo: { object: pointer('Shut', ids.shut!), key: 'items' } })}`)),
+      closed: async () => code(await anon('GET', `/1/classes/Doc?where=${q({ $relatedTo: { object: pointer('Shut', ids.shut), key: 'items' } })}`)),
       unreadable: async () => {
-        const res = await anon('GET', `/1/classes/Doc?where=${q({ $relatedTo: { object: pointer('Box', ids.box!), key: 'items' } })}`);
+        const res = await anon('GET', `/1/classes/Doc?where=${q({ $relatedTo: { object: pointer('Box', ids.box), key: 'items' } })}`);
         return res.body.results.length === 0 ? ['relates nothing'] : [];
       },
     },
