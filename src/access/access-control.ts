@@ -2,7 +2,7 @@ import type { Caller } from '../app/caller.js';
 import type { Clock } from '../core/clock.js';
 import type { StorageAdapter, TableRef } from '../storage/port.js';
 import { type ClassPermissionSource, openClassPermissionSource } from './class-permission-source.js';
-import type { ClassPermissions } from './class-permissions.js';
+import { type ClassPermissions, OPEN_CLASS } from './class-permissions.js';
 import { ANONYMOUS, type Principals, principalsOf } from './principals.js';
 import { type TableAccess, tableAccess } from './table-access.js';
 import { type TableRule, TableRules } from './table-rules.js';
@@ -109,7 +109,8 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
       return { master: false, principals: principalsFor(user.objectId, names) };
     },
     async tableAccess(access, table, via) {
-      return viewOf(access, table, await permissions.permissionsOf(table, via));
+      // The master key's view depends on the table's rule alone: no permissions to read.
+      return viewOf(access, table, access.master ? OPEN_CLASS : await permissions.permissionsOf(table, via));
     },
     rolesChanged(namespace) {
       roles.invalidate(namespace);

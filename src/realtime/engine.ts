@@ -139,12 +139,18 @@ export class SubscriptionEngine {
       if (!data) byProjection.set(view.hidden, (data = encodeRecord(view.project(record), timeZone)));
       return data;
     };
+    // Views asked once per change and identity (the master key, a user, anonymous), only for subscribers of the table.
+    const views = new Map<string, TableAccess | null>();
     for (const subscriber of [...set]) {
-      // The subscriber's view of the table, asked once per change and only when it listens to the table.
       let view: TableAccess | null | undefined;
       for (const subscription of subscriber.subscriptions()) {
         if (subscription.className !== change.className) continue;
-        if (view === undefined) view = await this.viewOf(subscriber, change.className);
+        if (view === undefined) {
+          const { caller } = subscriber;
+          const identity = caller.isMaster ? '\u0000master' : (caller.user?.objectId ?? '');
+          view = views.get(identity);
+          if (view === undefined) views.set(identity, (view = await this.viewOf(subscriber, change.className)));
+        }
         if (view === null) break;
         const seen = view;
         const match = matchChange(subscription, change, (record) => seen.mayRead(record, 'find'));
