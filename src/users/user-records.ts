@@ -26,13 +26,16 @@ export function actingStores(deps: UsersDeps, actor: Caller | undefined): { read
 }
 
 /**
- * Inserts a user from a body already through `prepareUserWrite`. `extra` holds values the feature
+ * Inserts a user from a body already through `prepareUserWrite`, as `actor`'s create (refused, 11171,
+ * when `_User`'s class-level permissions close `create` to it). `extra` holds values the feature
  * sets itself (e.g. `mobilePhoneVerified: true` after a phone code). Unique conflicts, checked
  * first and enforced by the indexes, are 202/203/209.
  */
 export async function insertUser(deps: UsersDeps, app: Application, body: JsonObject, extra: JsonObject = {}, actor?: Caller): Promise<StoredRecord> {
   await deps.ready(app);
   const ref = userRef(app);
+  // A sign-up is a create of `_User`: its class-level permission decides, as for any table (11171).
+  if (actor) (await deps.access.tableAccess(await deps.access.accessOf(actor), ref)).assert('create');
   const objectId = newObjectId(deps.random);
   // A new user is readable by everyone and writable by itself unless the sign-up sends its own ACL.
   const withAcl = Object.hasOwn(body, ACL) ? { ...body, ...extra } : { ...body, ...extra, [ACL]: newUserAcl(objectId) as Json };

@@ -87,6 +87,14 @@ describe('class-level permissions over HTTP', () => {
     for (const user of users.body.results) expect(user).not.toHaveProperty('email');
     expect((await as(ann.sessionToken, 'GET', `/1/users/${mod.objectId}`)).body).not.toHaveProperty('email');
     expect((await server.request('GET', `/1/users/${mod.objectId}`, { auth: 'master' })).body.email).toBe('mod@example.test');
+    // A sign-up is a create of `_User`: closed to everyone, it is refused and writes nothing; the master key still creates.
+    set('_User', { create: {} });
+    const refused = await as(null, 'POST', '/1/users', { username: 'eve', password: 'pw' });
+    expect([refused.status, refused.body.code]).toEqual([403, 11171]);
+    expect((await as(null, 'POST', '/1/classes/_User', { username: 'eve', password: 'pw' })).body.code).toBe(11171);
+    expect((await server.request('POST', '/1/users', { auth: 'master', body: { username: 'eve', password: 'pw' } })).status).toBe(201);
+    const eves = await server.request('GET', `/1/users?where=${encodeURIComponent('{"username":"eve"}')}`, { auth: 'master' });
+    expect(eves.body.results).toHaveLength(1);
     rules.delete('_User');
   });
 
