@@ -28,6 +28,8 @@ export interface SocketIoDeps {
   readonly logger: Logger;
   readonly maxSubscriptions: number;
   readonly maxMessagesPerSecond: number;
+  /** The client's address, counted against the application's per-address share once bound (none: not counted). */
+  readonly address: string | undefined;
   /** Called once the socket is bound to an application (it then holds that application's slot). */
   readonly onBound: () => void;
 }
@@ -91,7 +93,7 @@ export function serveSocketIo(ws: WebSocket, connection: RealtimeConnection, dep
     if (!app) throw svcError('realtimeBadMessage', 'appKey names no application');
     if (!app.settings.features.realtime) throw svcError('featureDisabled', 'realtime');
     if (!session) {
-      const releaseSlot = deps.slots.reserve(app.applicationId);
+      const releaseSlot = deps.slots.reserve(app.applicationId, deps.address);
       const bound = new RealtimeSession({ app, isMaster: false, user: null }, connection, (subscription, match, data) => {
         const action = subscription.kind === 'action' ? subscription.action : match.action;
         return socketIoEvent('server_pub', { action, tableName: subscription.className, objectId: match.record.objectId, data });
@@ -122,6 +124,7 @@ export function serveSocketIo(ws: WebSocket, connection: RealtimeConnection, dep
     }
     if (session.has(id)) return; // subscribing twice is harmless: one subscription, one push per change
     session.add({ kind: 'action', id, action: request.action, className: request.tableName, ...(request.objectId !== undefined ? { objectId: request.objectId } : {}) });
+    connection.markSubscribed();
   }
 }
 
