@@ -14,6 +14,9 @@ import { deprecatedBodyLimit } from './http/host/deprecated-body-limit.js';
 import { flattenHeaders, nodeBaseUrl, nodeBodyStream, discardUnreadBody } from './http/host/node-request.js';
 import { splitTarget } from './http/host/prefix.js';
 
+// The socket limits of Fastify's server: `applyServerLimits(fastify.server)` (docs/mounting.md, "Server limits").
+export { SERVER_LIMITS, type ServerLimitOptions, type ServerLimits, applyServerLimits } from './http/host/node-server.js';
+
 export interface FastifyPluginOptions {
   service: Service;
   /**

@@ -38,7 +38,7 @@ type Next = (error?: unknown) => void;
 
 export type { TrustProxy };
 export type { UpgradeOptions } from './http/upgrade.js';
-export { SERVER_LIMITS, type InFlight, applyServerLimits, closeGracefully, closeOnSignals, trackRequests } from './http/host/node-server.js';
+export { SERVER_LIMITS, type InFlight, type ServerLimitOptions, type ServerLimits, applyServerLimits, closeGracefully, closeOnSignals, trackRequests } from './http/host/node-server.js';
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse, next?: Next) => void;
 

@@ -1,9 +1,9 @@
 /** svcbase as a Fastify plugin under /api. Run: npx tsx examples/fastify/server.ts */
-import { SERVER_LIMITS, closeOnSignals } from 'svcbase/node';
+import { closeOnSignals } from 'svcbase/node';
 import { pathToFileURL } from 'node:url';
 import Fastify from 'fastify';
 import { createService } from 'svcbase';
-import { svcbaseFastify } from 'svcbase/fastify';
+import { applyServerLimits, svcbaseFastify } from 'svcbase/fastify';
 import { memoryStorage } from 'svcbase/memory';
 
 export async function start(port = Number(process.env.PORT ?? 3002)) {
@@ -13,13 +13,9 @@ export async function start(port = Number(process.env.PORT ?? 3002)) {
     brands: ['Svc', 'Bmob'],
   });
   // request.ip is the client address svcbase counts; behind a proxy set Fastify's own `trustProxy`.
-  const fastify = Fastify({
-    connectionTimeout: SERVER_LIMITS.idleSocketMs,
-    requestTimeout: SERVER_LIMITS.requestTimeoutMs,
-    keepAliveTimeout: SERVER_LIMITS.keepAliveTimeoutMs,
-  });
-  fastify.server.headersTimeout = SERVER_LIMITS.headersTimeoutMs;
-  fastify.server.maxConnections = SERVER_LIMITS.maxConnections;
+  const fastify = Fastify();
+  // Idle, header, request and keep-alive bounds and the connection cap on Fastify's node:http server.
+  applyServerLimits(fastify.server);
   fastify.get('/health', async () => ({ ok: true }));
   await fastify.register(svcbaseFastify, { service, prefix: '/api' });
   const url = await fastify.listen({ port, host: '127.0.0.1' });

@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createService } from 'svcbase';
 import { memoryStorage } from 'svcbase/memory';
-import { closeGracefully, closeOnSignals, toNodeListener, trackRequests } from 'svcbase/node';
+import { applyServerLimits, closeGracefully, closeOnSignals, toNodeListener, trackRequests } from 'svcbase/node';
 
 /** Starts the server; resolves with its URL and a close function. Port 0 picks a free port (tests). */
 export async function start(port = Number(process.env.PORT ?? 3001)) {
@@ -28,7 +28,7 @@ export async function start(port = Number(process.env.PORT ?? 3001)) {
     captcha: false,
     realtime: { maxConnectionsPerApp: 10_000 },
   });
-  const server = createServer(toNodeListener(service));
+  const server = applyServerLimits(createServer(toNodeListener(service)));
   const inFlight = trackRequests(server);
   server.on('upgrade', (req, socket, head) => void service.handleUpgrade(req, socket, head));
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { type AiOptions, type ApplicationConfig, type Service, consoleMailTransport, consoleSmsTransport, createService, lineLogger, localFileStore } from '../index.js';
-import { applyServerLimits, closeGracefully, trackRequests } from '../http/host/node-server.js';
+import { type ServerLimitOptions, applyServerLimits, closeGracefully, trackRequests } from '../http/host/node-server.js';
 import { toNodeListener } from '../node.js';
 import { aiFromEnv, devApplication, pushFromEnv } from './dev-application.js';
 import { quickStartFunctions } from './quick-start-functions.js';
@@ -33,6 +33,8 @@ export interface StartOptions {
   write?: (line: string) => void;
   /** The environment read for every default (default `process.env`). */
   env?: Env;
+  /** Socket limits of the server (default `SERVER_LIMITS`; tests pass small ones and a fake clock and ticker). */
+  serverLimits?: ServerLimitOptions;
 }
 
 /** The server `svcbase serve` runs, once it listens. */
@@ -96,7 +98,7 @@ export async function start(options: StartOptions = {}): Promise<StartedServer> 
   const stores = storesFor(options);
   const log = options.write ?? (options.quiet ? () => {} : print);
   // Listen first: the listen URL is the base of mailed links unless SVC_PUBLIC_URL says otherwise.
-  const server = applyServerLimits(createServer());
+  const server = applyServerLimits(createServer(), options.serverLimits);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

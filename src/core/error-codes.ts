@@ -165,6 +165,7 @@ export const ERROR_CODES = {
   realtimeBadMessage: { code: 11160, status: 400, message: 'realtime message refused: %s' },
   realtimeTooManySubscriptions: { code: 11161, status: 429, message: 'this connection already has %s subscriptions (its limit).' },
   realtimeTooManyConnections: { code: 11162, status: 429, message: 'this application already has %s realtime connections (its limit).' },
+  realtimeTooManyConnectionsFromAddress: { code: 11163, status: 429, message: 'this client address already holds %s realtime connections of this application (its share).' },
   realtimeTableRefused: { code: 11164, status: 403, message: "table '%s' cannot be subscribed to." },
   realtimeUnknownSubscription: { code: 11165, status: 404, message: "no subscription '%s' on this connection." },
   realtimeRateLimited: { code: 11167, status: 429, message: 'more than %s realtime messages per second.' },

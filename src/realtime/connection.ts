@@ -4,10 +4,13 @@ import type { RealtimeLimits } from './options.js';
 
 /**
  * One open socket of either framing: sends under the back-pressure bound, counts client messages
- * per second, and remembers when the peer was last heard from (for dead-peer detection).
+ * per second, remembers when the peer was last heard from (for dead-peer detection) and whether it
+ * ever subscribed (a connection that never does is closed after `subscribeTimeoutMs`).
  */
 export class RealtimeConnection {
   private lastSeen: number;
+  private readonly openedAt: number;
+  private subscribed = false;
   private windowStart = 0;
   private windowCount = 0;
   /** Set once the connection is cut or closed; sends are then dropped. */
@@ -21,7 +24,18 @@ export class RealtimeConnection {
     private readonly onSlow: () => void,
   ) {
     this.lastSeen = clock.now();
+    this.openedAt = this.lastSeen;
     ws.on('pong', () => this.heard());
+  }
+
+  /** The connection made a subscription (it then stays open while its peer answers). */
+  markSubscribed(): void {
+    this.subscribed = true;
+  }
+
+  /** Whether `subscribeTimeoutMs` has passed since opening without a first subscription. */
+  subscriptionOverdue(): boolean {
+    return !this.subscribed && this.clock.now() - this.openedAt >= this.limits.subscribeTimeoutMs;
   }
 
   /** The peer said something (a message or a pong). */

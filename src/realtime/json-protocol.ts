@@ -88,6 +88,7 @@ export function serveJsonProtocol(ws: WebSocket, connection: RealtimeConnection,
       subscription = { kind: 'action', id: message.id, action: message.action, className: message.className, ...(message.objectId !== undefined ? { objectId: message.objectId } : {}) };
     }
     session.add(subscription);
+    connection.markSubscribed();
     send({ op: 'subscribed', id: message.id });
   }
 }

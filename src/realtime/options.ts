@@ -1,13 +1,14 @@
 import type { AccessControl } from '../access/access-control.js';
 import type { EventBus } from '../events/port.js';
+import type { Ticker } from '../core/ticker.js';
+
+export { intervalTicker } from '../core/ticker.js';
 
 /**
  * Runs `tick` every `ms` milliseconds until the returned function is called. The default uses
  * `setInterval` (unref'd); tests pass a manual one and move a FakeClock, so heartbeats need no sleeps.
  */
-export interface RealtimeTicker {
-  every(ms: number, tick: () => void): () => void;
-}
+export type RealtimeTicker = Ticker;
 
 /** Realtime table subscriptions (docs/realtime.md). Every field has a default. */
 export interface RealtimeOptions {
@@ -36,6 +37,19 @@ export interface RealtimeOptions {
   maxSubscriptionsPerConnection?: number;
   /** Most open connections per application on this instance, both framings together (default 1000; 11162). */
   maxConnectionsPerApp?: number;
+  /**
+   * Most of an application's connections one client address may hold on this instance (default: a
+   * tenth of `maxConnectionsPerApp`, at least 1, so 100; 429 / 11163 past it), so one client cannot take
+   * every slot. IPv6 addresses count by their /64. The socket.io sockets not yet bound to an
+   * application are shared the same way. Without a known client address the share is skipped (logged once).
+   */
+  maxConnectionsPerAddress?: number;
+  /**
+   * A connection that has not made its first subscription this many ms after opening is closed
+   * (default 30 000; close code 1008). On the socket.io framing the first subscription is also what
+   * names the application, so this bounds anonymous sockets that never say who they are.
+   */
+  subscribeTimeoutMs?: number;
   /** Largest client message in bytes (default 16 KiB; a larger one closes the socket with 1009). */
   maxMessageBytes?: number;
   /** Client messages accepted per connection and second (default 20; others get 11167 and are dropped). */
@@ -59,12 +73,17 @@ export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
   socketIoPath: '/socket.io',
   maxSubscriptionsPerConnection: 100,
   maxConnectionsPerApp: 1000,
+  maxConnectionsPerAddress: 100,
   maxMessageBytes: 16 * 1024,
   maxMessagesPerSecond: 20,
   maxBufferedBytes: 1024 * 1024,
   heartbeatMs: 25_000,
   idleTimeoutMs: 60_000,
+  subscribeTimeoutMs: 30_000,
 };
+
+/** The default per-address share: a tenth of the per-application limit, at least one connection. */
+const ADDRESS_SHARE = 10;
 
 /** The options with defaults filled in; bad numbers are configuration mistakes (plain errors). */
 export function resolveRealtimeLimits(options: RealtimeOptions): RealtimeLimits {
@@ -73,7 +92,8 @@ export function resolveRealtimeLimits(options: RealtimeOptions): RealtimeLimits 
     const value = options[key];
     if (value !== undefined) (limits as unknown as Record<string, unknown>)[key] = value;
   }
-  for (const key of ['maxSubscriptionsPerConnection', 'maxConnectionsPerApp', 'maxMessageBytes', 'maxMessagesPerSecond', 'maxBufferedBytes', 'heartbeatMs', 'idleTimeoutMs'] as const) {
+  if (options.maxConnectionsPerAddress === undefined) limits.maxConnectionsPerAddress = Math.max(1, Math.floor(limits.maxConnectionsPerApp / ADDRESS_SHARE));
+  for (const key of ['maxSubscriptionsPerConnection', 'maxConnectionsPerApp', 'maxConnectionsPerAddress', 'maxMessageBytes', 'maxMessagesPerSecond', 'maxBufferedBytes', 'heartbeatMs', 'idleTimeoutMs', 'subscribeTimeoutMs'] as const) {
     const value = limits[key];
     if (!Number.isInteger(value) || value < 1) throw new Error(`[svcbase] [realtime] ${key} must be a positive integer, got ${String(value)}`);
   }
@@ -85,12 +105,3 @@ export function resolveRealtimeLimits(options: RealtimeOptions): RealtimeLimits 
   }
   return limits;
 }
-
-/** The default ticker: `setInterval`, unref'd so it never keeps a process alive. */
-export const intervalTicker: RealtimeTicker = {
-  every(ms, tick) {
-    const timer = setInterval(tick, ms);
-    timer.unref?.();
-    return () => clearInterval(timer);
-  },
-};

@@ -1,6 +1,7 @@
 import { WebSocketServer, type WebSocket } from 'ws';
 import { svcError } from '../core/errors.js';
 import type { Json } from '../core/wire-values.js';
+import { limitedAddress } from '../counters/address-limit.js';
 import { memoryEventBus } from '../events/memory-event-bus.js';
 import type { Feature, RouteDef, ServiceContext, UpgradeContext, UpgradeDef } from '../http/types.js';
 import { RealtimeConnection } from './connection.js';
@@ -15,6 +16,8 @@ import { serveSocketIo, socketIoHandshake } from './socketio-protocol.js';
 const SID = /^[A-Za-z0-9_-]{1,64}$/;
 /** The slot pool of socket.io sockets not yet bound to an application (no application id is empty). */
 const UNBOUND = '';
+/** How often deadlines (idle peers, connections that never subscribe) are checked, in ms. */
+const SWEEP_MS = 1000;
 
 /**
  * Realtime table subscriptions (issue 18, docs/realtime.md): svcbase's JSON protocol at
@@ -40,7 +43,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
   // Every subscribe and every delivery asks access/ (the records feature's, which `createService` passes).
   const access = options.access ?? createAccessControl({ storage: ctx.storage, clock: ctx.clock });
   const engine = new SubscriptionEngine({ bus, storage: ctx.storage, logger: ctx.logger, tables: access.tables });
-  const slots = new ConnectionSlots(limits.maxConnectionsPerApp);
+  const slots = new ConnectionSlots(limits.maxConnectionsPerApp, limits.maxConnectionsPerAddress);
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false, clientTracking: false });
   const open = new Map<RealtimeConnection, () => void>();
   let closing = false;
@@ -51,12 +54,19 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
     const app = ctx.applications.get(event.app);
     if (app?.settings.features.realtime) engine.publish(app, event);
   });
-  const stopTicking = (options.ticker ?? intervalTicker).every(limits.heartbeatMs, () => {
-    for (const [connection, heartbeat] of open) {
+  const ticker = options.ticker ?? intervalTicker;
+  const stopSweeping = ticker.every(SWEEP_MS, () => {
+    for (const connection of open.keys()) {
       if (connection.isIdle()) connection.terminate();
-      else heartbeat();
+      else if (connection.subscriptionOverdue()) connection.close(1008, `no subscription within ${limits.subscribeTimeoutMs} ms`);
     }
   });
+  const stopHeartbeats = ticker.every(limits.heartbeatMs, () => {
+    for (const [connection, heartbeat] of open) if (!connection.closed) heartbeat();
+  });
+  /** The client address that per-address shares count, or undefined (the share is skipped, logged once). */
+  const addressOf = (upgrade: UpgradeContext) =>
+    limitedAddress(ctx.logger, upgrade.remoteAddress, 'realtime.maxConnectionsPerAddress') ? upgrade.remoteAddress : undefined;
 
   /** Completes the WebSocket handshake and tracks the connection until it closes. */
   function accept(upgrade: UpgradeContext, heartbeat: (connection: RealtimeConnection) => void, serve: (ws: WebSocket, connection: RealtimeConnection) => void): void {
@@ -85,7 +95,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
         if (!app.settings.features.realtime) throw svcError('featureDisabled', 'realtime');
         const user = upgrade.auth.sessionToken ? await upgrade.user() : null;
         if (upgrade.auth.sessionToken && !user) throw svcError('sessionInvalid');
-        const release = slots.reserve(app.applicationId);
+        const release = slots.reserve(app.applicationId, addressOf(upgrade));
         upgrade.socket.once('close', release);
         const caller = realtimeCaller(access, { app, isMaster: upgrade.auth.isMaster, user, sessionToken: upgrade.auth.sessionToken ?? null, credential: 'rest' });
         accept(upgrade, (connection) => connection.ping(), (ws, connection) =>
@@ -123,7 +133,8 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
       handler: (upgrade) => {
         if (!SID.test(upgrade.params.sid ?? '')) throw svcError('realtimeBadMessage', 'the socket.io session id is malformed');
         // Until its first subscription names an application, a socket holds a slot of the unbound pool.
-        const releaseUnbound = slots.reserve(UNBOUND);
+        const address = addressOf(upgrade);
+        const releaseUnbound = slots.reserve(UNBOUND, address);
         upgrade.socket.once('close', releaseUnbound);
         accept(upgrade, (connection) => connection.send('2:::'), (ws, connection) =>
           serveSocketIo(ws, connection, {
@@ -134,6 +145,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
             logger: ctx.logger,
             maxSubscriptions: limits.maxSubscriptionsPerConnection,
             maxMessagesPerSecond: limits.maxMessagesPerSecond,
+            address,
             onBound: releaseUnbound,
           }),
         );
@@ -148,7 +160,8 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
     async close() {
       closing = true;
       stopObserving();
-      stopTicking();
+      stopSweeping();
+      stopHeartbeats();
       for (const connection of [...open.keys()]) connection.close(1001, 'server closing');
       await engine.close();
       await new Promise<void>((resolve) => wss.close(() => resolve()));

@@ -31,6 +31,8 @@ export interface SocketIoDeps {
   readonly logger: Logger;
   readonly maxSubscriptions: number;
   readonly maxMessagesPerSecond: number;
+  /** The client's address, counted against the application's per-address share once bound (none: not counted). */
+  readonly address: string | undefined;
   /** Called once the socket is bound to an application (it then holds that application's slot). */
   readonly onBound: () => void;
 }
@@ -94,7 +96,7 @@ export function serveSocketIo(ws: WebSocket, connection: RealtimeConnection, dep
     if (!app) throw svcError('realtimeBadMessage', 'appKey names no application');
     if (!app.settings.features.realtime) throw svcError('featureDisabled', 'realtime');
     if (!session) {
-      const releaseSlot = deps.slots.reserve(app.applicationId);
+      const releaseSlot = deps.slots.reserve(app.applicationId, deps.address);
       const caller = realtimeCaller(deps.access, { app, isMaster: false, user: null, sessionToken: null, credential: 'rest' });
       const bound = new RealtimeSession(caller, connection, (subscription, match, data) => {
         const action = subscription.kind === 'action' ? subscription.action : match.action;
@@ -127,6 +129,7 @@ export function serveSocketIo(ws: WebSocket, connection: RealtimeConnection, dep
     if (session.has(id)) return; // subscribing twice is harmless: one subscription, one push per change
     await assertMaySubscribe(deps.access, session.caller, request.tableName);
     session.add({ kind: 'action', id, action: request.action, className: request.tableName, ...(request.objectId !== undefined ? { objectId: request.objectId } : {}) });
+    connection.markSubscribed();
   }
 }
 

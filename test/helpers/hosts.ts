@@ -12,8 +12,13 @@ import type { Service } from '../../src/service.js';
 /** A service mounted under `/api` in a real host on a loopback port, with the upgrade hook wired. */
 export interface MountedHost {
   url: string;
+  /** The host's node:http server. */
+  server: Server;
   close(): Promise<void>;
 }
+
+/** Called with the host's node:http server before it accepts a connection (e.g. `applyServerLimits`). */
+export type ServerSetup = (server: Server) => void;
 
 export type HostName = 'node:http' | 'express' | 'fastify' | 'hono';
 
@@ -36,33 +41,37 @@ function closer(server: Server): () => Promise<void> {
 }
 
 /** Each host, as docs/mounting.md mounts it. */
-export const HOSTS: Record<HostName, (service: Service) => Promise<MountedHost>> = {
-  async 'node:http'(service) {
+export const HOSTS: Record<HostName, (service: Service, setup?: ServerSetup) => Promise<MountedHost>> = {
+  async 'node:http'(service, setup) {
     const server = createServer(toNodeListener(service, { prefix: PREFIX }));
+    setup?.(server);
     wireUpgrades(server, service);
     server.listen(0, '127.0.0.1');
-    return { url: await listening(server), close: closer(server) };
+    return { url: await listening(server), server, close: closer(server) };
   },
-  async express(service) {
+  async express(service, setup) {
     const app = express();
     app.use(PREFIX, toNodeListener(service));
     const server = app.listen(0, '127.0.0.1');
+    setup?.(server);
     wireUpgrades(server, service);
-    return { url: await listening(server), close: closer(server) };
+    return { url: await listening(server), server, close: closer(server) };
   },
-  async fastify(service) {
+  async fastify(service, setup) {
     const fastify = Fastify();
+    setup?.(fastify.server);
     await fastify.register(svcbaseFastify, { service, prefix: PREFIX });
     wireUpgrades(fastify.server, service);
     const url = await fastify.listen({ port: 0, host: '127.0.0.1' });
-    return { url, close: () => fastify.close() };
+    return { url, server: fastify.server, close: () => fastify.close() };
   },
-  async hono(service) {
+  async hono(service, setup) {
     const handler = toFetchHandler(service, { prefix: PREFIX });
     const app = new Hono();
     app.all(`${PREFIX}/*`, (c) => handler(c.req.raw, c));
     const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+    setup?.(server);
     wireUpgrades(server, service);
-    return { url: await listening(server), close: closer(server) };
+    return { url: await listening(server), server, close: closer(server) };
   },
 };

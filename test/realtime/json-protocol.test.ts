@@ -239,7 +239,7 @@ describe('realtime JSON protocol: rate and connection limits', () => {
   });
 
   it('connections per application are bounded (11162); a closed socket frees its slot', async () => {
-    const server = await startRealtimeServer({ realtime: { maxConnectionsPerApp: 2 } });
+    const server = await startRealtimeServer({ realtime: { maxConnectionsPerApp: 2, maxConnectionsPerAddress: 2 } });
     const a = await jsonClient(server);
     const b = await jsonClient(server);
     expect(await connect(`${server.wsUrl}/1/realtime`, rtHeaders())).toMatchObject({ status: 429, body: { code: 11162 } });

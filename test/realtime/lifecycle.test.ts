@@ -11,6 +11,8 @@ describe('realtime heartbeats (fake clock, manual ticker: no sleeps)', () => {
     const server = await startRealtimeServer({ clock, realtime: { ticker, heartbeatMs: 10_000, idleTimeoutMs: 30_000 } });
     const alive = await jsonClient(server);
     const dead = await jsonClient(server, undefined, { autoPong: false });
+    // Both subscribed: the subscribe timeout (30 s) does not apply, only the idle one.
+    for (const c of [alive, dead]) await subscribe(c, { id: 'g', action: 'updateTable', tableName: 'GameScore' });
     const pings = { alive: 0, dead: 0 };
     alive.ws.on('ping', () => pings.alive++);
     dead.ws.on('ping', () => pings.dead++);

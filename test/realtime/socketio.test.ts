@@ -80,6 +80,8 @@ describe('realtime socket.io 0.9 framing (sdk-wire.md §7), raw frames', () => {
   });
 
   it('heartbeats are 2::: (the only form the SDK answers); a socket that never answers is cut', async () => {
+    client.send(sub('updateTable', 'GameScore')); // a subscribed socket: the subscribe timeout does not apply
+    await barrier(client);
     ticker.tick();
     expect(await client.next()).toBe('2:::');
     client.send('2:::');

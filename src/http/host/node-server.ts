@@ -3,32 +3,79 @@
  * and "Shutting down"): socket limits, request tracking, graceful shutdown, and signal handling.
  */
 import type { Server } from 'node:http';
+import type { Clock } from '../../core/clock.js';
+import type { Ticker } from '../../core/ticker.js';
+import { guardSockets } from './socket-guard.js';
+
+/** Socket limits of a server facing clients, in ms (and connections). */
+export interface ServerLimits {
+  /** A socket with no traffic at all for this long is closed, also mid-request (Node's `server.timeout`). */
+  idleSocketMs: number;
+  /** A request head must arrive whole within this of the socket connecting (slowloris, silent sockets). */
+  headersTimeoutMs: number;
+  /** A request must arrive whole, body included, within this of its head (else 408). */
+  requestTimeoutMs: number;
+  /** A socket idle after a response is closed this long (plus Node's 1 s grace) after it. */
+  keepAliveTimeoutMs: number;
+  /**
+   * Most open sockets. A new one beyond it first closes the socket that has waited longest for a
+   * request; only when every socket is serving a request or upgraded is the new one refused.
+   */
+  maxConnections: number;
+}
 
 /**
  * Socket limits for a server facing clients. Node's defaults never close a socket that connects and
  * stays silent, so idle clients pile up until the process runs out of file descriptors and new
  * clients get ECONNRESET.
  */
-export const SERVER_LIMITS = {
-  /** A socket with no traffic at all for this long is closed (Node's default: never). */
+export const SERVER_LIMITS: Readonly<ServerLimits> = {
   idleSocketMs: 30_000,
-  /** The request head must arrive within this (Node's default: 60 s). */
   headersTimeoutMs: 10_000,
-  /** The whole request, body included, must arrive within this (Node's default: 300 s). */
   requestTimeoutMs: 30_000,
-  /** An idle keep-alive socket is closed after this. */
   keepAliveTimeoutMs: 5_000,
-  /** Connections beyond this are refused at once, before the process runs out of descriptors. */
   maxConnections: 10_000,
-} as const;
+};
 
-/** Applies {@link SERVER_LIMITS} to a node:http server (also Express's `app.listen()` result). */
-export function applyServerLimits<S extends Server>(server: S): S {
-  server.timeout = SERVER_LIMITS.idleSocketMs;
-  server.headersTimeout = SERVER_LIMITS.headersTimeoutMs;
-  server.requestTimeout = SERVER_LIMITS.requestTimeoutMs;
-  server.keepAliveTimeout = SERVER_LIMITS.keepAliveTimeoutMs;
-  server.maxConnections = SERVER_LIMITS.maxConnections;
+/** {@link SERVER_LIMITS} to override, and the clock and ticker of the socket sweep (tests pass fake ones). */
+export interface ServerLimitOptions extends Partial<ServerLimits> {
+  clock?: Clock;
+  /** Runs the socket sweep every second (default `setInterval`, unref'd). */
+  ticker?: Ticker;
+}
+
+const guarded = new WeakSet<Server>();
+
+/**
+ * Applies {@link SERVER_LIMITS} (or `options`) to a node:http server: Express's `app.listen()` result,
+ * Fastify's `fastify.server` and @hono/node-server's `serve()` result are such servers. Node's own
+ * header and request checks run only every 30 s, so the limits are also enforced per socket on the
+ * injected clock, checked every second (`guardSockets`, src/http/host/socket-guard.ts), and
+ * `maxConnections` closes the longest-idle socket before it refuses a new one. A TLS server gets
+ * Node's settings only (terminate TLS in front of the server instead).
+ *
+ * @example applyServerLimits(http.createServer(toNodeListener(service))).listen(3000);
+ */
+export function applyServerLimits<S extends Server>(server: S, options: ServerLimitOptions = {}): S {
+  const limits: ServerLimits = { ...SERVER_LIMITS };
+  for (const key of Object.keys(SERVER_LIMITS) as Array<keyof ServerLimits>) {
+    const value = options[key] ?? limits[key];
+    if (!Number.isInteger(value) || value < 1) throw new Error(`[svcbase] [server limits] ${key} must be a positive integer, got ${String(value)}`);
+    limits[key] = value;
+  }
+  if (guarded.has(server)) throw new Error('[svcbase] [server limits] applyServerLimits was already applied to this server');
+  guarded.add(server);
+  server.timeout = limits.idleSocketMs;
+  // Node's own checks stay on as a backstop (they run every 30 s).
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  if ('addContext' in server) {
+    server.maxConnections = limits.maxConnections;
+    return server;
+  }
+  // Node's maxConnections would refuse the newcomer before the guard could close an idle socket for it.
+  guardSockets(server, limits, options);
   return server;
 }
 
