@@ -7,6 +7,7 @@ import type { Awaitable, StorageAdapter } from '../storage/port.js';
 import type { WriteEvent } from '../storage/write-events.js';
 import type { TableAccess } from '../access/table-access.js';
 import type { TableRules } from '../access/table-rules.js';
+import { ChangeBacklog } from './change-backlog.js';
 import { type RealtimeChange, changeChannel, decodeChange, encodeChange } from './change.js';
 import { DEFAULT_REALTIME_LIMITS } from './options.js';
 import type { RealtimeCaller } from './realtime-caller.js';
@@ -51,9 +52,6 @@ export interface MatchingLimits extends WhereLimits {
 
 const DEFAULT_MATCHING: MatchingLimits = DEFAULT_REALTIME_LIMITS;
 
-/** What a waiting change is counted as besides its bus message: its decoded records and queue entry. */
-const PENDING_OVERHEAD = 1024;
-
 /**
  * The subscription engine both framings share. Writes go out on the bus (`publish`); what comes back
  * from the bus, this instance's own writes included, is matched against this instance's subscribers
@@ -68,9 +66,7 @@ export class SubscriptionEngine {
   readonly wheres: SharedWheres;
   private readonly subscribers = new Map<string, Set<Subscriber>>();
   private readonly busSubscriptions = new Map<string, Promise<() => Awaitable<void>>>();
-  private readonly queues = new Map<string, Promise<void>>();
-  /** Bytes of changes waiting per application, and how many were dropped since the backlog last emptied. */
-  private readonly pending = new Map<string, { bytes: number; dropped: number }>();
+  private readonly backlog: ChangeBacklog;
   private readonly gate: SliceGate;
   private readonly limits: MatchingLimits;
   private closed = false;
@@ -79,6 +75,7 @@ export class SubscriptionEngine {
     this.limits = deps.matching ?? DEFAULT_MATCHING;
     this.wheres = new SharedWheres(this.limits);
     this.gate = new SliceGate(this.limits.dispatchSliceMs);
+    this.backlog = new ChangeBacklog(this.limits.maxPendingChangeBytes, deps.logger);
   }
 
   /**
@@ -159,37 +156,13 @@ export class SubscriptionEngine {
   private receive(applicationId: string, message: string): void {
     if (this.closed) return;
     const set = this.subscribers.get(applicationId);
-    if (!set || set.size === 0) return;
-    const bytes = message.length + PENDING_OVERHEAD;
-    const pending = this.pending.get(applicationId) ?? { bytes: 0, dropped: 0 };
-    if (pending.bytes + bytes > this.limits.maxPendingChangeBytes) {
-      if (pending.dropped++ === 0) this.deps.logger.warn('realtime: matching fell behind, changes dropped until it catches up', { applicationId, limit: this.limits.maxPendingChangeBytes });
-      return;
-    }
+    if (!set || set.size === 0 || !this.backlog.fits(applicationId, message)) return;
     const change = decodeChange(applicationId, message);
     if (!change) {
       this.deps.logger.warn('realtime: malformed bus message dropped', { applicationId });
       return;
     }
-    pending.bytes += bytes;
-    this.pending.set(applicationId, pending);
-    const prior = this.queues.get(applicationId) ?? Promise.resolve();
-    const next = prior
-      .then(() => this.dispatch(change))
-      .catch((error: unknown) => this.failed('dispatch', error))
-      .finally(() => this.dispatched(applicationId, bytes));
-    this.queues.set(applicationId, next);
-  }
-
-  /** A change left the queue: its bytes are free; an emptied backlog ends a dropping episode. */
-  private dispatched(applicationId: string, bytes: number): void {
-    const pending = this.pending.get(applicationId);
-    if (!pending) return;
-    pending.bytes -= bytes;
-    if (pending.bytes > 0) return;
-    this.pending.delete(applicationId);
-    this.queues.delete(applicationId);
-    if (pending.dropped > 0) this.deps.logger.warn('realtime: matching caught up', { applicationId, dropped: pending.dropped });
+    this.backlog.enqueue(applicationId, message, () => this.dispatch(change), (error) => this.failed('dispatch', error));
   }
 
   private async dispatch(change: RealtimeChange): Promise<void> {
