@@ -38,7 +38,7 @@ export interface EngineDeps {
   readonly logger: Logger;
   /** The declared table rules: which tables realtime carries, and their secret columns (removed before publishing). */
   readonly tables: TableRules;
-  /** The matching budgets (docs/realtime.md, "Where budgets"); defaults: DEFAULT_REALTIME_LIMITS. */
+  /** The matching budgets (docs/realtime.md, "Where budgets and matching"); defaults: DEFAULT_REALTIME_LIMITS. */
   readonly matching?: MatchingLimits;
 }
 

@@ -48,7 +48,7 @@ export interface RealtimeOptions {
   /**
    * Most total cost of one connection's where subscriptions (default 5000; 11166 past it). A where
    * costs 1 per condition plus 1 per value it lists (`$in`, `$nin`, `$all`) plus its regex pattern's
-   * length and 10 (docs/realtime.md, "Where budgets"): a 900-value `$in` with a regex costs about 920.
+   * length and 10 (docs/realtime.md, "Where budgets and matching"): a 900-value `$in` with a regex costs about 920.
    */
   maxWhereCostPerConnection?: number;
   /** Most where subscriptions of one application on this instance, all connections together (default 10 000; 11166). */

@@ -10,7 +10,7 @@ export type EventFormat = (subscription: Subscription, match: Match, data: { [ke
 
 /**
  * The subscriptions of one connection, whichever framing it speaks, and the cost of its where
- * subscriptions against `maxWhereCost` (docs/realtime.md, "Where budgets").
+ * subscriptions against `maxWhereCost` (docs/realtime.md, "Where budgets and matching").
  */
 export class RealtimeSession implements Subscriber {
   private readonly byId = new Map<string, Subscription>();

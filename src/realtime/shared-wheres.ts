@@ -3,7 +3,7 @@ import type { Json } from '../core/wire-values.js';
 import type { TableSchema } from '../query/plan.js';
 import { type ParsedWhere, SharedWhere, type WhereSource, parseWhereOf } from './where-subscription.js';
 
-/** The per-application where budgets of one instance (docs/realtime.md, "Where budgets"). */
+/** The per-application where budgets of one instance (docs/realtime.md, "Where budgets and matching"). */
 export interface WhereLimits {
   /** Most where subscriptions of one application on this instance, shared or not. */
   readonly maxWhereSubscriptionsPerApp: number;

@@ -10,7 +10,7 @@ const GEO = 5;
 
 /**
  * The cost of a where subscription's predicate, in comparison units: what matching it once costs and
- * what it holds in memory, as the realtime budgets count it (docs/realtime.md, "Where budgets").
+ * what it holds in memory, as the realtime budgets count it (docs/realtime.md, "Where budgets and matching").
  * Each leaf costs 1, plus each value it lists (`$in`, `$nin`, `$all`; an object value by its size),
  * plus a regex's pattern length and 10; `$and`/`$or` cost their branches. Inner queries never reach
  * here (refused with 11169).
