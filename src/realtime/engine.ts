@@ -179,14 +179,15 @@ export class SubscriptionEngine {
       return data;
     };
     for (const subscriber of [...set]) {
-      if (this.gate.due()) {
-        await this.gate.pause();
-        if (this.closed) return;
-      }
       // The subscriber's view of the table, asked once per change and only when it listens to the table.
       let view: TableAccess | null | undefined;
       for (const subscription of subscriber.subscriptions()) {
         if (subscription.className !== change.className) continue;
+        // A record can make one subscription's match cost milliseconds (a long array against a `$in`).
+        if (this.gate.due()) {
+          await this.gate.pause();
+          if (this.closed) return;
+        }
         if (view === undefined) view = await this.viewOf(subscriber, change.className);
         if (view === null) break;
         const seen = view;
