@@ -171,6 +171,7 @@ export const ERROR_CODES = {
   realtimeRateLimited: { code: 11167, status: 429, message: 'more than %s realtime messages per second.' },
   realtimeDuplicateSubscription: { code: 11168, status: 409, message: "subscription id '%s' is already in use on this connection." },
   realtimeWhereRefused: { code: 11169, status: 400, message: 'realtime where subscriptions cannot use %s.' },
+  realtimeWhereOverBudget: { code: 11166, status: 429, message: 'where subscription refused: %s.' },
   // --- H2: query time budgets (D2) ---
   queryOverBudget: { code: 11090, status: 400, message: 'query stopped: it ran longer than its budget of %s ms; narrow the where or add an index.' },
   queryBusy: { code: 11091, status: 429, message: 'too many slow queries in progress, retry after %s seconds.' },

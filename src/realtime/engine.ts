@@ -7,10 +7,14 @@ import type { Awaitable, StorageAdapter } from '../storage/port.js';
 import type { WriteEvent } from '../storage/write-events.js';
 import type { TableAccess } from '../access/table-access.js';
 import type { TableRules } from '../access/table-rules.js';
+import { ChangeBacklog } from './change-backlog.js';
 import { type RealtimeChange, changeChannel, decodeChange, encodeChange } from './change.js';
+import { DEFAULT_REALTIME_LIMITS } from './options.js';
 import type { RealtimeCaller } from './realtime-caller.js';
+import { SharedWheres, type WhereLimits, type WhereRequest } from './shared-wheres.js';
+import { SliceGate } from './slice-gate.js';
 import { type Match, type Subscription, matchChange } from './subscription.js';
-import { CompiledWhereSubscription } from './where-subscription.js';
+import { SharedWhereSubscription } from './where-subscription.js';
 
 /** One connection as the engine sees it: who it is, what it subscribed to, how to reach it. */
 export interface Subscriber {
@@ -34,21 +38,55 @@ export interface EngineDeps {
   readonly logger: Logger;
   /** The declared table rules: which tables realtime carries, and their secret columns (removed before publishing). */
   readonly tables: TableRules;
+  /** The matching budgets (docs/realtime.md, "Where budgets and matching"); defaults: DEFAULT_REALTIME_LIMITS. */
+  readonly matching?: MatchingLimits;
 }
+
+/** How much matching an application may ask of this instance, and how it is spread over time. */
+export interface MatchingLimits extends WhereLimits {
+  /** Longest stretch of matching before the event loop serves other work, in ms. */
+  readonly dispatchSliceMs: number;
+  /** Bytes of an application's changes waiting to be matched (each counted as its bus message plus 1 KiB); past it, changes are dropped on this instance. */
+  readonly maxPendingChangeBytes: number;
+}
+
+const DEFAULT_MATCHING: MatchingLimits = DEFAULT_REALTIME_LIMITS;
 
 /**
  * The subscription engine both framings share. Writes go out on the bus (`publish`); what comes back
  * from the bus, this instance's own writes included, is matched against this instance's subscribers
  * and delivered, so each subscriber gets each change exactly once whichever instance wrote it.
- * Changes of one application are dispatched in bus order.
+ * Changes of one application are dispatched in bus order, off the request path: matching runs in
+ * slices between which the event loop serves other requests (`dispatchSliceMs`), identical wheres
+ * are evaluated once per change, and an application whose changes wait unmatched past
+ * `maxPendingChangeBytes` has its further changes dropped on this instance until it catches up.
  */
 export class SubscriptionEngine {
+  /** The compiled wheres of every subscriber, shared and counted per application. */
+  readonly wheres: SharedWheres;
   private readonly subscribers = new Map<string, Set<Subscriber>>();
   private readonly busSubscriptions = new Map<string, Promise<() => Awaitable<void>>>();
-  private readonly queues = new Map<string, Promise<void>>();
+  private readonly backlog: ChangeBacklog;
+  private readonly gate: SliceGate;
+  private readonly limits: MatchingLimits;
   private closed = false;
 
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: EngineDeps) {
+    this.limits = deps.matching ?? DEFAULT_MATCHING;
+    this.wheres = new SharedWheres(this.limits);
+    this.gate = new SliceGate(this.limits.dispatchSliceMs);
+    this.backlog = new ChangeBacklog(this.limits.maxPendingChangeBytes, deps.logger);
+  }
+
+  /**
+   * A where subscription of `subscriber` (`request`: its where, parsed against the schema now),
+   * sharing a compiled where with identical ones; refused as {@link SharedWheres.acquire} says,
+   * with `admit` checking the connection's own budget first.
+   */
+  whereSubscription(id: string, request: WhereRequest, admit: (cost: number) => void): SharedWhereSubscription {
+    const shared = this.wheres.acquire(request, admit);
+    return new SharedWhereSubscription(id, shared, () => this.wheres.release(request.app.applicationId, shared));
+  }
 
   /** The write observer: publishes a committed change of an application with realtime on. */
   publish(app: Application, event: WriteEvent): void {
@@ -103,6 +141,7 @@ export class SubscriptionEngine {
   async close(): Promise<void> {
     this.closed = true;
     this.subscribers.clear();
+    this.wheres.clear();
     const listening = [...this.busSubscriptions.values()];
     this.busSubscriptions.clear();
     for (const subscription of listening) {
@@ -116,20 +155,20 @@ export class SubscriptionEngine {
 
   private receive(applicationId: string, message: string): void {
     if (this.closed) return;
+    const set = this.subscribers.get(applicationId);
+    if (!set || set.size === 0 || !this.backlog.fits(applicationId, message)) return;
     const change = decodeChange(applicationId, message);
     if (!change) {
       this.deps.logger.warn('realtime: malformed bus message dropped', { applicationId });
       return;
     }
-    const prior = this.queues.get(applicationId) ?? Promise.resolve();
-    const next = prior.then(() => this.dispatch(change)).catch((error: unknown) => this.failed('dispatch', error));
-    this.queues.set(applicationId, next);
+    this.backlog.enqueue(applicationId, message, () => this.dispatch(change), (error) => this.failed('dispatch', error));
   }
 
   private async dispatch(change: RealtimeChange): Promise<void> {
     const set = this.subscribers.get(change.app);
-    if (!set || set.size === 0) return;
-    await this.refreshStaleWheres(set, change);
+    if (!set || set.size === 0 || this.closed) return;
+    await this.refreshStaleWheres(change);
     // One encoding per record and distinct projection (the hidden-column sets of cached views are shared).
     const encoded = new Map<StoredRecord, Map<ReadonlySet<string>, { [key: string]: Json }>>();
     const encode = (record: StoredRecord, view: TableAccess, timeZone: string) => {
@@ -145,6 +184,11 @@ export class SubscriptionEngine {
       let view: TableAccess | null | undefined;
       for (const subscription of subscriber.subscriptions()) {
         if (subscription.className !== change.className) continue;
+        // A record can make one subscription's match cost milliseconds (a long array against a `$in`).
+        if (this.gate.due()) {
+          await this.gate.pause();
+          if (this.closed) return;
+        }
         if (view === undefined) {
           const { caller } = subscriber;
           const identity = caller.isMaster ? '\u0000master' : (caller.user?.objectId ?? '');
@@ -170,22 +214,22 @@ export class SubscriptionEngine {
     }
   }
 
-  /** Recompiles where subscriptions of the changed table compiled before a column of this record existed. */
-  private async refreshStaleWheres(set: ReadonlySet<Subscriber>, change: RealtimeChange): Promise<void> {
+  /** Compiles again the changed table's wheres that name a column of this record their schema lacked (each shared where once). */
+  private async refreshStaleWheres(change: RealtimeChange): Promise<void> {
     const record = change.after ?? change.before;
     if (!record) return;
-    const stale: CompiledWhereSubscription[] = [];
-    for (const subscriber of set) {
-      for (const subscription of subscriber.subscriptions()) {
-        if (subscription instanceof CompiledWhereSubscription && subscription.className === change.className && subscription.isStaleFor(record)) stale.push(subscription);
-      }
-    }
+    const stale = [...this.wheres.ofClass(change.app, change.className)].filter((shared) => shared.isStaleFor(record));
     if (stale.length === 0) return;
-    const app = [...set][0]!.caller.app;
+    const app = [...(this.subscribers.get(change.app) ?? [])][0]?.caller.app;
+    if (!app) return;
     const schema = await this.deps.storage.getSchema({ namespace: app.namespace, className: change.className });
-    for (const subscription of stale) {
+    for (const shared of stale) {
+      if (this.gate.due()) {
+        await this.gate.pause();
+        if (this.closed) return;
+      }
       try {
-        subscription.recompile(schema);
+        shared.recompile(schema);
       } catch (error) {
         this.failed('where recompile', error);
       }

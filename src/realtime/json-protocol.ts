@@ -10,7 +10,6 @@ import type { AccessControl } from '../access/access-control.js';
 import { type RealtimeCaller, assertMaySubscribe } from './realtime-caller.js';
 import { RealtimeSession } from './session.js';
 import type { Subscription } from './subscription.js';
-import { CompiledWhereSubscription } from './where-subscription.js';
 
 export interface JsonProtocolDeps {
   readonly engine: SubscriptionEngine;
@@ -20,6 +19,8 @@ export interface JsonProtocolDeps {
   readonly logger: Logger;
   readonly maxSubscriptions: number;
   readonly maxMessagesPerSecond: number;
+  /** The connection's where budget (`maxWhereCostPerConnection`; default: none). */
+  readonly maxWhereCost?: number;
 }
 
 /**
@@ -31,6 +32,7 @@ export function serveJsonProtocol(ws: WebSocket, connection: RealtimeConnection,
   const session = new RealtimeSession(caller, connection, (subscription, match, data) =>
     JSON.stringify({ op: 'event', id: subscription.id, action: match.action, tableName: subscription.className, objectId: match.record.objectId, data }),
     deps.maxSubscriptions,
+    deps.maxWhereCost,
   );
   let queue = deps.engine.attach(session).then(
     () => void send({ op: 'connected', applicationId: caller.app.applicationId, user: caller.user?.objectId ?? null }),
@@ -82,8 +84,10 @@ export function serveJsonProtocol(ws: WebSocket, connection: RealtimeConnection,
     const view = await assertMaySubscribe(deps.access, caller, message.className);
     let subscription: Subscription;
     if ('where' in message) {
+      session.assertRoom();
       const schema = await deps.storage.getSchema({ namespace: caller.app.namespace, className: message.className });
-      subscription = new CompiledWhereSubscription(message.id, caller.app, message.className, message.where, schema, view.hidden);
+      const request = { app: caller.app, className: message.className, where: message.where, schema, hidden: view.hidden };
+      subscription = deps.engine.whereSubscription(message.id, request, (cost) => session.assertRoom(cost));
     } else {
       subscription = { kind: 'action', id: message.id, action: message.action, className: message.className, ...(message.objectId !== undefined ? { objectId: message.objectId } : {}) };
     }

@@ -59,6 +59,27 @@ export interface RealtimeOptions {
    * queued cuts the connection (`terminate()`): a slow consumer never grows memory without bound.
    */
   maxBufferedBytes?: number;
+  /**
+   * Most total cost of one connection's where subscriptions (default 5000; 11166 past it). A where
+   * costs 1 per condition plus 1 per value it lists (`$in`, `$nin`, `$all`) plus its regex pattern's
+   * length and 10 (docs/realtime.md, "Where budgets and matching"): a 900-value `$in` with a regex costs about 920.
+   */
+  maxWhereCostPerConnection?: number;
+  /** Most where subscriptions of one application on this instance, all connections together (default 10 000; 11166). */
+  maxWhereSubscriptionsPerApp?: number;
+  /** Most total cost of one application's distinct wheres on this instance; identical wheres share one and count once (default 200 000; 11166). */
+  maxWhereCostPerApp?: number;
+  /**
+   * Matching runs in slices of at most this many ms of work per turn of the event loop, all
+   * applications together; between two, other requests are served (default 5).
+   */
+  dispatchSliceMs?: number;
+  /**
+   * Bytes of one application's changes waiting to be matched on this instance, each counted as its bus
+   * message plus 1 KiB (default 16 MiB). Past it, further changes are not delivered on this instance
+   * until the backlog empties (logged: `realtime: matching fell behind`).
+   */
+  maxPendingChangeBytes?: number;
   /** Heartbeat interval in ms (default 25 000): a WebSocket ping, or `2:::` on the socket.io framing. */
   heartbeatMs?: number;
   /** A connection that sent nothing (not even a pong) for this many ms is cut (default 60 000). */
@@ -76,6 +97,11 @@ export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
   maxConnectionsPerAddress: 100,
   maxMessageBytes: 16 * 1024,
   maxMessagesPerSecond: 20,
+  maxWhereCostPerConnection: 5000,
+  maxWhereSubscriptionsPerApp: 10_000,
+  maxWhereCostPerApp: 200_000,
+  dispatchSliceMs: 5,
+  maxPendingChangeBytes: 16 * 1024 * 1024,
   maxBufferedBytes: 1024 * 1024,
   heartbeatMs: 25_000,
   idleTimeoutMs: 60_000,
@@ -94,6 +120,10 @@ export function resolveRealtimeLimits(options: RealtimeOptions): RealtimeLimits 
   }
   if (options.maxConnectionsPerAddress === undefined) limits.maxConnectionsPerAddress = Math.max(1, Math.floor(limits.maxConnectionsPerApp / ADDRESS_SHARE));
   for (const key of ['maxSubscriptionsPerConnection', 'maxConnectionsPerApp', 'maxConnectionsPerAddress', 'maxMessageBytes', 'maxMessagesPerSecond', 'maxBufferedBytes', 'heartbeatMs', 'idleTimeoutMs', 'subscribeTimeoutMs'] as const) {
+    const value = limits[key];
+    if (!Number.isInteger(value) || value < 1) throw new Error(`[svcbase] [realtime] ${key} must be a positive integer, got ${String(value)}`);
+  }
+  for (const key of ['maxWhereCostPerConnection', 'maxWhereSubscriptionsPerApp', 'maxWhereCostPerApp', 'dispatchSliceMs', 'maxPendingChangeBytes'] as const) {
     const value = limits[key];
     if (!Number.isInteger(value) || value < 1) throw new Error(`[svcbase] [realtime] ${key} must be a positive integer, got ${String(value)}`);
   }

@@ -42,7 +42,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
   const bus = given ?? memoryEventBus();
   // Every subscribe and every delivery asks access/ (the records feature's, which `createService` passes).
   const access = options.access ?? createAccessControl({ storage: ctx.storage, clock: ctx.clock });
-  const engine = new SubscriptionEngine({ bus, storage: ctx.storage, logger: ctx.logger, tables: access.tables });
+  const engine = new SubscriptionEngine({ bus, storage: ctx.storage, logger: ctx.logger, tables: access.tables, matching: limits });
   const slots = new ConnectionSlots(limits.maxConnectionsPerApp, limits.maxConnectionsPerAddress);
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false, clientTracking: false });
   const open = new Map<RealtimeConnection, () => void>();
@@ -99,7 +99,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
         upgrade.socket.once('close', release);
         const caller = realtimeCaller(access, { app, isMaster: upgrade.auth.isMaster, user, sessionToken: upgrade.auth.sessionToken ?? null, credential: 'rest' });
         accept(upgrade, (connection) => connection.ping(), (ws, connection) =>
-          serveJsonProtocol(ws, connection, caller, { engine, access, storage: ctx.storage, logger: ctx.logger, maxSubscriptions: limits.maxSubscriptionsPerConnection, maxMessagesPerSecond: limits.maxMessagesPerSecond }),
+          serveJsonProtocol(ws, connection, caller, { engine, access, storage: ctx.storage, logger: ctx.logger, maxSubscriptions: limits.maxSubscriptionsPerConnection, maxMessagesPerSecond: limits.maxMessagesPerSecond, maxWhereCost: limits.maxWhereCostPerConnection }),
         );
       },
     },

@@ -22,7 +22,11 @@ export interface WhereSubscription {
   readonly kind: 'where';
   readonly id: string;
   readonly className: string;
+  /** Its where's cost (where-cost.ts), counted against its connection's budget. */
+  readonly cost: number;
   matches(record: StoredRecord): boolean;
+  /** Gives back what it holds (its shared where); called once it is removed. */
+  release(): void;
 }
 
 export type Subscription = ActionSubscription | WhereSubscription;
