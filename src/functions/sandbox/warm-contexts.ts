@@ -49,6 +49,9 @@ class KeptWhenIdle implements SandboxHost {
   wentAsync(): void {
     this.host.wentAsync?.();
   }
+  shouldStop(fuelLeft: number | null): boolean {
+    return this.host.shouldStop?.(fuelLeft) ?? false;
+  }
   idle(): void {
     this.kept();
     this.host.idle();
