@@ -167,7 +167,7 @@ export class InlineSandbox {
     /** The retired sandbox this one replaces: its functions keep their waits. */
     previous?: InlineSandbox,
   ) {
-    this.contexts = new WarmContexts(quickjs, packages, INLINE_CONTEXTS);
+    this.contexts = new WarmContexts(quickjs, packages, INLINE_CONTEXTS, INLINE_HEAP_BYTES);
     this.inherited = previous ? previous.inherited : { backoff: new Map(), traps: TRAP_BUDGET };
     this.fuel = fuelOf(quickjs);
     if (this.fuel) this.fuel.value = IDLE_FUEL;
@@ -217,7 +217,7 @@ export class InlineSandbox {
     try {
       fuel.value = loads ? LOAD_FUEL : RUN_FUEL;
       heap?.allow(INLINE_GROWTH_BYTES);
-      const inlineLimits = { memoryBytes: Math.min(limits.memoryBytes, INLINE_HEAP_BYTES), cpuTicks: INLINE_TICKS, stackBytes: Math.min(limits.stackBytes, INLINE_STACK_BYTES) };
+      const inlineLimits = { memoryBytes: limits.memoryBytes, cpuTicks: INLINE_TICKS, stackBytes: Math.min(limits.stackBytes, INLINE_STACK_BYTES) };
       const context = this.contexts.invoke(fn, requestText, inlineLimits, held);
       // Out of fuel where a trap could not reach here (host work charged after the fact): spoiled all the same.
       if (fuel.value <= 0) throw new RangeError('out of fuel');

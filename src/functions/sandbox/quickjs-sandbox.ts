@@ -199,6 +199,8 @@ export class SandboxContext {
     readonly source: string,
     readonly limits: SandboxLimits,
     private readonly packages: SandboxPackages,
+    /** A smaller cap the measure holds the context to (the inline sandbox's), QuickJS's own limit staying `limits.memoryBytes`. */
+    private readonly measuredCapBytes = Number.POSITIVE_INFINITY,
   ) {
     const runtime = quickjs.newRuntime();
     this.runtime = runtime;
@@ -346,7 +348,7 @@ export class SandboxContext {
     return bytes !== null && bytes >= this.measureAtBytes;
   }
 
-  /** Measures the runtime's memory: true (and the invocation stops) past `limits.memoryBytes`. */
+  /** Measures the runtime's memory: true (and the invocation stops) past `limits.memoryBytes` (or the smaller `measuredCapBytes`). */
   private overMemory(): boolean {
     this.fuelSinceMeasure = 0;
     this.ticksToMeasure = MEASURE_EVERY_TICKS;
@@ -354,7 +356,7 @@ export class SandboxContext {
     this.measureAtBytes = (wasmMemoryBytes(this.quickjs) ?? 0) + MEASURE_AFTER_GROWTH;
     if (this.heap?.refused) this.memoryExceeded = true;
     const used = this.runtime && !this.memoryExceeded ? MEMORY_USED.exec(this.runtime.dumpMemoryUsage()) : null;
-    if (used && Number(used[1]) > this.limits.memoryBytes) this.memoryExceeded = true;
+    if (used && Number(used[1]) > Math.min(this.limits.memoryBytes, this.measuredCapBytes)) this.memoryExceeded = true;
     return this.memoryExceeded;
   }
 
@@ -406,9 +408,12 @@ export class SandboxContext {
       const kind = context.getString(kindHandle);
       if (host?.permitsSync && !host.permitsSync(kind, args)) return context.newError(`${kind.slice(0, 32)} is not available here`);
       switch (kind) {
-        case 'setHeader':
-          host?.setHeader(args[0] as Record<string, string>);
+        case 'setHeader': {
+          const headers = args[0];
+          if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return context.newError('oData.setHeader takes an object of header names and values');
+          host?.setHeader(headers as Record<string, string>);
           return context.newString('null');
+        }
         case 'hash': {
           const [algorithm, text, encoding] = args as [string, string, string];
           if (!HASHES.has(algorithm)) return context.newError(`oCrypto.createHash: ${String(algorithm).slice(0, 32)} is not one of md5, sha1, sha256`);

@@ -72,6 +72,8 @@ export class WarmContexts {
     /** The bundled libraries' sources and iconv-lite (sandbox-libraries.ts). */
     private readonly packages: SandboxPackages,
     private readonly capacity = DEFAULT_CAPACITY,
+    /** A cap the measure holds every context to, below the functions' own (the inline sandbox's heap). */
+    private readonly measuredCapBytes = Number.POSITIVE_INFINITY,
   ) {}
 
   /**
@@ -87,7 +89,7 @@ export class WarmContexts {
       if (idle.version === version && idle.context.source === source && sameLimits(idle.context.limits, limits)) context = idle.context;
       else idle.context.dispose();
     }
-    const used = context ?? new SandboxContext(this.quickjs, source, limits, this.packages);
+    const used = context ?? new SandboxContext(this.quickjs, source, limits, this.packages, this.measuredCapBytes);
     used.invoke(requestText, new KeptWhenIdle(host, () => {
       if (key !== null && used.reusable) this.keep(key, version, used);
       else used.dispose();
