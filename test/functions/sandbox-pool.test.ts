@@ -171,4 +171,63 @@ describe('sandbox pool', () => {
     expect(sources(workers[1]!)).toEqual(['v2', '-']);
     void pool.close();
   });
+
+  it('ends a worker that sends a malformed message, failing its running invocation, and acts on nothing it sent (issue 36)', () => {
+    const { workers, pool } = poolOfOne();
+    workers[0]!.say({ type: 'ready' });
+    const run = recordingRun();
+    pool.run(job({ key: null, version: 1, source: 's' }), run);
+    workers[0]!.emit('message', JSON.stringify([{ type: 'send', id: 1, reply: { value: 'x', status: 200, headers: { a: 1 } } }]));
+    expect(workers[0]!.terminateAsked).toBe(true);
+    expect(run.outcome).toBeNull();
+    workers[0]!.emit('message', '{not json');
+    workers[0]!.exit();
+    expect(run.outcome).toBe('failed cloud function function failed: its sandbox was stopped');
+    void pool.close();
+  });
+
+  it("fails an invocation, not the process, when acting on its message throws, and answers its later module calls with an error without making them (issue 36)", async () => {
+    const { workers, pool } = poolOfOne();
+    workers[0]!.say({ type: 'ready' });
+    const calls: string[] = [];
+    const run = { ...recordingRun(), setHeader: () => { throw new TypeError('the key is wrong'); }, call: async (module: string) => { calls.push(module); return null; } };
+    let failed: Error | null = null;
+    run.fail = (error: Error) => { failed = error; };
+    pool.run(job({ key: null, version: 1, source: 's' }), run);
+    workers[0]!.say({ type: 'setHeader', id: 1, headers: { 'X-Bmob-Master-Key': 'wrong' } });
+    expect(failed).toMatchObject({ code: 11220 });
+    workers[0]!.say({ type: 'call', id: 1, callId: 1, module: 'oData', method: 'insert', args: [] });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toEqual([]);
+    expect(workers[0]!.received.at(-1)).toEqual({ type: 'answer', callId: 1, answer: { err: { code: 11033, error: 'the invocation has failed' } } });
+    void pool.close();
+  });
+
+  it('serves the application holding the fewest workers first, and refuses a full queue at once (issue 36)', () => {
+    const workers: FakeWorker[] = [];
+    const pool = new SandboxPool({
+      size: 2,
+      maxQueuedPerApp: 3,
+      timer: manualTimer(),
+      logger: silentLogger,
+      spawn: () => {
+        const worker = new FakeWorker();
+        workers.push(worker);
+        return worker as unknown as Worker;
+      },
+    });
+    const started: string[] = [];
+    const runOf = (label: string) => Object.assign(recordingRun(), { started: () => void started.push(label) });
+    const fn = { key: null, version: 1, source: 's' };
+    const a = Array.from({ length: 8 }, (_, i) => runOf(`a${i}`));
+    for (const run of a) pool.run(job(fn, '{}', 'A'), run);
+    // Nothing is ready yet: 3 wait, the other 5 are refused at once.
+    expect(a.filter((r) => r.outcome?.includes('are busy')).length).toBe(5);
+    const b = runOf('b0');
+    pool.run(job(fn, '{}', 'B'), b);
+    for (const worker of workers) worker.say({ type: 'ready' });
+    // Each free worker takes the application holding fewer: A, then B, though A came first.
+    expect(started).toEqual(['a0', 'b0']);
+    void pool.close();
+  });
 });

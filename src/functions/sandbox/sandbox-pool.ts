@@ -185,8 +185,11 @@ export class SandboxPool {
     }, job.maxWaitMs);
   }
 
-  /** The next job to start: of the application holding the fewest workers, ties in turn. */
-  private next(): Job | undefined {
+  /**
+   * The next job to start: of the application holding the fewest workers, ties in turn; with
+   * `only`, none unless that application's turn it is.
+   */
+  private next(only?: string): Job | undefined {
     let app: string | undefined;
     let fewest = Number.POSITIVE_INFINITY;
     for (const candidate of this.queues.keys()) {
@@ -196,7 +199,7 @@ export class SandboxPool {
         app = candidate;
       }
     }
-    if (app === undefined) return undefined;
+    if (app === undefined || (only !== undefined && app !== only)) return undefined;
     const queue = this.queues.get(app)!;
     const job = queue.shift()!;
     this.queued--;
@@ -265,12 +268,14 @@ export class SandboxPool {
   }
 
   private dispatch(): void {
-    // Idle workers first, then the places of the next job, so a free worker never waits behind a busy one.
+    // Idle workers first, then the places of the next job. A worker's next job is only ever of the
+    // application it is running (and only in that application's turn): another application's job
+    // waits for a free worker rather than behind a busy one.
     for (const room of [1, JOBS_PER_WORKER]) {
       for (const slot of this.slots) {
         while (slot.ready && !slot.stopping && slot.jobs.length < room) {
-          const job = this.next();
-          if (!job) return;
+          const job = this.next(slot.jobs[0]?.app);
+          if (!job) break;
           slot.jobs.push(job);
           this.hold(job.app, 1);
           if (slot.jobs.length === 1) this.begin(slot, job);
