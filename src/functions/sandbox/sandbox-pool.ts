@@ -67,6 +67,7 @@ interface Job extends SandboxJob {
  * without waiting for a round trip to the main thread after each invocation.
  */
 const JOBS_PER_WORKER = 2;
+const NO_WAIT = (): void => {};
 
 interface Slot {
   worker: Worker;
@@ -155,7 +156,8 @@ export class SandboxPool {
     const own = this.queues.get(job.app);
     if (this.queued >= this.maxQueued) return run.fail(svcError('functionBusy', `${this.queued} invocations wait for a sandbox worker`, 1));
     if ((own?.length ?? 0) >= this.maxQueuedPerApp) return run.fail(svcError('functionBusy', `${own!.length} invocations of this application wait for a sandbox worker`, 1));
-    const queued: Job = { ...job, id: this.nextId++, run, cancelWait: () => {}, failed: false };
+    // Every field written out: a spread here makes a slower object, on every invocation.
+    const queued: Job = { app: job.app, fn: job.fn, requestText: job.requestText, limits: job.limits, deadlineMs: job.deadlineMs, maxWaitMs: job.maxWaitMs, id: this.nextId++, run, cancelWait: NO_WAIT, failed: false };
     this.enqueue(queued, false);
     this.dispatch();
   }

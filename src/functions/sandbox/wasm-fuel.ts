@@ -1,10 +1,12 @@
 /**
- * Fuel for a WebAssembly binary: a mutable i32 global, exported as `FUEL_EXPORT`, that every function
- * entry and every loop header decrements (one unit), and every bulk memory operation (memory.fill,
- * memory.copy) decrements by its size in `BULK_BYTES_PER_UNIT` units; past zero the code traps
- * (`unreachable`). Straight-line code between two checks is bounded by the binary's own size, so the
- * fuel bounds the work of one call into the module, builtins included: a loop inside a C function
- * never reaches QuickJS's interrupt handler, but it passes a loop header on each turn.
+ * Fuel for a WebAssembly binary: a mutable i32 global, exported as `FUEL_EXPORT`, that every loop
+ * header and the entry of every function that calls another decrement (one unit), and every bulk
+ * memory operation (memory.fill, memory.copy) decrements by its size in `BULK_BYTES_PER_UNIT` units;
+ * below one unit the code traps (`unreachable`). Straight-line code between two checks is bounded by
+ * the binary's own size (a function that calls none runs once per call of a caller that paid), so
+ * the fuel bounds the work of one call into the module, builtins and recursion included: a loop
+ * inside a C function never reaches QuickJS's interrupt handler, but it passes a loop header on each
+ * turn.
  *
  * A trap unwinds the wasm frames mid-operation: the instance's heap is in an unknown state and must
  * be thrown away. The rewriter decodes the MVP instruction set with sign extension, saturating
@@ -216,18 +218,22 @@ function fuelBody(bytes: Uint8Array, start: number, end: number, params: number,
     r.skip(1);
   }
   const code = r.at;
-  // A first pass finds whether a bulk operation needs the size local.
+  // A first pass finds whether a bulk operation needs the size local, and whether the function calls any.
   let bulk = false;
+  let calls = false;
   while (r.at < end) {
     const op = skipInstruction(r);
     if (op === 0xfc0a || op === 0xfc0b) bulk = true;
+    else if (op === 0x10 || op === 0x11) calls = true;
   }
   if (r.at !== end) throw new Error('wasm-fuel: a function body did not decode to its end');
   const out = new Writer((end - start) * 2 + 64);
   out.write(u32Bytes(groups + (bulk ? 1 : 0)));
   out.write(bytes.subarray(declarations, code));
   if (bulk) out.write([0x01, 0x7f]);
-  out.write(check);
+  // A function that calls none runs its straight line once per call of its caller, which paid:
+  // only its loops need checks.
+  if (calls) out.write(check);
   const charge = bulk ? Uint8Array.from(bulkCharge(fuel, u32Bytes(params + localCount))) : null;
   r.at = code;
   let copied = code;
