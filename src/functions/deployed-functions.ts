@@ -126,7 +126,10 @@ export class DeployedFunctions {
     if (this.inline !== undefined) return this.inline;
     this.inlineLoading ??= newQuickJsInstance(import.meta.url, { fuel: true }).then(
       (quickjs) => (this.inline = this.closed ? null : new InlineSandbox(quickjs, sandboxPackages(import.meta.url), this.deps.logger, previous)),
-      () => (this.inline = null),
+      (error: unknown) => {
+        this.deps.logger.warn('functions: inline runs are off, the fuelled QuickJS build did not load', { error: error instanceof Error ? error.message : String(error) });
+        return (this.inline = null);
+      },
     );
     return this.inlineLoading;
   }
