@@ -127,7 +127,7 @@ export class DeployedFunctions {
     this.inlineLoading ??= newQuickJsInstance(import.meta.url, { fuel: true }).then(
       (quickjs) => (this.inline = this.closed ? null : new InlineSandbox(quickjs, sandboxPackages(import.meta.url), this.deps.logger, previous)),
       (error: unknown) => {
-        this.deps.logger.warn('functions: inline runs are off, the fuelled QuickJS build did not load', { error: error instanceof Error ? error.message : String(error) });
+        this.deps.logger.warn('functions: inline runs are off: their QuickJS instance did not load', { error: error instanceof Error ? error.message : String(error) });
         return (this.inline = null);
       },
     );

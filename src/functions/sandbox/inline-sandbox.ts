@@ -207,7 +207,9 @@ export class InlineSandbox {
     const fuel = this.fuel;
     if (this.off || !fuel || key === null || fn.source.length > MAX_INLINE_SOURCE || this.inherited.traps < 1 || this.skips(key, fn.version)) return false;
     this.newContexts = Math.min(INLINE_CONTEXTS, this.newContexts + 1 / ATTEMPTS_PER_NEW_CONTEXT);
-    const loads = !this.contexts.has(key);
+    const inlineLimits = { memoryBytes: limits.memoryBytes, cpuTicks: INLINE_TICKS, stackBytes: Math.min(limits.stackBytes, INLINE_STACK_BYTES) };
+    // A redeployed function parses again: that needs a load's fuel, and a new context's turn.
+    const loads = !this.contexts.isWarm(fn, inlineLimits);
     if (loads) {
       if (this.newContexts < 1) return false;
       this.newContexts--;
@@ -217,7 +219,6 @@ export class InlineSandbox {
     try {
       fuel.value = loads ? LOAD_FUEL : RUN_FUEL;
       heap?.allow(INLINE_GROWTH_BYTES);
-      const inlineLimits = { memoryBytes: limits.memoryBytes, cpuTicks: INLINE_TICKS, stackBytes: Math.min(limits.stackBytes, INLINE_STACK_BYTES) };
       const context = this.contexts.invoke(fn, requestText, inlineLimits, held);
       // Out of fuel where a trap could not reach here (host work charged after the fact): spoiled all the same.
       if (fuel.value <= 0) throw new RangeError('out of fuel');

@@ -114,6 +114,12 @@ export class WarmContexts {
     return this.idle.has(key);
   }
 
+  /** True when an invocation of `fn` under `limits` would run in an idle context, parsing nothing. */
+  isWarm(fn: SandboxFunction, limits: SandboxLimits): boolean {
+    const idle = fn.key === null ? undefined : this.idle.get(fn.key);
+    return idle !== undefined && idle.version === fn.version && idle.context.source === fn.source && sameLimits(idle.context.limits, limits);
+  }
+
   /** Idle contexts held now. */
   get size(): number {
     return this.idle.size;
