@@ -102,6 +102,9 @@ export const ERROR_CODES = {
   javaUpdateFailed: { code: 322, status: 400, message: 'Java cloud code update failed: %s' },
   javaUnavailable: { code: 11209, status: 424, message: 'Java cloud functions are not available on this server: %s.' },
   javaWorkerStopped: { code: 11210, status: 424, message: 'the Java worker running cloud function %s stopped: %s.' },
+  // --- every request bounded (issue 36) ---
+  functionReplyInvalid: { code: 11220, status: 424, message: 'cloud function %s sent an invalid reply: %s.' },
+  functionBusy: { code: 11221, status: 429, message: 'cloud functions are busy (%s), retry after %s seconds.' },
   // --- mini-program platform and payments (issue 20) ---
   authDataInvalid: { code: 208, status: 400, message: 'authData error: %s.' },
   authDataTaken: { code: 208, status: 400, message: 'authData already linked by other user.' },

@@ -4,9 +4,10 @@ import { isSvcError, svcError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Json } from '../core/wire-values.js';
 import type { CloudCodeStore, DeployedSource } from './cloud-code-store.js';
-import type { CloudFunction, FunctionModules } from './contract.js';
+import type { FunctionModules, FunctionRequest, FunctionResponse } from './contract.js';
+import { replyProblem } from './function-response.js';
 import type { FunctionLogs } from './function-logs.js';
-import type { FunctionTimer } from './function-runner.js';
+import type { FunctionTimer, QueuedFunction, RunnableFunction } from './function-runner.js';
 import type { JavaFunctions } from './java/java-functions.js';
 import { InlineSandbox } from './sandbox/inline-sandbox.js';
 import { type SandboxLimits, loadQuickJs, newQuickJsInstance, syntaxErrorOf } from './sandbox/quickjs-sandbox.js';
@@ -27,6 +28,11 @@ export interface DeployedFunctionsDeps {
   readonly inline: boolean;
   /** How long a worker may stay busy with one invocation of the caller's application before it is replaced. */
   readonly deadlineFor: (caller: Caller) => number;
+  /** How long an invocation of the caller's application may wait for a worker (its timeout) before it answers 11221. */
+  readonly maxWaitFor: (caller: Caller) => number;
+  /** Invocations waiting for a worker: all applications together, and one application's. */
+  readonly maxQueued?: number;
+  readonly maxQueuedPerApp?: number;
   readonly timer: FunctionTimer;
   readonly logger: Logger;
   /** Names the host defines: they cannot be deployed over. */
@@ -61,14 +67,14 @@ export class DeployedFunctions {
   constructor(private readonly deps: DeployedFunctionsDeps) {}
 
   /** The runner's lookup: the deployed function of the caller's application, if any. */
-  async lookup(caller: Caller, name: string): Promise<CloudFunction | undefined> {
+  async lookup(caller: Caller, name: string): Promise<RunnableFunction | undefined> {
     const deployed = await this.deps.store.get(caller.app.namespace, name);
     if (!deployed) return undefined;
     if (deployed.language === 'java') {
       if (!this.deps.java) throw svcError('javaUnavailable', 'Java functions are turned off (functions.java: false)');
       return this.deps.java.functionOf(caller, name, deployed.source, this.deps.deadlineFor(caller));
     }
-    return this.functionOf(caller.app.applicationId, deployed, this.deps.limitsFor(caller), this.deps.deadlineFor(caller));
+    return this.functionOf(caller.app.applicationId, deployed, this.deps.limitsFor(caller), this.deps.deadlineFor(caller), this.deps.maxWaitFor(caller));
   }
 
   /** Validates (name, language, size, syntax with its line) and stores a source. */
@@ -118,16 +124,19 @@ export class DeployedFunctions {
       this.inlineLoading = null;
     }
     if (this.inline !== undefined) return this.inline;
-    this.inlineLoading ??= newQuickJsInstance().then(
+    this.inlineLoading ??= newQuickJsInstance(import.meta.url, { fuel: true }).then(
       (quickjs) => (this.inline = this.closed ? null : new InlineSandbox(quickjs, sandboxPackages(import.meta.url), this.deps.logger, previous)),
-      () => (this.inline = null),
+      (error: unknown) => {
+        this.deps.logger.warn('functions: inline runs are off: their QuickJS instance did not load', { error: error instanceof Error ? error.message : String(error) });
+        return (this.inline = null);
+      },
     );
     return this.inlineLoading;
   }
 
-  private functionOf(appId: string, deployed: DeployedSource, limits: SandboxLimits, deadlineMs: number): CloudFunction {
+  private functionOf(appId: string, deployed: DeployedSource, limits: SandboxLimits, deadlineMs: number, maxWaitMs: number): QueuedFunction {
     const { logs } = this.deps;
-    return async (request, response, modules) => {
+    const queued = async (request: FunctionRequest, response: FunctionResponse, modules: FunctionModules, started: () => void): Promise<void> => {
       const pending = this.inlineSandbox();
       const inline = pending instanceof Promise ? await pending : pending;
       return new Promise<void>((resolve, reject) => {
@@ -137,18 +146,24 @@ export class DeployedFunctions {
           call: (module, method, args) => callModule(modules, module, method, args),
           setHeader: (headers) => modules.oData.setHeader(headers),
           log: (level, message) => logs.append(appId, deployed.name, level, message),
+          // What crossed from the sandbox is checked before any of it reaches the response.
           send: (reply) => {
+            const problem = replyProblem(reply.status, reply.headers);
+            if (problem) throw svcError('functionReplyInvalid', deployed.name, problem);
             for (const [header, value] of Object.entries(reply.headers)) response.setHeader(header, value);
             if (reply.status !== 200) response.status(reply.status);
             response.send(reply.value);
             resolve();
           },
           fail: (error) => reject(isSvcError(error) && error.errorName === 'functionCpuExceeded' ? svcError('functionCpuExceeded', deployed.name, limits.cpuTicks) : error),
+          started,
         };
-        if (inline?.tryRun(fn, requestText, limits, run)) return;
-        this.pool ??= new SandboxPool({ size: this.deps.workers, timer: this.deps.timer, logger: this.deps.logger });
-        this.pool.run(fn, requestText, limits, deadlineMs, run);
+        // Ran inline: it started (a function that returned without sending now waits for its timeout).
+        if (inline?.tryRun(fn, requestText, limits, run)) return started();
+        this.pool ??= new SandboxPool({ size: this.deps.workers, timer: this.deps.timer, logger: this.deps.logger, ...(this.deps.maxQueued ? { maxQueued: this.deps.maxQueued } : {}), ...(this.deps.maxQueuedPerApp ? { maxQueuedPerApp: this.deps.maxQueuedPerApp } : {}) });
+        this.pool.run({ app: appId, fn, requestText, limits, deadlineMs, maxWaitMs }, run);
       });
     };
+    return { queued };
   }
 }

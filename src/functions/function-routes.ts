@@ -129,7 +129,15 @@ export function functionRoutes(deps: FunctionRouteDeps): RouteDef[] {
     },
   ];
   // The Java host's forms (rest-facts §7.1): any other method, any content type, the keys or the master
-  // key alone; the reply is what the function sent, as on the plain-HTTP path.
+  // key alone; the reply is what the function sent, as on the plain-HTTP path. GET has no body: the
+  // function reads its query.
+  routes.push({
+    method: 'GET',
+    path: '/1/functions/:name',
+    auth: 'app',
+    body: 'none',
+    handler: async (rc) => plainReply(await deps.runner.invoke({ caller: rc.caller, name: rc.params['name'] ?? '', request: requestOf(rc, 'GET', {}, `/1/functions/${rc.params['name'] ?? ''}`), depth: 0 })),
+  });
   for (const method of ANY_OTHER_METHOD) {
     routes.push({
       method,

@@ -2,7 +2,7 @@ import type { Caller } from '../app/caller.js';
 import type { Clock } from '../core/clock.js';
 import { isSvcError, svcError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import type { CloudFunction, FunctionModules, FunctionRequest } from './contract.js';
+import type { CloudFunction, FunctionModules, FunctionRequest, FunctionResponse } from './contract.js';
 import { type SentReply, functionResponse } from './function-response.js';
 
 /** Schedules a callback; returns its cancel. Default: `setTimeout`, unref'd. Tests pass a manual one. */
@@ -113,10 +113,22 @@ class RunningCall implements FunctionCall {
   }
 }
 
+/**
+ * A function that may wait before it starts (a deployed one, queued for a sandbox worker): it calls
+ * `started` once it starts. The runner's timeout counts from then, so the wait counts toward
+ * neither the timeout nor the suspension (the queue bounds the wait itself).
+ */
+export interface QueuedFunction {
+  readonly queued: (request: FunctionRequest, response: FunctionResponse, modules: FunctionModules, started: () => void) => void | Promise<void>;
+}
+
+/** What the runner can run: a host function, or a queued one. */
+export type RunnableFunction = CloudFunction | QueuedFunction;
+
 export interface FunctionRunnerDeps {
   readonly functions: Readonly<Record<string, CloudFunction>>;
   /** Functions deployed as source for the caller's application, looked up after the host's (none by default). */
-  readonly deployed?: (caller: Caller, name: string) => Promise<CloudFunction | undefined>;
+  readonly deployed?: (caller: Caller, name: string) => Promise<RunnableFunction | undefined>;
   readonly limits: FunctionLimits;
   /** An application's own timeout and concurrency cap (`featureSettings.functions`), over `limits`. */
   readonly limitsOf?: (caller: Caller) => Pick<FunctionLimits, 'timeoutMs' | 'maxConcurrent'>;
@@ -170,7 +182,7 @@ export class FunctionRunner {
   }
 
   /** A deployed function of the name, else the fallback (`notfound`), host-defined or deployed. */
-  private async resolveDeployed(call: FunctionCall): Promise<[CloudFunction, string]> {
+  private async resolveDeployed(call: FunctionCall): Promise<[RunnableFunction, string]> {
     const deployed = this.deps.deployed!;
     const fn = await deployed(call.caller, call.name);
     if (fn) return [fn, call.name];
@@ -193,7 +205,7 @@ export class FunctionRunner {
     return { suspended: (health?.suspendedUntil ?? 0) > now, recentTimeouts: health?.timeouts.filter((at) => at > now - this.deps.limits.suspendWindowMs).length ?? 0 };
   }
 
-  private start(fn: CloudFunction, name: string, call: FunctionCall): SentReply | Promise<SentReply> {
+  private start(fn: RunnableFunction, name: string, call: FunctionCall): SentReply | Promise<SentReply> {
     const limits = this.deps.limitsOf?.(call.caller) ?? this.deps.limits;
     const app = call.caller.app.applicationId;
     if (this.health.size > 0) {
@@ -215,9 +227,11 @@ export class FunctionRunner {
    * no promise or timer made; otherwise the timeout is armed and a promise settles with the first of
    * send, throw or timeout. Failures are always a rejected promise.
    */
-  private runOne(fn: CloudFunction, name: string, outer: FunctionCall, timeoutMs: number, running: { count: number } | null): SentReply | Promise<SentReply> {
+  private runOne(fn: RunnableFunction, name: string, outer: FunctionCall, timeoutMs: number, running: { count: number } | null): SentReply | Promise<SentReply> {
     const call = new RunningCall(outer.caller, name, outer.request, outer.depth, outer.signal);
     let settled = false;
+    // A queued function's time starts when it says so; a host function's at once.
+    let began = typeof fn === 'function';
     let outcome: { readonly reply: SentReply } | { readonly error: unknown } | undefined;
     let later: { readonly resolve: (reply: SentReply) => void; readonly reject: (error: unknown) => void } | undefined;
     let cancel: (() => void) | undefined;
@@ -241,8 +255,21 @@ export class FunctionRunner {
     const response = functionResponse((reply) => {
       if (!settled) finish({ reply });
     });
+    const armTimeout = () => {
+      cancel = this.deps.timer.setTimeout(() => {
+        if (settled) return;
+        this.timedOut(outer.caller.app.applicationId, name);
+        finish({ error: svcError('functionTimeout', name, timeoutMs) });
+      }, timeoutMs);
+    };
+    const started = () => {
+      if (began) return;
+      began = true;
+      if (later && !settled) armTimeout();
+    };
     try {
-      const returned = fn(call.request, response, this.deps.modules(call));
+      const modules = this.deps.modules(call);
+      const returned = typeof fn === 'function' ? fn(call.request, response, modules) : fn.queued(call.request, response, modules, started);
       if (returned && typeof (returned as Promise<void>).then === 'function') (returned as Promise<void>).then(undefined, failed);
     } catch (error) {
       failed(error);
@@ -250,11 +277,7 @@ export class FunctionRunner {
     if (outcome) return 'reply' in outcome ? outcome.reply : Promise.reject(outcome.error);
     return new Promise<SentReply>((resolve, reject) => {
       later = { resolve, reject };
-      cancel = this.deps.timer.setTimeout(() => {
-        if (settled) return;
-        this.timedOut(outer.caller.app.applicationId, name);
-        finish({ error: svcError('functionTimeout', name, timeoutMs) });
-      }, timeoutMs);
+      if (began) armTimeout();
     });
   }
 

@@ -58,6 +58,14 @@ export interface DeployedOptions {
   /** Worker threads (default 2), started on the first deployed invocation. */
   readonly workers?: number;
   /**
+   * Invocations waiting for a worker thread, all applications together (default 256) and of one
+   * application (default 64): one more answers 11221 (429) at once. Each application's queue is
+   * served in turn, and the wait counts toward neither the timeout nor the suspension; an
+   * invocation waiting longer than its timeout answers 11221 as well.
+   */
+  readonly maxQueued?: number;
+  readonly maxQueuedPerApp?: number;
+  /**
    * Keep each function's QuickJS context warm between its invocations (default true): the prelude and
    * the source are parsed once per worker, and the function's globals persist between calls, as in a
    * Node.js process. `false` gives every invocation a fresh runtime (about 20x slower).
@@ -146,6 +154,10 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
       const sessions = () => ctx.find(SESSIONS);
       const timer = options.timer ?? realTimer;
       const deployedOptions = options.deployed === false ? null : (options.deployed ?? {});
+      for (const key of ['workers', 'maxQueued', 'maxQueuedPerApp'] as const) {
+        const value = deployedOptions?.[key];
+        if (value !== undefined && (!Number.isSafeInteger(value) || value < 1)) throw configError('functions', `deployed.${key} must be a positive integer`);
+      }
       const logs = new FunctionLogs(ctx.clock, deployedOptions?.logBytes);
       const store = new CloudCodeStore(ctx.storage, ctx.clock, ctx.random);
       const sandboxLimits: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, ...deployedOptions?.sandbox };
@@ -162,6 +174,9 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
             inline: deployedOptions.inline ?? true,
             // The function's own timeout (its application's, when set) plus a grace.
             deadlineFor: (caller: Caller) => (ctx.settings(caller.app).timeoutMs ?? limits.timeoutMs) + 5000,
+            maxWaitFor: (caller: Caller) => ctx.settings(caller.app).timeoutMs ?? limits.timeoutMs,
+            ...(deployedOptions.maxQueued !== undefined ? { maxQueued: deployedOptions.maxQueued } : {}),
+            ...(deployedOptions.maxQueuedPerApp !== undefined ? { maxQueuedPerApp: deployedOptions.maxQueuedPerApp } : {}),
             timer,
             logger: ctx.logger,
             hostNames: new Set(Object.keys(definitions)),

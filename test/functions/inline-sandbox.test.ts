@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
 import type { Logger } from '../../src/core/logger.js';
 import type { Json } from '../../src/core/wire-values.js';
@@ -41,14 +41,11 @@ function attempt(sandbox: InlineSandbox, source: string, body: Record<string, Js
 }
 
 describe('inline sandbox', () => {
-  let quickjs: QuickJSWASMModule;
-  beforeAll(async () => {
-    quickjs = await newQuickJsInstance();
-  });
-  const sandbox = () => new InlineSandbox(quickjs, noLibraries, logger);
+  // An instance each: an attempt that runs out of fuel spoils its instance.
+  const sandbox = async () => new InlineSandbox(await newQuickJsInstance(import.meta.url, { fuel: true }), noLibraries, logger);
 
-  it('runs a function that answers at once, with its logs and headers in order, and keeps its state warm', () => {
-    const inline = sandbox();
+  it('runs a function that answers at once, with its logs and headers in order, and keeps its state warm', async () => {
+    const inline = await sandbox();
     const source =
       'var count = 0; function onRequest(request, response, modules) { count++; console.log("call", count, request.headers["x-a"]); modules.oData.setHeader({ "X-Bmob-Session-Token": "t" }); response.status(201).send(count) }';
     expect(attempt(inline, source)).toEqual({ ran: true, events: ['log info call 1 1', 'setHeader {"X-Bmob-Session-Token":"t"}', 'send 1 201'] });
@@ -57,8 +54,8 @@ describe('inline sandbox', () => {
     expect(attempt(inline, 'function onRequest() { throw new Error("no") }', {}, 'thrower')).toEqual({ ran: true, events: ['fail no'] });
   });
 
-  it('hands over the whole request (headers decoded when read) and replies with any text', () => {
-    const inline = sandbox();
+  it('hands over the whole request (headers decoded when read) and replies with any text', async () => {
+    const inline = await sandbox();
     const send = (code: string, name: string) => attempt(inline, `function onRequest(request, response) { ${code} }`, { n: 1 }, name).events;
     expect(send('response.send(JSON.stringify(request))', 'whole')).toEqual([`send ${JSON.stringify(JSON.stringify({ method: 'POST', body: { n: 1 }, query: {}, path: null, headers: { 'x-a': '1' } }))} 200`]);
     expect(send('request.headers = 5; response.send(request.headers + Object.keys(request).length)', 'assigned')).toEqual(['send 10 200']);
@@ -66,8 +63,8 @@ describe('inline sandbox', () => {
     expect(send('response.setHeader("x-b", "2"); response.send("")', 'empty')).toEqual(['send "" 200']);
   });
 
-  it('hands anything that is not over at once to a worker, having told the run nothing and started no module call', () => {
-    const inline = sandbox();
+  it('hands anything that is not over at once to a worker, having told the run nothing and started no module call', async () => {
+    const inline = await sandbox();
     const moved = (source: string, name: string) => {
       const result = attempt(inline, source, {}, name);
       expect(result, name).toEqual({ ran: false, events: [] });
@@ -83,8 +80,8 @@ describe('inline sandbox', () => {
     moved('function onRequest(q, r) { function f(n) { return f(n + 1) + 1 } f(0) }', 'recursion');
   });
 
-  it("throws away a moved run's state, and skips inline attempts for a while after a move", () => {
-    const inline = sandbox();
+  it("throws away a moved run's state, and skips inline attempts for a while after a move", async () => {
+    const inline = await sandbox();
     const source = 'var count = 0; function onRequest(q, r, m) { count++; if (q.body.wait) m.oData.find({ table: "T" }, function () {}); else r.send(count) }';
     expect(attempt(inline, source).events).toEqual(['send 1 200']);
     expect(attempt(inline, source).events).toEqual(['send 2 200']);
@@ -99,8 +96,8 @@ describe('inline sandbox', () => {
     expect(skipped).toBe(16);
   });
 
-  it('makes new contexts at a bounded rate once 64 are warm, and never parses a long source inline', () => {
-    const inline = sandbox();
+  it('makes new contexts at a bounded rate once 64 are warm, and never parses a long source inline', async () => {
+    const inline = await sandbox();
     const source = 'function onRequest(q, r) { r.send("ok") }';
     for (let i = 0; i < 64; i++) expect(attempt(inline, source, {}, `f${i}`).ran).toBe(true);
     // A 65th function would evict a warm one and parse the prelude: not yet.
@@ -111,23 +108,50 @@ describe('inline sandbox', () => {
   });
 
   it('retires its QuickJS instance once its wasm memory grew past 256 MiB', async () => {
-    const inline = new InlineSandbox(await newQuickJsInstance(), noLibraries, logger);
-    // Three large strings in a few steps: no interrupt check comes between them.
-    const big = 'function onRequest(q, r) { const a = []; for (let i = 0; i < 3; i++) a.push("y".repeat(100000000) + i); r.send(a.length) }';
-    const result = inline.tryRun({ key: 'app\u0000big', version: 1, source: big }, sandboxRequestText({}, {}, undefined), { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: 128 * 1024 * 1024 }, recordingRun());
-    expect(result).toBe(true);
+    const inline = new InlineSandbox(await newQuickJsInstance(import.meta.url, { fuel: true }), noLibraries, logger);
+    // Each function keeps 7 MB warm (under the inline heap of 8 MiB), so the instance grows with each new one.
+    const big = 'const kept = new Uint8Array(7000000); function onRequest(q, r) { r.send(kept.length) }';
+    const run = (fn: { key: string; version: number; source: string }, sandbox: InlineSandbox) => sandbox.tryRun(fn, sandboxRequestText({}, {}, undefined), DEFAULT_SANDBOX_LIMITS, recordingRun());
+    let calls = 0;
+    let grower = { key: 'app\u0000big0', version: 1, source: big };
+    while (!inline.retired && calls < 60) {
+      grower = { key: `app\u0000big${calls}`, version: 1, source: big };
+      expect(run(grower, inline)).toBe(true);
+      calls++;
+    }
+    expect(calls).toBeGreaterThan(30);
     expect(inline.retired).toBe(true);
     expect(warnings).toContain('functions: the inline QuickJS instance is replaced after its heap grew');
     expect(attempt(inline, 'function onRequest(q, r) { r.send(1) }').ran).toBe(false);
     // Its successor runs other functions at once, and sends the one that grew the heap to the workers.
-    const next = new InlineSandbox(await newQuickJsInstance(), noLibraries, logger, inline);
+    const next = new InlineSandbox(await newQuickJsInstance(import.meta.url, { fuel: true }), noLibraries, logger, inline);
     expect(attempt(next, 'function onRequest(q, r) { r.send(1) }').ran).toBe(true);
-    expect(next.tryRun({ key: 'app\u0000big', version: 1, source: big }, sandboxRequestText({}, {}, undefined), DEFAULT_SANDBOX_LIMITS, recordingRun())).toBe(false);
+    expect(run(grower, next)).toBe(false);
   }, 30_000);
 
-  it('turns itself off when an error escapes QuickJS', () => {
+  it('bounds an attempt by its fuel, builtins included: out of fuel, the instance is retired and the function never runs inline again', async () => {
     warnings.length = 0;
-    const broken = { newRuntime: () => { throw new Error('wasm trap'); } } as unknown as QuickJSWASMModule;
+    const inline = new InlineSandbox(await newQuickJsInstance(import.meta.url, { fuel: true }), noLibraries, logger);
+    expect(attempt(inline, 'function onRequest(q, r) { r.send(1) }', {}, 'fine').ran).toBe(true);
+    // One builtin call that QuickJS's interrupt handler never sees: 2^50 turns of a C loop.
+    const hostile = 'function onRequest(q, r) { if (q.body.go) Array.prototype.indexOf.call({ length: 2 ** 50 }, 1); r.send(2) }';
+    expect(attempt(inline, hostile, {}, 'hostile').ran).toBe(true); // loads warm
+    const started = performance.now();
+    expect(attempt(inline, hostile, { go: true }, 'hostile')).toEqual({ ran: false, events: [] });
+    expect(performance.now() - started).toBeLessThan(1000); // about 1-2 ms of work; generous for a loaded machine
+    expect(inline.retired).toBe(true);
+    expect(warnings).toEqual(['functions: an inline attempt ran out of fuel; the inline QuickJS instance is replaced']);
+    const next = new InlineSandbox(await newQuickJsInstance(import.meta.url, { fuel: true }), noLibraries, logger, inline);
+    expect(attempt(next, 'function onRequest(q, r) { r.send(1) }', {}, 'fine').ran).toBe(true);
+    for (let i = 0; i < 2000; i++) expect(attempt(next, hostile, {}, 'hostile').ran).toBe(false);
+  });
+
+  it('turns itself off when an error escapes QuickJS', async () => {
+    warnings.length = 0;
+    const broken = await newQuickJsInstance(import.meta.url, { fuel: true });
+    broken.newRuntime = () => {
+      throw new Error('wasm trap');
+    };
     const inline = new InlineSandbox(broken, noLibraries, logger);
     expect(attempt(inline, 'function onRequest(q, r) { r.send(1) }').ran).toBe(false);
     expect(attempt(inline, 'function onRequest(q, r) { r.send(1) }', {}, 'other').ran).toBe(false);

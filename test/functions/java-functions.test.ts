@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -9,10 +9,37 @@ import { type FakeWechatPlatform, startFakeWechatPlatform } from '../../src/wech
 import { createHash } from 'node:crypto';
 import { memorySmsTransport } from '../../src/sms/memory-transport.js';
 import { localFileStore } from '../../src/files/index.js';
-import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
+import { TEST_APP, type TestServer, appHeaders, startTestServer } from '../helpers/server.js';
 import { manualTimer } from './manual-timer.js';
 
 const SECRET = TEST_APP.secretKey!;
+
+/** Pids of this process's JVM workers (Linux /proc). */
+function jvmChildren(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('svcbase.worker.Main')) pids.push(Number(entry));
+    } catch {
+      /* gone */
+    }
+  }
+  return pids;
+}
+
+/** User and system CPU of a process, in clock ticks (0 once it is gone). */
+function cpuTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
 const ENTRY = 'public static void onRequest(final Request request, final Response response, final Modules modules) throws Throwable';
 const fn = (body: string) => `${ENTRY} {\n${body}\n}`;
 
@@ -375,6 +402,53 @@ describe.skipIf(!findJavaToolchain())('Java cloud functions', () => {
     expect(await run({ op: 'delete', url: file.url })).toEqual({ msg: 'ok' });
     expect(await run({ op: 'delete', url: file.url })).toMatchObject({ code: 11144 });
     expect(await run({ op: 'deleteMany', url: file.url })).toMatchObject({ fail: [file.url] });
+  }, 60_000);
+
+  it('reads the source as javac does before the save rules: Unicode escapes and ignorable characters cannot hide a word (regression: \\u0052untime was accepted)', async () => {
+    const cases: Array<[string, string]> = [
+      [fn('  \\u0052untime.getRuntime().exec("id");\n  response.send("x");'), "rule 'forbidden-word' broken at line 2: 'Runtime'"],
+      [fn('  int \\uuu0073tatic;\n  response.send("x");'), "rule 'no-statics' broken at line 2"],
+      // \u000a ends the comment: the word after it is code.
+      [fn('  response.send("x"); // \\u000a Sys\\u0074em.exit(1);'), "rule 'forbidden-word' broken at line 2: 'System'"],
+      // javac drops a zero-width space inside an identifier.
+      [fn('  Sys\u200btem.exit(1);'), "rule 'forbidden-word' broken at line 2: 'System'"],
+      [fn('  response.send("x"); \\u002f\\u002a hidden */'), "rule 'block-comment' broken at line 2"],
+      // A lone carriage return ends a // comment too: what follows is a second method.
+      [fn('  response.send("x"); // \r} public void other() {'), "rule 'one-method' broken at line 2"],
+    ];
+    for (const [source, message] of cases) {
+      const res = await deploy('escaped', source);
+      expect([res.status, res.body.code, res.body.error]).toEqual([400, 322, expect.stringContaining(message)]);
+    }
+    // An escaped backslash is not an escape: the text stays a string.
+    expect((await deploy('escaped', fn('  response.send("\\\\u0053ystem");'))).status).toBe(200);
+    expect((await call('escaped')).body).toEqual({ result: '\\u0053ystem' });
+  }, 60_000);
+
+  it('answers a reply with a status or header that cannot be sent with 11220 (regression: 11033 from a throw in the frame handler)', async () => {
+    await deploy('badStatus', fn('  response.send("x", 99);'));
+    expect((await call('badStatus')).body).toMatchObject({ code: 11220, error: expect.stringContaining('invalid status: 99') });
+    await deploy('badHeader', fn('  response.send("x", 200, null, new JSONObject().put("X-A", "a\\r\\nSet-Cookie: b=1"));'));
+    const bad = await call('badHeader');
+    expect([bad.body.code, bad.headers.get('set-cookie')]).toEqual([11220, null]);
+    // And GET /1/functions/:name reaches a Java function (regression: 404).
+    const get = await fetch(`${server.url}/1/functions/hello?name=get`, { headers: appHeaders() });
+    expect([get.status, await get.text()]).toEqual([200, 'hello get via GET']);
+  }, 60_000);
+
+  it('runs nothing a function hands to the common pool, and recycles a JVM a function left burning a core (regression: the JVM kept a core busy)', async () => {
+    const cpuOfJvms = () => jvmChildren().reduce((sum, pid) => sum + cpuTicks(pid), 0);
+    await deploy('pool', fn('  java.util.concurrent.ForkJoinPool.commonPool().execute(() -> { long n = 0; while (true) { n++; } });\n  response.send("queued");'));
+    expect((await call('pool')).body).toEqual({ result: 'queued' });
+    const before = cpuOfJvms();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(cpuOfJvms() - before).toBeLessThan(30); // clock ticks (1/100 s): under 0.3 s of CPU in 1 s
+    // A finalizer the JDK runs on its own thread, after the invocation: the JVM is replaced.
+    const pids = jvmChildren();
+    await deploy('finalizer', fn('  Object o = new Object() { @Override protected void finalize() { long n = 0; while (true) { n++; } } };\n  o = null;\n  for (int i = 0; i < 300000; i++) { byte[] b = new byte[1024]; b[0] = 1; }\n  response.send("left");'));
+    expect((await call('finalizer')).body).toEqual({ result: 'left' });
+    await vi.waitFor(() => expect(jvmChildren().filter((pid) => pids.includes(pid))).toEqual([]), { timeout: 5000, interval: 100 });
+    expect((await call('hello', { name: 'again' })).body).toEqual({ result: 'hello again via POST' });
   }, 60_000);
 
   it('refuses a class cache others can write to (classes planted there would run)', async () => {

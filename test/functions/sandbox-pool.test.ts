@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
-import { type SandboxRun, SandboxPool } from '../../src/functions/sandbox/sandbox-pool.js';
+import { type SandboxJob, type SandboxRun, SandboxPool } from '../../src/functions/sandbox/sandbox-pool.js';
+import type { SandboxFunction } from '../../src/functions/sandbox/warm-contexts.js';
 import { DEFAULT_SANDBOX_LIMITS } from '../../src/functions/sandbox/quickjs-sandbox.js';
 import type { ToPool, ToWorker } from '../../src/functions/sandbox/sandbox-protocol.js';
 import { manualTimer } from './manual-timer.js';
@@ -43,6 +44,11 @@ function recordingRun(): SandboxRun & { outcome: string | null } {
   return run;
 }
 
+/** One invocation of `fn` for application `app`: a 1 s deadline, a 5 s wait. */
+function job(fn: SandboxFunction, requestText = '{}', app = 'app'): SandboxJob {
+  return { app, fn, requestText, limits: DEFAULT_SANDBOX_LIMITS, deadlineMs: 1000, maxWaitMs: 5000 };
+}
+
 /** A pool of one worker slot over fake workers: every worker it starts is in `workers`. */
 function poolOfOne() {
   const workers: FakeWorker[] = [];
@@ -66,7 +72,7 @@ describe('sandbox pool', () => {
     const first = workers[0]!;
     first.say({ type: 'ready' });
     const silent = recordingRun();
-    pool.run({ key: null, version: 1, source: 'source' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, silent);
+    pool.run(job({ key: null, version: 1, source: 'source' }, '{}'), silent);
     expect(first.received.map((m) => m.type)).toEqual(['run']);
 
     timer.fireAll(); // the deadline passes: terminate is asked for, the exit comes later
@@ -74,7 +80,7 @@ describe('sandbox pool', () => {
     first.say({ type: 'idle', id: 1 }); // a late message from the dying worker
 
     const next = recordingRun();
-    pool.run({ key: null, version: 1, source: 'source' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, next);
+    pool.run(job({ key: null, version: 1, source: 'source' }, '{}'), next);
     expect(first.received.map((m) => m.type)).toEqual(['run']); // not handed to the dying worker
 
     first.exit();
@@ -91,7 +97,7 @@ describe('sandbox pool', () => {
     const { workers, timer, pool } = poolOfOne();
     workers[0]!.say({ type: 'ready' });
     const runs = [recordingRun(), recordingRun(), recordingRun()];
-    for (const run of runs) pool.run({ key: 'app\u0000f', version: 1, source: 'source' }, '{"n":1}', DEFAULT_SANDBOX_LIMITS, 1000, run);
+    for (const run of runs) pool.run(job({ key: 'app\u0000f', version: 1, source: 'source' }, '{"n":1}'), run);
     const ids = (worker: FakeWorker) => worker.received.map((m) => (m.type === 'run' ? m.id : null));
     expect(ids(workers[0]!)).toEqual([1, 2]);
     expect(workers[0]!.received[0]).toMatchObject({ requestText: '{"n":1}', fn: { key: 'app\u0000f' } });
@@ -118,7 +124,7 @@ describe('sandbox pool', () => {
     const { workers, pool } = poolOfOne();
     workers[0]!.say({ type: 'ready' });
     const runs = [recordingRun(), recordingRun()];
-    for (const run of runs) pool.run({ key: 'app\u0000f', version: 1, source: 'source' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, run);
+    for (const run of runs) pool.run(job({ key: 'app\u0000f', version: 1, source: 'source' }, '{}'), run);
     workers[0]!.say({ type: 'send', id: 1, reply: { value: 'one', status: 200, headers: {} } });
     // Its wasm memory grew too large: it starts nothing more.
     workers[0]!.emit('message', JSON.stringify([{ type: 'idle', id: 1 }, { type: 'retire' }]));
@@ -140,29 +146,88 @@ describe('sandbox pool', () => {
       worker.say({ type: 'send', id, reply: { value: id, status: 200, headers: {} } });
       worker.say({ type: 'idle', id });
     };
-    pool.run({ key: 'app\u0000f', version: 1, source: 'v1' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, recordingRun());
-    pool.run({ key: 'app\u0000f', version: 1, source: 'v1' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, recordingRun());
+    pool.run(job({ key: 'app\u0000f', version: 1, source: 'v1' }, '{}'), recordingRun());
+    pool.run(job({ key: 'app\u0000f', version: 1, source: 'v1' }, '{}'), recordingRun());
     finish(workers[0]!, 1);
-    pool.run({ key: 'app\u0000f', version: 2, source: 'v2' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, recordingRun());
+    pool.run(job({ key: 'app\u0000f', version: 2, source: 'v2' }, '{}'), recordingRun());
     finish(workers[0]!, 2);
     // Another deployment in the same millisecond: the same version, another text.
-    pool.run({ key: 'app\u0000g', version: 1, source: 'g1' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, recordingRun());
+    pool.run(job({ key: 'app\u0000g', version: 1, source: 'g1' }, '{}'), recordingRun());
     finish(workers[0]!, 3);
-    pool.run({ key: 'app\u0000g', version: 1, source: 'g1 again' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, recordingRun());
+    pool.run(job({ key: 'app\u0000g', version: 1, source: 'g1 again' }, '{}'), recordingRun());
     finish(workers[0]!, 4);
-    pool.run({ key: null, version: 1, source: 'fresh' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, recordingRun());
+    pool.run(job({ key: null, version: 1, source: 'fresh' }, '{}'), recordingRun());
     finish(workers[0]!, 5);
-    pool.run({ key: null, version: 1, source: 'fresh' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, recordingRun());
+    pool.run(job({ key: null, version: 1, source: 'fresh' }, '{}'), recordingRun());
     finish(workers[0]!, 6);
-    pool.run({ key: 'app\u0000f', version: 2, source: 'v2' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, recordingRun());
+    pool.run(job({ key: 'app\u0000f', version: 2, source: 'v2' }, '{}'), recordingRun());
     expect(sources(workers[0]!)).toEqual(['v1', '-', 'v2', 'g1', 'g1 again', 'fresh', 'fresh', '-']);
 
     timer.fireAll(); // the running job outlives its deadline: the worker is replaced
     workers[0]!.exit();
     workers[1]!.say({ type: 'ready' });
     // The job that waited behind the stopped one goes to the new worker, with its source this time.
-    pool.run({ key: 'app\u0000f', version: 2, source: 'v2' }, '{}', DEFAULT_SANDBOX_LIMITS, 1000, recordingRun());
+    pool.run(job({ key: 'app\u0000f', version: 2, source: 'v2' }, '{}'), recordingRun());
     expect(sources(workers[1]!)).toEqual(['v2', '-']);
+    void pool.close();
+  });
+
+  it('ends a worker that sends a malformed message, failing its running invocation, and acts on nothing it sent (issue 36)', () => {
+    const { workers, pool } = poolOfOne();
+    workers[0]!.say({ type: 'ready' });
+    const run = recordingRun();
+    pool.run(job({ key: null, version: 1, source: 's' }), run);
+    workers[0]!.emit('message', JSON.stringify([{ type: 'send', id: 1, reply: { value: 'x', status: 200, headers: { a: 1 } } }]));
+    expect(workers[0]!.terminateAsked).toBe(true);
+    expect(run.outcome).toBeNull();
+    workers[0]!.emit('message', '{not json');
+    workers[0]!.exit();
+    expect(run.outcome).toBe('failed cloud function function failed: its sandbox was stopped');
+    void pool.close();
+  });
+
+  it("fails an invocation, not the process, when acting on its message throws, and answers its later module calls with an error without making them (issue 36)", async () => {
+    const { workers, pool } = poolOfOne();
+    workers[0]!.say({ type: 'ready' });
+    const calls: string[] = [];
+    const run = { ...recordingRun(), setHeader: () => { throw new TypeError('the key is wrong'); }, call: async (module: string) => { calls.push(module); return null; } };
+    let failed: Error | null = null;
+    run.fail = (error: Error) => { failed = error; };
+    pool.run(job({ key: null, version: 1, source: 's' }), run);
+    workers[0]!.say({ type: 'setHeader', id: 1, headers: { 'X-Bmob-Master-Key': 'wrong' } });
+    expect(failed).toMatchObject({ code: 11220 });
+    workers[0]!.say({ type: 'call', id: 1, callId: 1, module: 'oData', method: 'insert', args: [] });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toEqual([]);
+    expect(workers[0]!.received.at(-1)).toEqual({ type: 'answer', callId: 1, answer: { err: { code: 11033, error: 'the invocation has failed' } } });
+    void pool.close();
+  });
+
+  it('serves the application holding the fewest workers first, and refuses a full queue at once (issue 36)', () => {
+    const workers: FakeWorker[] = [];
+    const pool = new SandboxPool({
+      size: 2,
+      maxQueuedPerApp: 3,
+      timer: manualTimer(),
+      logger: silentLogger,
+      spawn: () => {
+        const worker = new FakeWorker();
+        workers.push(worker);
+        return worker as unknown as Worker;
+      },
+    });
+    const started: string[] = [];
+    const runOf = (label: string) => Object.assign(recordingRun(), { started: () => void started.push(label) });
+    const fn = { key: null, version: 1, source: 's' };
+    const a = Array.from({ length: 8 }, (_, i) => runOf(`a${i}`));
+    for (const run of a) pool.run(job(fn, '{}', 'A'), run);
+    // Nothing is ready yet: 3 wait, the other 5 are refused at once.
+    expect(a.filter((r) => r.outcome?.includes('are busy')).length).toBe(5);
+    const b = runOf('b0');
+    pool.run(job(fn, '{}', 'B'), b);
+    for (const worker of workers) worker.say({ type: 'ready' });
+    // Each free worker takes the application holding fewer: A, then B, though A came first.
+    expect(started).toEqual(['a0', 'b0']);
     void pool.close();
   });
 });

@@ -9,6 +9,7 @@ import { formatDateTime } from '../../core/time.js';
 import type { Json, JsonObject } from '../../core/wire-values.js';
 import type { CloudFunction, FunctionModules, FunctionRequest } from '../contract.js';
 import type { FunctionLogs } from '../function-logs.js';
+import { replyProblem } from '../function-response.js';
 import type { FunctionTimer } from '../function-runner.js';
 import { type CompiledJava, JavaBuild } from './java-build.js';
 import type { JavaRequest } from './java-protocol.js';
@@ -152,15 +153,18 @@ export class JavaFunctions {
             return nodeModule(modules, module, method, args);
           },
           log: (level, text) => this.deps.logs.append(appId, name, level === 'debug' ? 'log' : level, text),
+          // What crossed from the JVM is checked before any of it reaches the response.
           send: (reply) => {
-            try {
-              for (const [header, value] of Object.entries(reply.headers)) response.setHeader(header, String(value));
-              if (reply.status !== 200) response.status(reply.status);
-              response.send(reply.text ? reply.body : Buffer.from(reply.body, 'base64'));
-              resolve();
-            } catch (error) {
-              reject(error);
-            }
+            const problem = replyProblem(reply.status, reply.headers);
+            if (problem) throw svcError('functionReplyInvalid', name, problem);
+            for (const [header, value] of Object.entries(reply.headers)) response.setHeader(header, String(value));
+            if (reply.status !== 200) response.status(reply.status);
+            response.send(reply.text ? reply.body : Buffer.from(reply.body, 'base64'));
+            resolve();
+          },
+          refused: (error) => {
+            finish();
+            reject(isSvcError(error) ? error : svcError('functionReplyInvalid', name, error instanceof Error ? error.message : String(error)));
           },
           finished: (error) => {
             finish();

@@ -2,7 +2,11 @@
  * The hosted service's rules for a Java function's source (rest-facts §7.3), checked when it is
  * saved: the text is one method, exactly the entry below, with `//` comments only, none of the
  * forbidden words (anywhere: the hosted console checks the raw text, which is why its docs split
- * words as `"F" + "ile"`), and `}` as its last character. Pure: source in, the first broken rule out.
+ * words as `"F" + "ile"`), and `}` as its last character. The rules read the source as javac does:
+ * after its Unicode escapes are translated (JLS §3.3: `\u0053ystem` is `System`, `\u000a` ends a
+ * `//` comment) and without the characters javac ignores inside identifiers (JLS §3.8: `Sys\u200btem`
+ * is `System` too). Lines are reported in the text as written. Pure: source in, the first broken
+ * rule out.
  */
 
 /** The only entry a Java function may have (whitespace between the tokens is free). */
@@ -56,6 +60,53 @@ function lineAt(source: string, index: number): number {
   return line;
 }
 
+/** Characters javac drops inside identifiers (`Character.isIdentifierIgnorable`): controls that are not whitespace, and format characters. */
+const IGNORABLE = /[\u0000-\u0008\u000e-\u001b\u007f-\u009f\p{Cf}]/u;
+
+/** The source as javac reads it, and where each of its characters came from in the text as written. */
+interface Translated {
+  readonly text: string;
+  /** The index in the written text of each translated character (one more entry: the end). */
+  readonly from: readonly number[];
+}
+
+/**
+ * JLS §3.3: a backslash preceded by an even number of backslashes, then one or more `u` and four hex
+ * digits, is the character they name (a backslash it makes does not start another escape); then
+ * the characters javac ignores are dropped. An escape without its four digits is left as written
+ * (javac refuses it).
+ */
+function translate(source: string): Translated {
+  let text = '';
+  const from: number[] = [];
+  let backslashes = 0;
+  let at = 0;
+  while (at < source.length) {
+    const c = source[at]!;
+    let char = c;
+    let next = at + 1;
+    if (c === '\\' && backslashes % 2 === 0 && source[at + 1] === 'u') {
+      let u = at + 1;
+      while (source[u] === 'u') u++;
+      const hex = source.slice(u, u + 4);
+      if (/^[0-9A-Fa-f]{4}$/.test(hex)) {
+        char = String.fromCharCode(Number.parseInt(hex, 16));
+        next = u + 4;
+      }
+    }
+    // Only backslashes as written count toward the next one's eligibility.
+    backslashes = c === '\\' && next === at + 1 ? backslashes + 1 : 0;
+    if (!IGNORABLE.test(char)) {
+      // A lone carriage return ends a line (and a // comment) as a line feed does.
+      text += char === '\r' ? '\n' : char;
+      from.push(at);
+    }
+    at = next;
+  }
+  from.push(source.length);
+  return { text, from };
+}
+
 /** Index just past the whitespace and `//` comments from `from`. */
 function skipSpace(source: string, from: number): number {
   let at = from;
@@ -107,29 +158,37 @@ function closingBrace(source: string, open: number): number {
   return -1;
 }
 
-/** The first rule the source breaks, or null when it may be compiled. */
-export function checkJavaSource(source: string): JavaRuleBreak | null {
-  if (source.length > MAX_SOURCE_CHARS) return { rule: 'size', line: 1, detail: `the source is longer than ${MAX_SOURCE_CHARS} characters` };
+/** The first rule the source breaks, or null when it may be compiled (lines as written). */
+export function checkJavaSource(written: string): JavaRuleBreak | null {
+  if (written.length > MAX_SOURCE_CHARS) return { rule: 'size', line: 1, detail: `the source is longer than ${MAX_SOURCE_CHARS} characters` };
+  const { text, from } = translate(written);
+  const broken = checkTranslated(text);
+  if (!broken) return null;
+  return { rule: broken.rule, line: lineAt(written, from[broken.at] ?? written.length), detail: broken.detail };
+}
+
+/** The first rule the translated source breaks, with the index where it is broken. */
+function checkTranslated(source: string): (Omit<JavaRuleBreak, 'line'> & { readonly at: number }) | null {
   const block = source.indexOf('/*');
-  if (block !== -1) return { rule: 'block-comment', line: lineAt(source, block), detail: 'block comments (/* */) are not allowed; use //' };
+  if (block !== -1) return { rule: 'block-comment', at: block, detail: 'block comments (/* */) are not allowed; use //' };
   for (const word of FORBIDDEN_WORDS) {
     const found = new RegExp(`(?<![A-Za-z0-9_$])${word}(?![A-Za-z0-9_$])`).exec(source);
-    if (found) return { rule: 'forbidden-word', line: lineAt(source, found.index), detail: `'${word}' is not allowed in a function` };
+    if (found) return { rule: 'forbidden-word', at: found.index, detail: `'${word}' is not allowed in a function` };
   }
   const trimmed = source.trimEnd();
-  if (!trimmed.endsWith('}')) return { rule: 'last-character', line: lineAt(source, trimmed.length - 1), detail: "the last character must be '}'" };
+  if (!trimmed.endsWith('}')) return { rule: 'last-character', at: trimmed.length - 1, detail: "the last character must be '}'" };
   const start = skipSpace(source, 0);
   const entry = matchEntry(source, start);
-  if (entry.end === -1) return { rule: 'entry', line: lineAt(source, entry.failedAt), detail: `the function must be exactly: ${JAVA_ENTRY} { ... }` };
+  if (entry.end === -1) return { rule: 'entry', at: entry.failedAt, detail: `the function must be exactly: ${JAVA_ENTRY} { ... }` };
   const open = skipSpace(source, entry.end);
-  if (source[open] !== '{') return { rule: 'entry', line: lineAt(source, open), detail: "expected '{' after the entry" };
+  if (source[open] !== '{') return { rule: 'entry', at: open, detail: "expected '{' after the entry" };
   const close = closingBrace(source, open);
-  if (close === -1) return { rule: 'one-method', line: lineAt(source, trimmed.length - 1), detail: "the method's braces do not close" };
+  if (close === -1) return { rule: 'one-method', at: trimmed.length - 1, detail: "the method's braces do not close" };
   const after = skipSpace(source, close + 1);
-  if (after < source.length) return { rule: 'one-method', line: lineAt(source, after), detail: 'only one method is allowed: nothing may follow it (no other methods, fields or classes)' };
+  if (after < source.length) return { rule: 'one-method', at: after, detail: 'only one method is allowed: nothing may follow it (no other methods, fields or classes)' };
   const statics = /(?<![A-Za-z0-9_$])static(?![A-Za-z0-9_$])/g;
   statics.lastIndex = open;
   const nested = statics.exec(source);
-  if (nested) return { rule: 'no-statics', line: lineAt(source, nested.index), detail: "'static' is not allowed inside the function" };
+  if (nested) return { rule: 'no-statics', at: nested.index, detail: "'static' is not allowed inside the function" };
   return null;
 }

@@ -14,6 +14,8 @@ export interface JavaInvocation {
   finished(error?: string): void;
   /** The worker stopped before the invocation finished. */
   stopped(reason: string): void;
+  /** Acting on one of its frames failed here (a reply that cannot be sent): the invocation fails with it. */
+  refused(error: unknown): void;
 }
 
 export interface JavaWorkerOptions {
@@ -55,6 +57,8 @@ export class JavaWorker {
       '-XX:+UseSerialGC',
       '-XX:TieredStopAtLevel=1',
       '-XX:+ExitOnOutOfMemoryError',
+      // No threads in the JDK's common pool: work handed to it from a function never runs.
+      '-Djava.util.concurrent.ForkJoinPool.common.parallelism=0',
       '-Djava.security.manager=allow',
       '-cp',
       options.apiDir,
@@ -80,7 +84,10 @@ export class JavaWorker {
       }
       for (const frame of frames) {
         if (frame.t === 'ready') markReady();
-        else this.onFrame(frame);
+        else if (frame.t === 'recycle') {
+          this.options.logger.warn('functions: a Java worker is replaced', { reason: frame.reason });
+          this.kill(frame.reason);
+        } else this.onFrame(frame);
       }
     });
     this.child.stderr.on('data', (chunk: Buffer) => {
@@ -134,9 +141,19 @@ export class JavaWorker {
     if (this.stderrTail.trim()) this.options.logger.debug('java worker stderr', { tail: this.stderrTail.slice(-1000) });
   }
 
-  private onFrame(frame: Exclude<FromJava, { t: 'ready' }>): void {
+  /** Acts on one invocation's frame; a failure doing so fails that invocation, never the process. */
+  private onFrame(frame: Exclude<FromJava, { t: 'ready' | 'recycle' }>): void {
     const invocation = this.running.get(frame.id);
     if (!invocation) return;
+    try {
+      this.act(frame, invocation);
+    } catch (error) {
+      this.running.delete(frame.id);
+      invocation.refused(error);
+    }
+  }
+
+  private act(frame: Exclude<FromJava, { t: 'ready' | 'recycle' }>, invocation: JavaInvocation): void {
     switch (frame.t) {
       case 'call':
         // Every call is answered, even one that throws before returning its promise: the Java side waits for it.

@@ -5,19 +5,21 @@
  * function's caller, services and rules are.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { HostAnswer, SandboxWorkerData, ToPool, ToWorker } from './sandbox-protocol.js';
+import { type HostAnswer, type SandboxWorkerData, type ToPool, type ToWorker, WORKER_SOURCES } from './sandbox-protocol.js';
 import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { loadQuickJs, wasmMemoryBytes } from './quickjs-sandbox.js';
+import { heapGuardOf } from './quickjs-instance.js';
 import { type SandboxFunction, WarmContexts } from './warm-contexts.js';
 import { sandboxPackages } from '../sandbox-libraries.js';
 
-type RunMessage = Extract<ToWorker, { type: 'run' }>;
+/** A run message with its function resolved when it arrived (null: the worker did not have its source). */
+type RunMessage = Omit<Extract<ToWorker, { type: 'run' }>, 'fn'> & { readonly fn: SandboxFunction | null };
 
 /**
  * Past this much wasm memory (it never shrinks) the worker retires once idle. A function's heap is
  * held to its cap by measuring, but a few large allocations between two measures can still grow it.
  */
-const RETIRE_AT_BYTES = 512 * 1024 * 1024;
+const RETIRE_AT_BYTES = 256 * 1024 * 1024;
 
 const port = parentPort!;
 const data = workerData as SandboxWorkerData;
@@ -40,14 +42,25 @@ let quickjs: QuickJSWASMModule | null = null;
 let retired = false;
 /** Run messages in arrival order; the first is running. */
 const queued: RunMessage[] = [];
-/** The latest source of each keyed function: the pool sends it once per version (sandbox-pool.ts). */
+/**
+ * The latest source of each keyed function, least recently run first: the pool sends it once per
+ * version and tracks the same `WORKER_SOURCES` keys in the same order (sandbox-pool.ts).
+ */
 const sources = new Map<string, { readonly version: number; readonly source: string }>();
 
 /** The run message's function with its source: as sent, or as sent before for this key and version. */
-function functionOf(fn: RunMessage['fn']): SandboxFunction | null {
-  if (fn.source !== undefined) return { key: fn.key, version: fn.version, source: fn.source };
-  const known = fn.key === null ? undefined : sources.get(fn.key);
-  return known && known.version === fn.version ? { key: fn.key, version: fn.version, source: known.source } : null;
+function functionOf(fn: Extract<ToWorker, { type: 'run' }>['fn']): SandboxFunction | null {
+  if (fn.key === null) return fn.source === undefined ? null : { key: null, version: fn.version, source: fn.source };
+  const known = sources.get(fn.key);
+  sources.delete(fn.key);
+  if (fn.source !== undefined) {
+    sources.set(fn.key, { version: fn.version, source: fn.source });
+    if (sources.size > WORKER_SOURCES) sources.delete(sources.keys().next().value as string);
+    return { key: fn.key, version: fn.version, source: fn.source };
+  }
+  if (!known) return null;
+  sources.set(fn.key, known);
+  return known.version === fn.version ? { key: fn.key, version: fn.version, source: known.source } : null;
 }
 
 port.on('message', (text: string) => {
@@ -57,8 +70,7 @@ port.on('message', (text: string) => {
     waiting.delete(message.callId);
     return;
   }
-  queued.push(message);
-  if (message.fn.key !== null && message.fn.source !== undefined) sources.set(message.fn.key, { version: message.fn.version, source: message.fn.source });
+  queued.push({ ...message, fn: functionOf(message.fn) });
   if (queued.length === 1) runNext();
 });
 
@@ -66,8 +78,7 @@ port.on('message', (text: string) => {
 function runNext(): void {
   const message = queued[0];
   if (!message || !contexts || retired) return;
-  const { id } = message;
-  const fn = functionOf(message.fn);
+  const { id, fn } = message;
   if (!fn) {
     // Not reachable while the pool tracks what it sent; failing beats running the wrong text.
     post({ type: 'fail', id, message: 'the sandbox lost the source of this function', cpu: false });
@@ -76,6 +87,9 @@ function runNext(): void {
     if (queued.length > 0) setImmediate(runNext);
     return;
   }
+  // The invocation may grow the heap by its cap, no more: every allocation counts, typed arrays too.
+  const heap = quickjs ? heapGuardOf(quickjs) : null;
+  heap?.allow(message.limits.memoryBytes);
   contexts.invoke(fn, message.requestText, message.limits, {
     call: (module, method, args) =>
       new Promise((resolve, reject) => {
@@ -88,6 +102,7 @@ function runNext(): void {
     send: (reply) => post({ type: 'send', id, reply }),
     fail: (text, cpu) => post({ type: 'fail', id, message: text, cpu }),
     idle: () => {
+      heap?.release();
       post({ type: 'idle', id });
       queued.shift();
       if (quickjs && (wasmMemoryBytes(quickjs) ?? 0) > RETIRE_AT_BYTES) {

@@ -1,6 +1,8 @@
 import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
+import { isSvcError, svcError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { SandboxPackages } from '../sandbox-libraries.js';
+import { type WasmGlobal, fuelOf, heapGuardOf } from './quickjs-instance.js';
 import { type SandboxHost, type SandboxLimits, wasmMemoryBytes } from './quickjs-sandbox.js';
 import type { SandboxRun } from './sandbox-pool.js';
 import type { SentReply } from './sandbox-protocol.js';
@@ -19,8 +21,38 @@ const INLINE_TICKS = 2;
 const INLINE_STACK_BYTES = 128 * 1024;
 /** Idle inline contexts kept (each holds its function's warm state on the main thread's heap). */
 const INLINE_CONTEXTS = 64;
-/** Sources longer than this are never run inline: parsing cannot be interrupted. */
-const MAX_INLINE_SOURCE = 64 * 1024;
+/** Sources longer than this are never run inline (parsing them would take most of `LOAD_FUEL`). */
+const MAX_INLINE_SOURCE = 4 * 1024;
+/**
+ * Fuel of one attempt on a warm context (wasm-fuel.ts: a unit per function entry, loop turn or 32
+ * bytes copied or filled, and host work by its time; 2.6-7 ns of QuickJS's work each, measured
+ * here): the bound of an attempt's time whatever it runs, builtins included (a naive string search,
+ * `Object.keys` of a huge object, a loop over a huge array-like in C), which QuickJS's interrupt
+ * handler never sees: two interrupt checks allowed 0.7-2.3 million units, and one builtin call
+ * billions. A trivial function uses about 3,000. Out of fuel, the instance traps: it is thrown away,
+ * and that version of the function never runs inline again.
+ */
+const RUN_FUEL = 700_000;
+/**
+ * An attempt is stopped cleanly (and moves to a worker) at the first interrupt check with less fuel
+ * left than this: JavaScript loops reach one every 200,000-350,000 units, so they stop there, and
+ * only work QuickJS never interrupts (a builtin's loop) runs the fuel out.
+ */
+const STOP_BELOW_FUEL = 600_000;
+/** Fuel of an attempt that first loads a new context: the prelude (about 570,000), a source of up to `MAX_INLINE_SOURCE`, and the run. */
+const LOAD_FUEL = 1_450_000;
+/** Fuel outside attempts: unbounded in practice (disposing contexts). */
+const IDLE_FUEL = 0x7fffffff;
+/**
+ * Heap an inline context may hold, whatever the function's own cap (a worker applies that): the
+ * measure walks every object, so it stays a few milliseconds. Past it the call moves to a worker.
+ */
+const INLINE_HEAP_BYTES = 8 * 1024 * 1024;
+/** Growth of the inline instance's heap one attempt may cause (its allocations beyond are refused and it moves). */
+const INLINE_GROWTH_BYTES = 16 * 1024 * 1024;
+/** Traps (attempts out of fuel) allowed before inline runs pause; one more is allowed per this many calls. */
+const TRAP_BUDGET = 8;
+const CALLS_PER_TRAP = 4096;
 /**
  * A new context parses the prelude (about 2 ms): at most one per this many attempts once the first
  * `INLINE_CONTEXTS` are spent, so more hot functions than contexts cannot turn every call into a parse.
@@ -48,7 +80,7 @@ class HeldHost implements SandboxHost {
   reply: SentReply | null = null;
   failure: { readonly message: string; readonly cpu: boolean } | null = null;
   ended = false;
-  /** The run started an asynchronous call or a timer, or asked for a host call not offered inline. */
+  /** The run started an asynchronous call or a timer, or asked for a host call not offered inline, or ran long. */
   mustMove = false;
 
   call(): Promise<never> {
@@ -71,6 +103,7 @@ class HeldHost implements SandboxHost {
   idle(): void {
     this.ended = true;
   }
+  /** Host calls run on the main thread outside QuickJS: the sandbox charges their time to the attempt's fuel. */
   permitsSync(kind: string, args: readonly unknown[]): boolean {
     const permitted = INLINE_SYNC_KINDS.has(kind) && (kind !== 'hash' || String(args[1]).length <= INLINE_HASH_CHARS);
     if (!permitted) this.mustMove = true;
@@ -79,33 +112,53 @@ class HeldHost implements SandboxHost {
   wentAsync(): void {
     this.mustMove = true;
   }
+  /** Stops the attempt at an interrupt check once its fuel runs low: a worker runs it with the full budget. */
+  shouldStop(fuelLeft: number | null): boolean {
+    if (fuelLeft === null || fuelLeft >= STOP_BELOW_FUEL) return false;
+    this.mustMove = true;
+    return true;
+  }
 
   /** True when the run ended by itself, in a way a worker's run would end too. */
   get counts(): boolean {
     if (!this.ended || this.mustMove) return false;
-    // The inline budget and stack are smaller than a worker's: those failures are the worker's to decide.
-    return !this.failure || (!this.failure.cpu && this.failure.message !== 'stack overflow');
+    // The inline budget, stack and heap growth are smaller than a worker's: those failures are the worker's to decide.
+    return !this.failure || (!this.failure.cpu && this.failure.message !== 'stack overflow' && this.failure.message !== 'out of memory');
   }
+}
+
+/** What an inline sandbox hands its successor: the functions' waits and the trap budget. */
+interface Inherited {
+  readonly backoff: Map<string, { version: number; skip: number; next: number }>;
+  traps: number;
 }
 
 /**
  * Warm invocations of deployed functions on the main thread, for the common function that answers
- * at once: one that finishes within `INLINE_TICKS`, makes no asynchronous call and sets no timer
- * runs here, without the two thread hops of a worker. Anything else is thrown away unseen (its
- * logs, headers and reply were held back, its module calls never started) and the invocation runs
- * again on a worker, where it gets the full budget; the function then skips the inline attempt for
- * a while (doubling each time, up to `MAX_BACKOFF` invocations). Inline contexts run on a QuickJS
- * instance of their own, with the function's memory cap and a smaller stack; new ones are made at a
- * bounded rate, and long sources never run here; an error escaping QuickJS turns inline runs off
- * for good.
+ * at once: one that finishes within `INLINE_TICKS` and its fuel, makes no asynchronous call and
+ * sets no timer runs here, without the two thread hops of a worker. Anything else is thrown away
+ * unseen (its logs, headers and reply were held back, its module calls never started) and the
+ * invocation runs again on a worker, where it gets the full budget; the function then skips the
+ * inline attempt for a while (doubling each time, up to `MAX_BACKOFF` invocations).
+ *
+ * Inline contexts run on a fuelled QuickJS instance of their own (wasm-fuel.ts), so an attempt's
+ * time is bounded whatever it runs: `RUN_FUEL` (`LOAD_FUEL` when it parses a new context), host
+ * calls paid from the same fuel, and at most `INLINE_GROWTH_BYTES` of heap growth. An attempt out
+ * of fuel traps: the instance is retired unseen (its heap is in an unknown state) and its owner
+ * loads another; the function goes to the workers for the longest wait, and past `TRAP_BUDGET`
+ * traps inline runs pause. New contexts are made at a bounded rate, and long sources never run
+ * here; any other error escaping QuickJS turns inline runs off for good.
  */
 export class InlineSandbox {
   private readonly contexts: WarmContexts;
-  private readonly backoff: Map<string, { version: number; skip: number; next: number }>;
+  private readonly inherited: Inherited;
+  private readonly fuel: WasmGlobal | null;
   /** New contexts that may be made now (refilled by attempts). */
   private newContexts = INLINE_CONTEXTS;
   private off = false;
   private retiredNow = false;
+  /** A trap left the instance's heap in an unknown state: nothing of it is touched again. */
+  private corrupt = false;
 
   constructor(
     private readonly quickjs: QuickJSWASMModule,
@@ -114,8 +167,12 @@ export class InlineSandbox {
     /** The retired sandbox this one replaces: its functions keep their waits. */
     previous?: InlineSandbox,
   ) {
-    this.contexts = new WarmContexts(quickjs, packages, INLINE_CONTEXTS);
-    this.backoff = previous ? previous.backoff : new Map();
+    this.contexts = new WarmContexts(quickjs, packages, INLINE_CONTEXTS, INLINE_HEAP_BYTES);
+    this.inherited = previous ? previous.inherited : { backoff: new Map(), traps: TRAP_BUDGET };
+    this.fuel = fuelOf(quickjs);
+    if (this.fuel) this.fuel.value = IDLE_FUEL;
+    // Without fuel an attempt's time has no bound: no inline runs.
+    else this.off = true;
   }
 
   /**
@@ -123,78 +180,109 @@ export class InlineSandbox {
    * ones): true when `run` got the invocation's outcome, false when a worker must run it.
    */
   tryRun(fn: SandboxFunction, requestText: string, limits: SandboxLimits, run: SandboxRun): boolean {
+    this.inherited.traps = Math.min(TRAP_BUDGET, this.inherited.traps + 1 / CALLS_PER_TRAP);
     const ran = this.attempt(fn, requestText, limits, run);
     if (!this.retiredNow && (wasmMemoryBytes(this.quickjs) ?? 0) > RETIRE_AT_BYTES) {
-      this.retiredNow = true;
-      this.off = true;
-      this.contexts.clear();
+      this.retire(fn, MAX_BACKOFF);
       this.logger.warn('functions: the inline QuickJS instance is replaced after its heap grew', { function: fn.key?.split('\u0000')[1] ?? null });
-      // The function that grew it goes to the workers for the longest wait.
-      if (fn.key !== null) this.backoff.set(fn.key, { version: fn.version, skip: MAX_BACKOFF, next: MAX_BACKOFF });
     }
     return ran;
   }
 
-  /** True once its wasm memory grew too large: the owner replaces it with a new instance. */
+  /** True once its wasm memory grew too large or a trap spoiled it: the owner replaces it with a new instance. */
   get retired(): boolean {
     return this.retiredNow;
   }
 
+  /** Retires the instance; the function that caused it goes to the workers for `skip` calls. */
+  private retire(fn: SandboxFunction, skip: number): void {
+    this.retiredNow = true;
+    this.off = true;
+    if (!this.corrupt) this.contexts.clear();
+    if (fn.key !== null) this.inherited.backoff.set(fn.key, { version: fn.version, skip, next: MAX_BACKOFF });
+  }
+
   private attempt(fn: SandboxFunction, requestText: string, limits: SandboxLimits, run: SandboxRun): boolean {
     const key = fn.key;
-    if (this.off || key === null || fn.source.length > MAX_INLINE_SOURCE || this.skips(key, fn.version)) return false;
+    const fuel = this.fuel;
+    if (this.off || !fuel || key === null || fn.source.length > MAX_INLINE_SOURCE || this.inherited.traps < 1 || this.skips(key, fn.version)) return false;
     this.newContexts = Math.min(INLINE_CONTEXTS, this.newContexts + 1 / ATTEMPTS_PER_NEW_CONTEXT);
-    if (!this.contexts.has(key)) {
+    const inlineLimits = { memoryBytes: limits.memoryBytes, cpuTicks: INLINE_TICKS, stackBytes: Math.min(limits.stackBytes, INLINE_STACK_BYTES) };
+    // A redeployed function parses again: that needs a load's fuel, and a new context's turn.
+    const loads = !this.contexts.isWarm(fn, inlineLimits);
+    if (loads) {
       if (this.newContexts < 1) return false;
       this.newContexts--;
     }
     const held = new HeldHost();
+    const heap = heapGuardOf(this.quickjs);
     try {
-      const inlineLimits = { memoryBytes: limits.memoryBytes, cpuTicks: INLINE_TICKS, stackBytes: Math.min(limits.stackBytes, INLINE_STACK_BYTES) };
+      fuel.value = loads ? LOAD_FUEL : RUN_FUEL;
+      heap?.allow(INLINE_GROWTH_BYTES);
       const context = this.contexts.invoke(fn, requestText, inlineLimits, held);
+      // Out of fuel where a trap could not reach here (host work charged after the fact): spoiled all the same.
+      if (fuel.value <= 0) throw new RangeError('out of fuel');
       if (!held.counts) {
         this.contexts.discard(key, context);
         this.moved(key, fn.version);
         return false;
       }
     } catch (error) {
+      if (fuel.value <= 0) {
+        // Out of fuel: the trap unwound QuickJS mid-operation.
+        this.corrupt = true;
+        this.inherited.traps--;
+        this.retire(fn, Number.POSITIVE_INFINITY);
+        this.logger.warn('functions: an inline attempt ran out of fuel; the inline QuickJS instance is replaced', { function: key.split('\u0000')[1] ?? null });
+        return false;
+      }
       this.off = true;
       this.logger.warn('functions: inline runs turned off after an error escaped QuickJS', { error: error instanceof Error ? error.message : String(error) });
       this.contexts.clear();
       return false;
+    } finally {
+      if (!this.corrupt) fuel.value = IDLE_FUEL;
+      heap?.release();
     }
     this.counted(key);
-    for (const effect of held.effects) {
-      if (effect.kind === 'setHeader') run.setHeader(effect.headers);
-      else run.log(effect.level, effect.message);
+    // What the run did reaches the host now; a host that refuses it (a wrong master key, a header
+    // that cannot be sent) fails the invocation with its coded error.
+    try {
+      for (const effect of held.effects) {
+        if (effect.kind === 'setHeader') run.setHeader(effect.headers);
+        else run.log(effect.level, effect.message);
+      }
+      if (held.reply) run.send(held.reply);
+      else if (held.failure) run.fail(new Error(held.failure.message));
+    } catch (error) {
+      run.fail(isSvcError(error) ? error : svcError('functionReplyInvalid', key.split('\u0000')[1] ?? 'function', error instanceof Error ? error.message : String(error)));
     }
-    if (held.reply) run.send(held.reply);
-    else if (held.failure) run.fail(new Error(held.failure.message));
     return true;
   }
 
   dispose(): void {
     this.off = true;
-    this.contexts.clear();
+    if (!this.corrupt) this.contexts.clear();
   }
 
   private skips(key: string, version: number): boolean {
-    const state = this.backoff.get(key);
+    const state = this.inherited.backoff.get(key);
     if (!state || state.version !== version || state.skip === 0) return false;
     state.skip--;
     return true;
   }
 
   private moved(key: string, version: number): void {
-    const state = this.backoff.get(key);
+    const backoff = this.inherited.backoff;
+    const state = backoff.get(key);
     const next = state && state.version === version ? Math.min(MAX_BACKOFF, state.next * 2) : 8;
-    this.backoff.delete(key);
-    this.backoff.set(key, { version, skip: next, next });
-    if (this.backoff.size > MAX_TRACKED) this.backoff.delete(this.backoff.keys().next().value as string);
+    backoff.delete(key);
+    backoff.set(key, { version, skip: next, next });
+    if (backoff.size > MAX_TRACKED) backoff.delete(backoff.keys().next().value as string);
   }
 
   private counted(key: string): void {
-    const state = this.backoff.get(key);
+    const state = this.inherited.backoff.get(key);
     if (state) state.next = Math.max(8, state.next >> 1);
   }
 }

@@ -1,7 +1,5 @@
-import { createRequire } from 'node:module';
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { createHash, randomBytes } from 'node:crypto';
-import { svcError } from '../../core/errors.js';
 import type { Json } from '../../core/wire-values.js';
 import { SANDBOX_PRELUDE } from './sandbox-prelude.js';
 import { SANDBOX_ASYNC_SOURCE } from './sandbox-async.js';
@@ -10,6 +8,9 @@ import { type IconvLite, MAX_INFLATED, convertText } from '../util-modules.js';
 import { sandboxTimers } from './sandbox-timers.js';
 import { rsaCall, rsaStateOf } from '../rsa-module.js';
 import type { SandboxPackages } from '../sandbox-libraries.js';
+import { type HeapGuard, type WasmGlobal, fuelOf, heapGuardOf, instantiateQuickJs, wasmMemoryBytes } from './quickjs-instance.js';
+
+export { wasmMemoryBytes };
 
 /** What one deployed invocation may use. */
 export interface SandboxLimits {
@@ -46,6 +47,12 @@ const BRIDGED: Readonly<Record<string, Readonly<Record<string, 'callback' | 'pro
 };
 
 const HASHES: ReadonlySet<string> = new Set(['md5', 'sha1', 'sha256']);
+/** Module calls (timers aside) one invocation may have waiting at once. */
+const MAX_CALLS_IN_FLIGHT = 128;
+/** Characters of one module call's arguments (as JSON). */
+const MAX_CALL_ARGS_CHARS = 8 * 1024 * 1024;
+/** Characters of the arguments of all of one invocation's module calls in flight. */
+const MAX_CALL_CHARS_IN_FLIGHT = 16 * 1024 * 1024;
 
 /**
  * Interrupt checks between two measures of a runtime's memory. A measure costs about 90 µs, so a
@@ -60,54 +67,39 @@ const MEASURE_EVERY_INVOCATIONS = 32;
 /** Growth of the instance's wasm memory that brings the next measure forward. */
 const MEASURE_AFTER_GROWTH = 4 * 1024 * 1024;
 const MEMORY_USED = /memory used\s+\d+\s+(\d+)/;
-
 /**
- * Bytes of a QuickJS instance's wasm memory (it grows, never shrinks), or null when the build does
- * not show its heap.
+ * In a fuelled instance (wasm-fuel.ts): fuel an invocation may use between two measures at its end.
+ * The measure walks the runtime (its time grows with the objects in it), so it comes before an
+ * invocation could have made more than about 100,000 new objects.
  */
-export function wasmMemoryBytes(quickjs: QuickJSWASMModule): number | null {
-  const heap = (quickjs as unknown as { module?: { HEAP8?: Int8Array } }).module?.HEAP8;
-  return heap ? heap.byteLength : null;
-}
-
-let loading: Promise<QuickJSWASMModule> | null = null;
-
+const MEASURE_EVERY_FUEL = 1_000_000;
 /**
- * A new QuickJS instance (a wasm module and heap of its own) from the optional peers
- * quickjs-emscripten-core and @jitl/quickjs-wasmfile-release-sync, resolved from `resolveFrom`;
- * rejects with a coded error naming the install when they are missing.
+ * Fuel a callback from QuickJS costs before its text: host work is charged by the size of what it
+ * reads (one unit a character: its JSON parse, a hash over it), never by its time, so a run's fuel
+ * does not depend on the machine's load.
  */
-function instantiateQuickJs(resolveFrom: string): Promise<QuickJSWASMModule> {
-  const require = createRequire(resolveFrom);
-  let core: typeof import('quickjs-emscripten-core');
-  let variant: unknown;
-  try {
-    core = require('quickjs-emscripten-core') as typeof import('quickjs-emscripten-core');
-    const loaded = require('@jitl/quickjs-wasmfile-release-sync') as { default?: unknown };
-    variant = loaded.default ?? loaded;
-  } catch (cause) {
-    const error = svcError('functionRuntimeMissing', 'run `npm install quickjs-emscripten-core @jitl/quickjs-wasmfile-release-sync`');
-    (error as Error).cause = cause;
-    return Promise.reject(error);
-  }
-  return core.newQuickJSWASMModuleFromVariant(variant as Parameters<typeof core.newQuickJSWASMModuleFromVariant>[0]);
-}
+const CALLBACK_FUEL = 300;
+/** Fuel while host work runs: nothing QuickJS does for it can trap. */
+const HOST_FUEL = 0x7fffffff;
 
 /** Loads QuickJS once per thread (the instance every caller of this function shares). */
 export function loadQuickJs(resolveFrom: string = import.meta.url): Promise<QuickJSWASMModule> {
-  loading ??= instantiateQuickJs(resolveFrom).catch((error: unknown) => {
+  loading ??= instantiateQuickJs(resolveFrom, false).catch((error: unknown) => {
     loading = null;
     throw error;
   });
   return loading;
 }
 
+let loading: Promise<QuickJSWASMModule> | null = null;
+
 /**
  * A QuickJS instance of its own (a wasm module and heap of its own, not the one `loadQuickJs`
- * shares), for a user that must be able to throw its instance away.
+ * shares), for a user that must be able to throw its instance away; `fuel`: the fuelled build
+ * (wasm-fuel.ts), whose work per call is bounded by its fuel global (`fuelOf`).
  */
-export function newQuickJsInstance(resolveFrom: string = import.meta.url): Promise<QuickJSWASMModule> {
-  return instantiateQuickJs(resolveFrom);
+export function newQuickJsInstance(resolveFrom: string = import.meta.url, options: { readonly fuel?: boolean } = {}): Promise<QuickJSWASMModule> {
+  return instantiateQuickJs(resolveFrom, options.fuel ?? false);
 }
 
 /** A syntax error of a source, `line N: message`, or null when it compiles. */
@@ -153,6 +145,11 @@ export interface SandboxHost {
   permitsSync?(kind: string, args: readonly unknown[]): boolean;
   /** Optional: told when the function starts an asynchronous host call or a timer. */
   wentAsync?(): void;
+  /**
+   * Optional: asked at each interrupt check, with the fuel left in a fuelled instance (else null);
+   * true stops the invocation there, as its CPU budget would.
+   */
+  shouldStop?(fuelLeft: number | null): boolean;
 }
 
 /** One invocation's side of the context: who receives its reply and module calls. */
@@ -186,12 +183,24 @@ export class SandboxContext {
   private readonly pendingHostCalls = new Set<QuickJSDeferredPromise>();
   private current: Invocation | null = null;
   private loaded = false;
+  /** The instance's heap guard (quickjs-instance.ts): a refused growth is this invocation's out of memory. */
+  private readonly heap: HeapGuard | null;
+  /** Characters of module-call arguments in flight (bounded with the calls' count). */
+  private pendingCallChars = 0;
+  /** The instance's fuel when it is fuelled (the inline instance), else null. */
+  private readonly fuel: WasmGlobal | null;
+  /** Fuel used since the last measure (fuelled instances). */
+  private fuelSinceMeasure = 0;
+  /** Characters the running callback read from QuickJS (charged as fuel when it returns). */
+  private hostChars = 0;
 
   constructor(
     private readonly quickjs: QuickJSWASMModule,
     readonly source: string,
     readonly limits: SandboxLimits,
     private readonly packages: SandboxPackages,
+    /** A smaller cap the measure holds the context to (the inline sandbox's), QuickJS's own limit staying `limits.memoryBytes`. */
+    private readonly measuredCapBytes = Number.POSITIVE_INFINITY,
   ) {
     const runtime = quickjs.newRuntime();
     this.runtime = runtime;
@@ -200,7 +209,15 @@ export class SandboxContext {
     runtime.setMemoryLimit(limits.memoryBytes);
     runtime.setMaxStackSize(limits.stackBytes);
     this.measureAtBytes = (wasmMemoryBytes(quickjs) ?? 0) + MEASURE_AFTER_GROWTH;
-    runtime.setInterruptHandler(() => ++this.ticks > limits.cpuTicks || ((--this.ticksToMeasure <= 0 || this.heapGrew()) && this.overMemory()));
+    this.heap = heapGuardOf(quickjs);
+    this.fuel = fuelOf(quickjs);
+    runtime.setInterruptHandler(() =>
+      this.outside(
+        (fuelLeft) => ++this.ticks > limits.cpuTicks || this.current?.host.shouldStop?.(fuelLeft) === true || this.heap?.refused === true || ((--this.ticksToMeasure <= 0 || this.heapGrew()) && this.overMemory()),
+        true,
+        0,
+      ),
+    );
     this.context = runtime.newContext();
     this.bindHost();
   }
@@ -210,9 +227,38 @@ export class SandboxContext {
     return this.runtime !== null && this.current === null;
   }
 
+  /**
+   * Host work called from QuickJS (a callback, the interrupt handler) in a fuelled instance: run
+   * with fuel to spare, so nothing it asks of QuickJS traps inside a callback (whose wrapper would
+   * swallow the trap), then charged `cost` plus the characters it read (`textOf`). The interrupt
+   * handler costs nothing: its measure is bounded by the inline heap. With no fuel left it does
+   * nothing and answers `empty` (QuickJS traps at its next check).
+   */
+  private outside<T>(work: (fuelLeft: number | null) => T, empty: T, cost = CALLBACK_FUEL): T {
+    const fuel = this.fuel;
+    if (!fuel) return work(null);
+    const left = fuel.value;
+    if (left < 1) return empty;
+    fuel.value = HOST_FUEL;
+    this.hostChars = 0;
+    try {
+      return work(left);
+    } finally {
+      fuel.value = left - (cost === 0 ? 0 : cost + this.hostChars);
+    }
+  }
+
+  /** A string handle's text, its length charged to the running callback. */
+  private textOf(handle: QuickJSHandle): string {
+    const text = this.context.getString(handle);
+    this.hostChars += text.length;
+    return text;
+  }
+
   /** Starts one invocation from the request's JSON text; `host.idle()` reports its end (the context then reusable or disposed). */
   invoke(requestText: string, host: SandboxHost): void {
     if (!this.reusable) throw new Error('the sandbox context is busy or disposed');
+    const fuelAtStart = this.fuel?.value ?? 0;
     const invocation: Invocation = { host, finished: false, failed: false };
     this.current = invocation;
     this.ticks = 0;
@@ -233,6 +279,7 @@ export class SandboxContext {
         if (early !== '') this.deliver(early);
       }
     }
+    if (this.fuel) this.fuelSinceMeasure += fuelAtStart - this.fuel.value;
     this.pump();
   }
 
@@ -273,10 +320,15 @@ export class SandboxContext {
     return error?.message ?? String(error);
   }
 
-  /** The function's reply (its JSON text), unless the invocation already ended. */
+  /**
+   * The function's reply (its JSON text), unless the invocation already ended. A reply after the
+   * heap grew is measured first: one sent past the memory cap is the cap's error, not a reply.
+   */
   private deliver(replyText: string): void {
     const invocation = this.current;
     if (!invocation || invocation.finished) return;
+    if (this.heap?.refused || this.heapGrew()) this.overMemory();
+    if (this.memoryExceeded) return this.failWith('out of memory');
     invocation.finished = true;
     // The prelude's encodeReply: 's' and a plain 200 text, or 'j' and the reply's JSON.
     invocation.host.send(replyText.startsWith('s') ? { value: replyText.slice(1), status: 200, headers: {} } : (JSON.parse(replyText.slice(1)) as { value: Json; status: number; headers: Record<string, string> }));
@@ -296,13 +348,15 @@ export class SandboxContext {
     return bytes !== null && bytes >= this.measureAtBytes;
   }
 
-  /** Measures the runtime's memory: true (and the invocation stops) past `limits.memoryBytes`. */
+  /** Measures the runtime's memory: true (and the invocation stops) past `limits.memoryBytes` (or the smaller `measuredCapBytes`). */
   private overMemory(): boolean {
+    this.fuelSinceMeasure = 0;
     this.ticksToMeasure = MEASURE_EVERY_TICKS;
     this.invocationsToMeasure = MEASURE_EVERY_INVOCATIONS;
     this.measureAtBytes = (wasmMemoryBytes(this.quickjs) ?? 0) + MEASURE_AFTER_GROWTH;
-    const used = this.runtime ? MEMORY_USED.exec(this.runtime.dumpMemoryUsage()) : null;
-    if (used && Number(used[1]) > this.limits.memoryBytes) this.memoryExceeded = true;
+    if (this.heap?.refused) this.memoryExceeded = true;
+    const used = this.runtime && !this.memoryExceeded ? MEMORY_USED.exec(this.runtime.dumpMemoryUsage()) : null;
+    if (used && Number(used[1]) > Math.min(this.limits.memoryBytes, this.measuredCapBytes)) this.memoryExceeded = true;
     return this.memoryExceeded;
   }
 
@@ -318,8 +372,8 @@ export class SandboxContext {
       else jobs.dispose();
     }
     // A call that grew the heap, ran for an interrupt check or more, or is the 32nd since the last
-    // measure, is measured before it ends.
-    if (!this.memoryExceeded && (this.ticks > 0 || --this.invocationsToMeasure <= 0 || this.heapGrew())) this.overMemory();
+    // measure (or, fuelled, used more than `MEASURE_EVERY_FUEL` since), is measured before it ends.
+    if (!this.memoryExceeded && (this.ticks > 0 || --this.invocationsToMeasure <= 0 || this.heapGrew() || this.heap?.refused || this.fuelSinceMeasure > MEASURE_EVERY_FUEL)) this.overMemory();
     // An interrupted promise job becomes a rejection, not a job error: the budget tells.
     if (this.ticks > this.limits.cpuTicks || this.memoryExceeded) this.failWith('interrupted');
     const quiet = this.pendingHostCalls.size === 0 && !runtime.hasPendingJob();
@@ -334,12 +388,12 @@ export class SandboxContext {
   private bindHost(): void {
     const context = this.context;
     const bind = (name: string, fn: (...args: QuickJSHandle[]) => QuickJSHandle | void) => {
-      const handle = context.newFunction(name, fn);
+      const handle = context.newFunction(name, (...args: QuickJSHandle[]) => this.outside<QuickJSHandle | void>(() => fn(...args), undefined));
       context.setProp(context.global, name, handle);
       handle.dispose();
     };
-    bind('__respond', (text) => this.deliver(context.getString(text)));
-    bind('__fail', (text) => this.failWith(context.getString(text)));
+    bind('__respond', (text) => this.deliver(this.textOf(text)));
+    bind('__fail', (text) => this.failWith(this.textOf(text)));
     /** A sync host call's JSON answer, or the Error it threw handed to the sandbox (thrown there). */
     const answer = (work: () => unknown) => {
       try {
@@ -350,13 +404,16 @@ export class SandboxContext {
     };
     bind('__hostSync', (kindHandle, argsText) => {
       const host = this.current?.host;
-      const args = JSON.parse(context.getString(argsText)) as unknown[];
+      const args = JSON.parse(this.textOf(argsText)) as unknown[];
       const kind = context.getString(kindHandle);
       if (host?.permitsSync && !host.permitsSync(kind, args)) return context.newError(`${kind.slice(0, 32)} is not available here`);
       switch (kind) {
-        case 'setHeader':
-          host?.setHeader(args[0] as Record<string, string>);
+        case 'setHeader': {
+          const headers = args[0];
+          if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return context.newError('oData.setHeader takes an object of header names and values');
+          host?.setHeader(headers as Record<string, string>);
           return context.newString('null');
+        }
         case 'hash': {
           const [algorithm, text, encoding] = args as [string, string, string];
           if (!HASHES.has(algorithm)) return context.newError(`oCrypto.createHash: ${String(algorithm).slice(0, 32)} is not one of md5, sha1, sha256`);
@@ -374,6 +431,7 @@ export class SandboxContext {
           const length = Number(args[0]);
           // Web Crypto's own cap per call.
           if (!Number.isSafeInteger(length) || length < 0 || length > 65_536) return context.newError('getRandomValues: at most 65536 bytes');
+          this.hostChars += length;
           return context.newString(jsonText({ __bytes: randomBytes(length).toString('base64') }));
         }
         case 'rsa':
@@ -393,14 +451,25 @@ export class SandboxContext {
     bind('__host', (moduleHandle, methodHandle, argsHandle) => {
       const module = context.getString(moduleHandle);
       const method = context.getString(methodHandle);
-      const args = JSON.parse(context.getString(argsHandle)) as unknown[];
+      const argsText = this.textOf(argsHandle);
       const deferred = context.newPromise();
       const host = this.current?.host;
       this.pendingHostCalls.add(deferred);
       host?.wentAsync?.();
       const known = (Object.hasOwn(BRIDGED, module) && Object.hasOwn(BRIDGED[module]!, method)) || (module === 'oHttp' && (method === 'get' || method === 'post'));
-      const answer =
-        module === 'timer'
+      // Module calls run on the main thread: their count and their arguments in flight are bounded.
+      const chars = module === 'timer' ? 0 : argsText.length;
+      const refused =
+        chars > MAX_CALL_ARGS_CHARS
+          ? `a module call's arguments may hold at most ${MAX_CALL_ARGS_CHARS} characters`
+          : chars > 0 && (this.pendingHostCalls.size - this.timers.size > MAX_CALLS_IN_FLIGHT || this.pendingCallChars + chars > MAX_CALL_CHARS_IN_FLIGHT)
+            ? `at most ${MAX_CALLS_IN_FLIGHT} module calls (${MAX_CALL_CHARS_IN_FLIGHT} characters of arguments) may wait at once`
+            : null;
+      this.pendingCallChars += refused ? 0 : chars;
+      const args = refused ? [] : (JSON.parse(argsText) as unknown[]);
+      const answer = refused
+        ? Promise.reject({ code: 11005, error: refused })
+        : module === 'timer'
           ? this.timers.wait(Number(args[0]), Number(args[1]))
           : !host
             ? Promise.reject({ code: 11033, error: 'module calls are made during an invocation' })
@@ -408,6 +477,9 @@ export class SandboxContext {
               ? host.call(module, method, args)
               : Promise.reject({ code: 11005, error: `modules.${module.slice(0, 32)}.${method.slice(0, 32)} does not exist` });
       answer
+        .finally(() => {
+          if (!refused) this.pendingCallChars -= chars;
+        })
         .then(
           (value) => ({ ok: value }),
           (error: unknown) => ({ err: isCoded(error) ? error : { code: 11033, error: error instanceof Error ? error.message : String(error) } }),

@@ -1,13 +1,13 @@
 import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { svcError } from '../../core/errors.js';
+import { isSvcError, svcError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { workerFile } from '../../core/worker-file.js';
 import type { Json } from '../../core/wire-values.js';
 import type { FunctionTimer } from '../function-runner.js';
 import type { SandboxLimits } from './quickjs-sandbox.js';
-import type { SentReply, ToPool, ToWorker, WireFunction } from './sandbox-protocol.js';
+import { type SentReply, type ToPool, type ToWorker, WORKER_SOURCES, type WireFunction, parseToPool } from './sandbox-protocol.js';
 import type { SandboxFunction } from './warm-contexts.js';
 
 /** What the pool does for one invocation's messages (on the main thread). */
@@ -17,26 +17,49 @@ export interface SandboxRun {
   log(level: string, message: string): void;
   send(reply: SentReply): void;
   fail(error: Error): void;
+  /** The invocation left the queue and became its worker's running one (its time counts from here). */
+  started?(): void;
+}
+
+/** One invocation as the pool queues it. */
+export interface SandboxJob {
+  /** The application: each gets its share of the workers. */
+  readonly app: string;
+  readonly fn: SandboxFunction;
+  /** The request as text (`sandboxRequestText`): one string crosses to the worker, not a structured clone. */
+  readonly requestText: string;
+  readonly limits: SandboxLimits;
+  /** Past this long running, its worker is terminated and replaced. */
+  readonly deadlineMs: number;
+  /** Past this long waiting for a worker, the invocation answers `functionBusy` (11221). */
+  readonly maxWaitMs: number;
 }
 
 export interface SandboxPoolOptions {
   /** Worker threads (default 2). */
   readonly size?: number;
+  /** Invocations waiting for a worker, all applications together (default 256); past it 11221 at once. */
+  readonly maxQueued?: number;
+  /** Invocations of one application waiting for a worker (default 64); past it 11221 at once. */
+  readonly maxQueuedPerApp?: number;
   readonly timer: FunctionTimer;
   readonly logger: Logger;
   /** Starts a worker (default: the package's functions-sandbox-worker file). */
   readonly spawn?: () => Worker;
 }
 
-interface Job {
+/** JavaScript heap of each sandbox worker (QuickJS's wasm heap is bounded by the sandbox, not here). */
+export const WORKER_RESOURCE_LIMITS = { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 } as const;
+export const DEFAULT_MAX_QUEUED = 256;
+export const DEFAULT_MAX_QUEUED_PER_APP = 64;
+
+interface Job extends SandboxJob {
   readonly id: number;
-  /** Past this long the worker is terminated and replaced. */
-  readonly deadlineMs: number;
-  readonly fn: SandboxFunction;
-  readonly limits: SandboxLimits;
-  /** The request as text: one string crosses to the worker, not a structured clone. */
-  readonly requestText: string;
   readonly run: SandboxRun;
+  /** Stops the wait timer (the job left the queue). */
+  cancelWait: () => void;
+  /** The invocation failed on this side: its worker's later messages are not acted on. */
+  failed: boolean;
 }
 
 /**
@@ -44,6 +67,7 @@ interface Job {
  * without waiting for a round trip to the main thread after each invocation.
  */
 const JOBS_PER_WORKER = 2;
+const NO_WAIT = (): void => {};
 
 interface Slot {
   worker: Worker;
@@ -52,7 +76,7 @@ interface Slot {
   stopping: boolean;
   /** The running job first, then the one the worker starts next (it has sent nothing yet). */
   jobs: Job[];
-  /** What this worker was last sent of each keyed function. */
+  /** What this worker was last sent of each keyed function, least recently used first (the worker keeps the same). */
   readonly sources: Map<string, { readonly version: number; readonly source: string }>;
   cancelDeadline: () => void;
 }
@@ -61,57 +85,142 @@ function defaultSpawn(): () => Worker {
   const here = typeof __filename === 'string' && isAbsolute(__filename) ? __filename : fileURLToPath(import.meta.url);
   const file = workerFile(here, 'functions-sandbox-worker');
   if (!file) throw svcError('functionRuntimeMissing', 'the sandbox worker file is missing from this build');
-  return () => new Worker(file, { workerData: { resolveFrom: here } });
+  return () => new Worker(file, { workerData: { resolveFrom: here }, resourceLimits: WORKER_RESOURCE_LIMITS });
 }
 
 /**
  * The function as this slot's worker needs it: its source only when the worker was not sent this
  * key with this version and text before (the text is compared too: two deployments can share a
- * millisecond; the same string object compares at once).
+ * millisecond; the same string object compares at once). Both sides keep the last `WORKER_SOURCES`
+ * keys, touched in the same order (every run message), so they forget the same ones.
  */
 function wireFunction(slot: Slot, fn: SandboxFunction): WireFunction {
   if (fn.key === null) return fn;
   const sent = slot.sources.get(fn.key);
-  if (sent && sent.version === fn.version && sent.source === fn.source) return { key: fn.key, version: fn.version };
+  slot.sources.delete(fn.key);
+  if (sent && sent.version === fn.version && sent.source === fn.source) {
+    slot.sources.set(fn.key, sent);
+    return { key: fn.key, version: fn.version };
+  }
   slot.sources.set(fn.key, { version: fn.version, source: fn.source });
+  if (slot.sources.size > WORKER_SOURCES) slot.sources.delete(slot.sources.keys().next().value as string);
   return fn;
+}
+
+/** A module call's failure as the sandbox receives it. */
+function coded(error: unknown): { code: number; error: string } {
+  if (typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'number') {
+    const e = error as { code: number; message?: unknown; error?: unknown };
+    return { code: e.code, error: String(e.error ?? e.message ?? 'error') };
+  }
+  return { code: 11033, error: error instanceof Error ? error.message : String(error) };
 }
 
 /**
  * Worker threads running deployed functions, one invocation per worker at a time (the next one
- * waiting in the worker), queued in arrival order. A worker whose invocation outlives its deadline
- * (a loop QuickJS's CPU budget did not stop, a module call that never returns) is terminated and
- * replaced; one that dies is replaced too. The job it had not started yet goes back to the queue:
- * the worker ignores nothing of it, and no message of it reached the host.
+ * waiting in the worker). Each application has its own queue; a free worker takes the next job of
+ * the application holding the fewest workers (ties in turn), so one application's burst waits
+ * behind itself, not in front of the others. A full queue answers 11221 at once, and so does a job
+ * that waited longer than its `maxWaitMs`. A worker whose invocation outlives its deadline (a loop
+ * QuickJS's CPU budget did not stop, a module call that never returns) is terminated and replaced;
+ * one that dies (or passes its JavaScript heap limit) is replaced too. The job it had not started
+ * yet goes back to the front of its queue: no message of it reached the host. Every message from a
+ * worker is checked and handled inside a boundary: a malformed one ends that worker, a failure
+ * acting on one ends that invocation with its coded error, never the process.
  */
 export class SandboxPool {
   private readonly slots: Slot[] = [];
-  private readonly queue: Job[] = [];
+  /** Waiting jobs per application, in turn order (an application served moves to the end). */
+  private readonly queues = new Map<string, Job[]>();
+  private queued = 0;
+  /** Jobs each application has on workers (running or next). */
+  private readonly held = new Map<string, number>();
   private readonly spawn: () => Worker;
+  private readonly maxQueued: number;
+  private readonly maxQueuedPerApp: number;
   private broken: string | null = null;
   private closed = false;
   private nextId = 1;
 
   constructor(private readonly options: SandboxPoolOptions) {
     this.spawn = options.spawn ?? defaultSpawn();
+    this.maxQueued = options.maxQueued ?? DEFAULT_MAX_QUEUED;
+    this.maxQueuedPerApp = options.maxQueuedPerApp ?? DEFAULT_MAX_QUEUED_PER_APP;
     for (let i = 0; i < (options.size ?? 2); i++) this.slots.push(this.start());
   }
 
-  /**
-   * Queues one invocation of `fn` with the request's text (`sandboxRequestText`) under `limits`; a
-   * worker still busy with it after `deadlineMs` is terminated and replaced.
-   */
-  run(fn: SandboxFunction, requestText: string, limits: SandboxLimits, deadlineMs: number, run: SandboxRun): void {
+  /** Queues one invocation; `run` hears of its messages and its outcome. */
+  run(job: SandboxJob, run: SandboxRun): void {
     if (this.closed) return run.fail(svcError('functionRuntimeMissing', 'the service is closing'));
     if (this.broken) return run.fail(svcError('functionRuntimeMissing', this.broken));
-    this.queue.push({ id: this.nextId++, deadlineMs, fn, limits, requestText, run });
+    const own = this.queues.get(job.app);
+    if (this.queued >= this.maxQueued) return run.fail(svcError('functionBusy', `${this.queued} invocations wait for a sandbox worker`, 1));
+    if ((own?.length ?? 0) >= this.maxQueuedPerApp) return run.fail(svcError('functionBusy', `${own!.length} invocations of this application wait for a sandbox worker`, 1));
+    // Every field written out: a spread here makes a slower object, on every invocation.
+    const queued: Job = { app: job.app, fn: job.fn, requestText: job.requestText, limits: job.limits, deadlineMs: job.deadlineMs, maxWaitMs: job.maxWaitMs, id: this.nextId++, run, cancelWait: NO_WAIT, failed: false };
+    this.enqueue(queued, false);
     this.dispatch();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.run.fail(svcError('functionRuntimeMissing', 'the service is closing'));
+    for (const queue of this.queues.values()) for (const job of queue) this.drop(job, svcError('functionRuntimeMissing', 'the service is closing'));
+    this.queues.clear();
+    this.queued = 0;
     await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
+  }
+
+  private enqueue(job: Job, front: boolean): void {
+    let queue = this.queues.get(job.app);
+    if (!queue) this.queues.set(job.app, (queue = []));
+    if (front) queue.unshift(job);
+    else queue.push(job);
+    this.queued++;
+    job.cancelWait = this.options.timer.setTimeout(() => {
+      const own = this.queues.get(job.app);
+      const at = own ? own.indexOf(job) : -1;
+      if (at < 0) return;
+      own!.splice(at, 1);
+      this.queued--;
+      if (own!.length === 0) this.queues.delete(job.app);
+      job.run.fail(svcError('functionBusy', `no sandbox worker was free within ${job.maxWaitMs} ms`, 1));
+    }, job.maxWaitMs);
+  }
+
+  /**
+   * The next job to start: of the application holding the fewest workers, ties in turn; with
+   * `only`, none unless that application's turn it is.
+   */
+  private next(only?: string): Job | undefined {
+    let app: string | undefined;
+    let fewest = Number.POSITIVE_INFINITY;
+    for (const candidate of this.queues.keys()) {
+      const held = this.held.get(candidate) ?? 0;
+      if (held < fewest) {
+        fewest = held;
+        app = candidate;
+      }
+    }
+    if (app === undefined || (only !== undefined && app !== only)) return undefined;
+    const queue = this.queues.get(app)!;
+    const job = queue.shift()!;
+    this.queued--;
+    // Served: its turn moves to the end.
+    this.queues.delete(app);
+    if (queue.length > 0) this.queues.set(app, queue);
+    job.cancelWait();
+    return job;
+  }
+
+  private drop(job: Job, error: Error): void {
+    job.cancelWait();
+    job.run.fail(error);
+  }
+
+  private hold(app: string, change: number): void {
+    const count = (this.held.get(app) ?? 0) + change;
+    if (count <= 0) this.held.delete(app);
+    else this.held.set(app, count);
   }
 
   private start(): Slot {
@@ -119,16 +228,22 @@ export class SandboxPool {
     const slot: Slot = { worker, ready: false, stopping: false, jobs: [], sources: new Map(), cancelDeadline: () => {} };
     worker.unref();
     // The worker sends its messages in batches, in order, as JSON text (cheaper to post than a clone).
-    worker.on('message', (text: string) => {
-      for (const message of JSON.parse(text) as ToPool[]) this.receive(slot, message);
+    worker.on('message', (text: unknown) => {
+      if (slot.stopping) return;
+      const batch = parseToPool(text);
+      if (!batch) return this.stop(slot, 'the sandbox sent a malformed message');
+      for (const message of batch) this.receive(slot, message);
     });
     worker.on('error', (error) => this.options.logger.warn('functions: a sandbox worker failed', { error: String(error) }));
     worker.on('exit', () => {
       if (this.closed) return;
       slot.cancelDeadline();
-      const [running, ...notStarted] = slot.jobs;
-      running?.run.fail(svcError('functionFailed', 'function', 'its sandbox was stopped'));
-      this.queue.unshift(...notStarted);
+      const [running, ...notStarted] = slot.jobs.splice(0);
+      if (running) {
+        this.hold(running.app, -1);
+        running.run.fail(svcError('functionFailed', 'function', 'its sandbox was stopped'));
+      }
+      this.requeue(notStarted);
       const index = this.slots.indexOf(slot);
       if (index >= 0) this.slots[index] = this.start();
       this.dispatch();
@@ -136,29 +251,61 @@ export class SandboxPool {
     return slot;
   }
 
+  /** Jobs a worker held but never started, back to the front of their queues in their order. */
+  private requeue(jobs: readonly Job[]): void {
+    for (const job of [...jobs].reverse()) {
+      this.hold(job.app, -1);
+      this.enqueue(job, true);
+    }
+  }
+
+  /** Terminates a slot's worker; 'exit' fails its running job and starts a replacement. */
+  private stop(slot: Slot, reason: string): void {
+    this.options.logger.warn('functions: terminating a sandbox worker', { reason });
+    // Termination is asynchronous: until 'exit' the worker may still report 'idle', and a job
+    // handed to it then would die with it.
+    slot.stopping = true;
+    slot.ready = false;
+    void slot.worker.terminate();
+  }
+
   private dispatch(): void {
-    for (const slot of this.slots) {
-      while (slot.ready && slot.jobs.length < JOBS_PER_WORKER && this.queue.length > 0) {
-        const job = this.queue.shift()!;
-        slot.jobs.push(job);
-        if (slot.jobs.length === 1) this.armDeadline(slot, job);
-        const message: ToWorker = { type: 'run', id: job.id, fn: wireFunction(slot, job.fn), requestText: job.requestText, limits: job.limits };
-        slot.worker.postMessage(JSON.stringify(message));
+    // Idle workers first, then the places of the next job. A worker's next job is only ever of the
+    // application it is running (and only in that application's turn): another application's job
+    // waits for a free worker rather than behind a busy one.
+    for (const room of [1, JOBS_PER_WORKER]) {
+      for (const slot of this.slots) {
+        while (slot.ready && !slot.stopping && slot.jobs.length < room) {
+          const job = this.next(slot.jobs[0]?.app);
+          if (!job) break;
+          slot.jobs.push(job);
+          this.hold(job.app, 1);
+          if (slot.jobs.length === 1) this.begin(slot, job);
+          const message: ToWorker = { type: 'run', id: job.id, fn: wireFunction(slot, job.fn), requestText: job.requestText, limits: job.limits };
+          slot.worker.postMessage(JSON.stringify(message));
+        }
       }
     }
   }
 
-  /** Terminates the slot's worker if `job` is still its running job `deadlineMs` after it started. */
-  private armDeadline(slot: Slot, job: Job): void {
+  /** `job` is now its slot's running job: its time starts, and its worker is terminated if it is still running it `deadlineMs` later. */
+  private begin(slot: Slot, job: Job): void {
     slot.cancelDeadline = this.options.timer.setTimeout(() => {
       if (slot.jobs[0] !== job) return;
-      this.options.logger.warn('functions: terminating a sandbox past its deadline', { deadlineMs: job.deadlineMs });
-      // Termination is asynchronous: until 'exit' the worker may still report 'idle', and a job
-      // handed to it then would die with it.
-      slot.stopping = true;
-      slot.ready = false;
-      void slot.worker.terminate();
+      this.stop(slot, `an invocation was still running ${job.deadlineMs} ms after it started`);
     }, job.deadlineMs);
+    this.act(job, () => job.run.started?.());
+  }
+
+  /** Runs what one message asks of the host for `job`: a throw fails that invocation with its coded error. */
+  private act(job: Job, work: () => void): void {
+    if (job.failed) return;
+    try {
+      work();
+    } catch (error) {
+      job.failed = true;
+      job.run.fail(isSvcError(error) ? error : svcError('functionReplyInvalid', 'function', error instanceof Error ? error.message : String(error)));
+    }
   }
 
   private receive(slot: Slot, message: ToPool): void {
@@ -172,51 +319,52 @@ export class SandboxPool {
       slot.stopping = true;
       slot.ready = false;
       slot.cancelDeadline();
-      this.queue.unshift(...slot.jobs.splice(0));
+      this.requeue(slot.jobs.splice(0));
       void slot.worker.terminate();
       return this.dispatch();
     }
     if (message.type === 'broken') {
       this.broken = message.message;
-      for (const job of this.queue.splice(0)) job.run.fail(svcError('functionRuntimeMissing', message.message));
+      for (const queue of this.queues.values()) for (const job of queue) this.drop(job, svcError('functionRuntimeMissing', message.message));
+      this.queues.clear();
+      this.queued = 0;
       return;
     }
     // The worker runs its jobs in order: every message is of the running one.
     const job = slot.jobs[0];
     if (!job || job.id !== message.id) return;
     switch (message.type) {
-      case 'call':
-        job.run.call(message.module, message.method, message.args).then(
-          (value) => ({ ok: value }),
-          (error: unknown) => ({ err: coded(error) }),
-        ).then((answer) => {
-          const reply: ToWorker = { type: 'answer', callId: message.callId, answer };
-          if (slot.jobs[0] === job) slot.worker.postMessage(JSON.stringify(reply));
-        });
+      case 'call': {
+        const answer = (reply: ToWorker) => {
+          if (slot.jobs[0] === job && !slot.stopping) slot.worker.postMessage(JSON.stringify(reply));
+        };
+        // An invocation that failed here makes no more calls: nothing is written after its error.
+        if (job.failed) return answer({ type: 'answer', callId: message.callId, answer: { err: { code: 11033, error: 'the invocation has failed' } } });
+        Promise.resolve()
+          .then(() => job.run.call(message.module, message.method, message.args))
+          .then(
+            (value) => ({ ok: value }),
+            (error: unknown) => ({ err: coded(error) }),
+          )
+          .then((result) => answer({ type: 'answer', callId: message.callId, answer: result }));
         return;
+      }
       case 'setHeader':
-        return job.run.setHeader(message.headers);
+        return this.act(job, () => job.run.setHeader(message.headers));
       case 'log':
-        return job.run.log(message.level, message.message);
+        return this.act(job, () => job.run.log(message.level, message.message));
       case 'send':
-        return job.run.send(message.reply);
+        return this.act(job, () => job.run.send(message.reply));
       case 'fail':
-        return job.run.fail(message.cpu ? svcError('functionCpuExceeded', 'function', job.limits.cpuTicks) : new Error(message.message));
+        return this.act(job, () => job.run.fail(message.cpu ? svcError('functionCpuExceeded', 'function', job.limits.cpuTicks) : new Error(message.message)));
       case 'idle': {
         slot.cancelDeadline();
         slot.jobs.shift();
+        this.hold(job.app, -1);
         const next = slot.jobs[0];
-        if (next) this.armDeadline(slot, next);
+        if (next) this.begin(slot, next);
         return this.dispatch();
       }
     }
   }
-}
-
-function coded(error: unknown): { code: number; error: string } {
-  if (typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'number') {
-    const e = error as { code: number; message?: unknown; error?: unknown };
-    return { code: e.code, error: String(e.error ?? e.message ?? 'error') };
-  }
-  return { code: 11033, error: error instanceof Error ? error.message : String(error) };
 }

@@ -28,11 +28,13 @@ export const SANDBOX_PRELUDE = String.raw`
     if (answer.err) throw answer.err;
     return answer.ok;
   });
+  /** What a callback or a timer threw: the invocation's failure, as an uncaught exception ends a Node.js function. */
+  const uncaught = (e) => fail(String(e && e.message || e));
   const callbackStyle = (module, method) => function (...args) {
     const callback = typeof args[args.length - 1] === 'function' ? args.pop() : null;
     const pending = call(module, method, args);
     if (!callback) return pending;
-    pending.then((value) => callback(null, JSON.stringify(value)), (err) => callback(err));
+    pending.then((value) => callback(null, JSON.stringify(value)), (err) => callback(err)).then(undefined, uncaught);
   };
   const promiseStyle = (module, method) => (...args) => call(module, method, args);
   /** A synchronous host call: its JSON answer, or the Error it answered thrown here. */
@@ -52,10 +54,10 @@ export const SANDBOX_PRELUDE = String.raw`
   const http = (method) => function (options, callback) {
     const pending = call('oHttp', method, [options]);
     if (typeof callback !== 'function') return pending;
-    pending.then((res) => callback(null, res, res.body), (err) => callback(err));
+    pending.then((res) => callback(null, res, res.body), (err) => callback(err)).then(undefined, uncaught);
   };
   modules.oHttp = { get: http('get'), post: http('post') };
-  modules.oData.setHeader = (headers) => { hostSync('setHeader', JSON.stringify([headers])); };
+  modules.oData.setHeader = (headers) => { sync('setHeader', [headers]); };
   modules.oCrypto = {
     createHash: (algorithm) => ({ update: (text) => ({ digest: (encoding) => JSON.parse(sync('hash', [algorithm, String(text), encoding])) }) }),
   };
@@ -181,7 +183,7 @@ export const SANDBOX_PRELUDE = String.raw`
     host('timer', 'wait', JSON.stringify([Number(ms) || 0, id])).then(() => {
       if (cancelled.delete(id)) return;
       fn(...args);
-    });
+    }).then(undefined, uncaught);
     return id;
   };
   global.clearTimeout = (id) => {
@@ -248,6 +250,9 @@ export const SANDBOX_PRELUDE = String.raw`
    * without NUL, status 200, no header set), else 'j' and {value, status, headers} as JSON. (The
    * host reads the text as a C string: a NUL would end it.)
    */
+  // What response.setHeader and response.status accept, as for a host function (function-response.ts).
+  const HEADER_NAME = /^[!#$%&'*+.^_\x60|~0-9A-Za-z-]{1,128}$/;
+  const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]{0,8192}$/;
   const encodeReply = (value, status, headers, headersSet) =>
     status === 200 && !headersSet && typeof value === 'string' && value.indexOf('\u0000') < 0
       ? 's' + value
@@ -273,8 +278,19 @@ export const SANDBOX_PRELUDE = String.raw`
     };
     const response = {
       send, end: send,
-      setHeader(name, value) { headers[String(name)] = String(value); headersSet = true; },
-      status(code) { status = Number(code); return this; },
+      setHeader(name, value) {
+        if (typeof name !== 'string' || !HEADER_NAME.test(name)) throw new TypeError('invalid header name: ' + String(name).slice(0, 64));
+        const text = String(value);
+        if (!HEADER_VALUE.test(text)) throw new TypeError('invalid value for header ' + name);
+        headers[name] = text;
+        headersSet = true;
+      },
+      status(code) {
+        const n = Number(code);
+        if (!Number.isInteger(n) || n < 200 || n > 599) throw new TypeError('invalid status: ' + String(code).slice(0, 32));
+        status = n;
+        return this;
+      },
     };
     const cut = requestText.indexOf('\u0001');
     const request = JSON.parse(cut < 0 ? requestText : requestText.slice(0, cut));

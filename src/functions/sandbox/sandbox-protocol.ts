@@ -16,6 +16,12 @@ export interface SentReply {
   readonly headers: Record<string, string>;
 }
 
+/**
+ * Keyed sources a worker keeps (least recently run forgotten first); the pool tracks the same, so
+ * it sends a source again exactly when the worker forgot it.
+ */
+export const WORKER_SOURCES = 256;
+
 /** A `SandboxFunction` as a run message carries it: without its source when the worker has it already. */
 export type WireFunction = Omit<SandboxFunction, 'source'> & { readonly source?: string };
 
@@ -50,3 +56,43 @@ export type ToPool =
    * queued job; the pool hands those to others and replaces it.
    */
   | { readonly type: 'retire' };
+
+const isId = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+const isText = (value: unknown): value is string => typeof value === 'string';
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isTextRecord = (value: unknown): value is Record<string, string> => isObject(value) && Object.values(value).every(isText);
+
+/** Each message type's shape: its fields besides `type`. */
+const SHAPES: Readonly<Record<ToPool['type'], (m: Record<string, unknown>) => boolean>> = {
+  ready: () => true,
+  retire: () => true,
+  broken: (m) => isText(m['message']),
+  call: (m) => isId(m['id']) && isId(m['callId']) && isText(m['module']) && isText(m['method']) && Array.isArray(m['args']),
+  setHeader: (m) => isId(m['id']) && isObject(m['headers']),
+  log: (m) => isId(m['id']) && isText(m['level']) && isText(m['message']),
+  send: (m) => isId(m['id']) && isObject(m['reply']) && typeof m['reply']['status'] === 'number' && isTextRecord(m['reply']['headers']),
+  fail: (m) => isId(m['id']) && isText(m['message']) && typeof m['cpu'] === 'boolean',
+  idle: (m) => isId(m['id']),
+};
+
+/**
+ * A worker's batch of messages, each checked against its shape, or null when the text is not one:
+ * the pool then treats the worker as broken (it is replaced; nothing it sent is acted on).
+ * `setHeader`'s headers are checked by the module that applies them, a reply's status and headers
+ * by the boundary that sends it (function-response.ts).
+ */
+export function parseToPool(text: unknown): ToPool[] | null {
+  if (typeof text !== 'string') return null;
+  let batch: unknown;
+  try {
+    batch = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(batch)) return null;
+  for (const message of batch) {
+    if (!isObject(message) || typeof message['type'] !== 'string' || !Object.hasOwn(SHAPES, message['type'])) return null;
+    if (!SHAPES[message['type'] as ToPool['type']](message)) return null;
+  }
+  return batch as ToPool[];
+}

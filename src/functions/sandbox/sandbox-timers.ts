@@ -30,6 +30,10 @@ export function sandboxTimers() {
       clearTimeout(timer.handle);
       timer.done(false);
     },
+    /** Timers waiting now. */
+    get size(): number {
+      return waiting.size;
+    },
     clearAll(): void {
       for (const timer of waiting.values()) clearTimeout(timer.handle);
       waiting.clear();

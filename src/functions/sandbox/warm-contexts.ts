@@ -49,6 +49,9 @@ class KeptWhenIdle implements SandboxHost {
   wentAsync(): void {
     this.host.wentAsync?.();
   }
+  shouldStop(fuelLeft: number | null): boolean {
+    return this.host.shouldStop?.(fuelLeft) ?? false;
+  }
   idle(): void {
     this.kept();
     this.host.idle();
@@ -69,6 +72,8 @@ export class WarmContexts {
     /** The bundled libraries' sources and iconv-lite (sandbox-libraries.ts). */
     private readonly packages: SandboxPackages,
     private readonly capacity = DEFAULT_CAPACITY,
+    /** A cap the measure holds every context to, below the functions' own (the inline sandbox's heap). */
+    private readonly measuredCapBytes = Number.POSITIVE_INFINITY,
   ) {}
 
   /**
@@ -84,7 +89,7 @@ export class WarmContexts {
       if (idle.version === version && idle.context.source === source && sameLimits(idle.context.limits, limits)) context = idle.context;
       else idle.context.dispose();
     }
-    const used = context ?? new SandboxContext(this.quickjs, source, limits, this.packages);
+    const used = context ?? new SandboxContext(this.quickjs, source, limits, this.packages, this.measuredCapBytes);
     used.invoke(requestText, new KeptWhenIdle(host, () => {
       if (key !== null && used.reusable) this.keep(key, version, used);
       else used.dispose();
@@ -107,6 +112,12 @@ export class WarmContexts {
   /** True when `key` has an idle context (an invocation of it would skip parsing the prelude). */
   has(key: string): boolean {
     return this.idle.has(key);
+  }
+
+  /** True when an invocation of `fn` under `limits` would run in an idle context, parsing nothing. */
+  isWarm(fn: SandboxFunction, limits: SandboxLimits): boolean {
+    const idle = fn.key === null ? undefined : this.idle.get(fn.key);
+    return idle !== undefined && idle.version === fn.version && idle.context.source === fn.source && sameLimits(idle.context.limits, limits);
   }
 
   /** Idle contexts held now. */

@@ -31,12 +31,18 @@ import svcbase.cloud.Response;
  * and blocks in its module calls until the host answers. Function classes load from directories
  * under the functions root given as the first argument; code from there runs with no permissions
  * at all (no files, sockets, processes, threads, properties or exit), and System.out is redirected
- * to stderr, so nothing a function does can write a frame.
+ * to stderr, so nothing a function does can write a frame. The JDK's common pool has no threads
+ * (the host starts the JVM with its parallelism at 0), and work a function leaves running on a
+ * thread of the JDK (a finalizer, a cleaner) is watched for (Leftovers): the host recycles the JVM.
  */
 public final class Main {
   private static final Map<Long, Invocation> running = new ConcurrentHashMap<>();
   private static final Map<String, Method> entries = new ConcurrentHashMap<>();
   private static final MemoryModule memory = new MemoryModule();
+  /** How often the leftover watch looks, and the CPU a thread outside any invocation may use between two looks. */
+  private static final long LEFTOVER_INTERVAL_MS = 500;
+  private static final long LEFTOVER_MAX_CPU_MS = 150;
+  private static Leftovers leftovers;
 
   private Main() {}
 
@@ -45,6 +51,8 @@ public final class Main {
     Frames frames = new Frames(new BufferedInputStream(new FileInputStream(FileDescriptor.in)), new BufferedOutputStream(new FileOutputStream(FileDescriptor.out)));
     java.lang.System.setOut(new PrintStream(new FileOutputStream(FileDescriptor.err), true));
     lockDown(functionsRoot);
+    leftovers = new Leftovers(Thread.currentThread().getId());
+    leftovers.watch(frames, LEFTOVER_INTERVAL_MS, LEFTOVER_MAX_CPU_MS);
     ExecutorService threads = Executors.newCachedThreadPool((work) -> {
       Thread thread = new Thread(work, "svcbase-function");
       thread.setDaemon(true);
@@ -73,6 +81,7 @@ public final class Main {
     long id = frame.getLong("id");
     Invocation invocation = new Invocation(id, frames);
     running.put(id, invocation);
+    leftovers.began();
     try {
       Method entry = entryOf(frame.getString("dir"), frame.getString("cls"));
       entry.invoke(null, new Request(frame.getJSONObject("request")), new Response(invocation), new Modules(invocation, memory));
@@ -82,6 +91,7 @@ public final class Main {
     } catch (Throwable e) {
       frames.write(new JSONObject().put("t", "fail").put("id", id).put("error", describe(e, 0)));
     } finally {
+      leftovers.ended();
       running.remove(id);
     }
   }
