@@ -63,4 +63,14 @@ describe('the package', () => {
       rmSync(work, { recursive: true, force: true });
     }
   });
+
+  it('fix 39.1: npm pack builds dist/ first (prepack), tarballs stay out of git, and CI packs a fresh clone without building', () => {
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts['prepack']).toBe('npm run build');
+    expect(read('.gitignore').split('\n')).toContain('*.tgz');
+    // scripts/check-tarball.mjs packs a copy of the tracked files (no dist/) with scripts on and checks dist/ is inside.
+    const check = read('scripts/check-tarball.mjs');
+    expect(check).not.toMatch(/--ignore-scripts', '--pack-destination/);
+    expect(read('.ci/run')).toMatch(/^npm run check:tarball$/m);
+  });
 });
