@@ -113,6 +113,7 @@ async function serve(args: ParsedArgs, io: CliIo): Promise<number> {
     return 1;
   }
   io.stdout.write(banner(started.url, started.dbFile, started.deployed, io.env));
+  for (const note of started.notes) io.stdout.write(`${note}\n`);
   closeOnSignals(() => started.close());
   return 0;
 }

@@ -38,6 +38,36 @@ describe('the svcbase command', () => {
     expect(await exited).toBe(0);
   });
 
+  it('fix 39.10: serve prints its banner first: the functions folder deploys without a request line before it', async () => {
+    // The repository's own ./functions (greet.js) is the default folder, as for `npm start`.
+    const child = spawn(process.execPath, ['bin/svcbase.mjs', 'serve', '--port', '0'], {
+      env: { PATH: process.env.PATH, SVC_DB: join(dir, 'banner.db') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk) => {
+        output += chunk;
+        const found = /svcbase listening on (http:\/\/127\.0\.0\.1:\d+)[\s\S]*Admin console/.exec(output);
+        if (found) resolve(found[1]!);
+      });
+      child.once('close', () => reject(new Error(`exited before listening: ${output}`)));
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+    try {
+      expect(output.split('\n')[0]).toMatch(/^svcbase listening on /);
+      expect(output).toMatch(/Deployed from the functions folder \(QuickJS sandbox\): \S+\/greet/);
+      // A client's request is logged, after the banner.
+      await fetch(`${url}/1/timestamp`, { headers: { 'X-Svc-Application-Id': 'dev-app-id', 'X-Svc-REST-API-Key': 'dev-rest-key' } });
+      await expect.poll(() => output, { timeout: 10_000 }).toMatch(/GET \/1\/timestamp 200/);
+      expect(output).not.toMatch(/cloudCode/);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+
   it('reads its settings from --config, the environment winning over the file', async () => {
     const db = join(dir, 'config.db');
     const env = { PATH: process.env.PATH, SVC_DB: db, SVC_MASTER_KEY: 'config-master' };
