@@ -200,6 +200,22 @@ describe('deployed cloud functions', () => {
     expect((await call('listedNot')).body.result).toBe(1);
   });
 
+  it('fix 39.6: /1/cloudCode shows times as every other route does (YYYY-MM-DD HH:mm:ss), not ISO', async () => {
+    const shape = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/;
+    const saved = await deploy('dated', 'function onRequest(request, response, modules) { console.log("ran"); response.send("ok"); }');
+    expect(saved.body.updatedAt).toMatch(shape);
+    const created = await master('POST', '/1/classes/DatedProbe', { n: 1 });
+    // Deployed in the same second as a record written just after it, give or take one second.
+    expect(Math.abs(Date.parse(saved.body.updatedAt.replace(' ', 'T') + 'Z') - Date.parse(created.body.createdAt.replace(' ', 'T') + 'Z'))).toBeLessThanOrEqual(1000);
+    expect((await master('GET', '/1/cloudCode/dated')).body.updatedAt).toMatch(shape);
+    const listed = (await master('GET', '/1/cloudCode')).body.results.find((r: { name: string }) => r.name === 'dated');
+    expect(listed.updatedAt).toMatch(shape);
+    await call('dated');
+    const logs = (await master('GET', '/1/cloudCode/dated/logs')).body.results;
+    expect(logs.length).toBeGreaterThan(0);
+    for (const line of logs) expect(line.at).toMatch(shape);
+  });
+
   it('deletes a deployed function', async () => {
     await deploy('gone', 'function onRequest(q, r) { r.send(1) }');
     expect((await master('DELETE', '/1/cloudCode/gone')).body).toEqual({ msg: 'ok' });
