@@ -74,26 +74,28 @@ export async function authenticate(
     return { app, auth: { mode: 'secret-path', isMaster: false, sessionToken } };
   }
 
-  const keyed = keyAuthentication(creds, options, routeAuth === 'master');
-  if (keyed) return keyed;
+  const authed = keyAuthentication(creds, options) ?? (creds.secretKey !== undefined ? await signed(request, creds, rawBodyText, options, sessionToken) : undefined);
+  if (!authed) throw new AuthFailure('no credentials');
+  // Valid credentials without the master key on a master-only route: the one coded refusal every
+  // master-only operation answers (403 / 11006), as push and refund do; wrong keys stay 401.
+  if (routeAuth === 'master' && !authed.auth.isMaster) throw svcError('masterKeyRequired');
+  return authed;
+}
 
-  if (creds.secretKey !== undefined) {
-    const app = await verifySigned(request, creds, rawBodyText, options);
-    return { app, auth: { mode: 'signed', isMaster: false, sessionToken } };
-  }
-  throw new AuthFailure('no credentials');
+async function signed(request: SvcRequest, creds: CredentialHeaders, rawBodyText: () => string, options: AuthOptions, sessionToken: string | null): Promise<Authenticated> {
+  const app = await verifySigned(request, creds, rawBodyText, options);
+  return { app, auth: { mode: 'signed', isMaster: false, sessionToken } };
 }
 
 /**
  * The key modes: the master key (alone or with an application id), then application id + REST key.
  * Undefined when the credentials carry neither a master key nor an application id; throws on a wrong
- * key, and without the master key when `masterOnly`.
+ * key. A master-only route refuses what this accepts without the master key with 403 / 11006.
  */
-export function keyAuthentication(creds: CredentialHeaders, options: Pick<AuthOptions, 'apps'>, masterOnly = false): Authenticated | undefined {
+export function keyAuthentication(creds: CredentialHeaders, options: Pick<AuthOptions, 'apps'>): Authenticated | undefined {
   const sessionToken = sessionTokenOf(creds);
   const master = creds.masterKey ? masterApp(creds, options) : undefined;
   if (master) return { app: master, auth: { mode: 'master', isMaster: true, sessionToken } };
-  if (masterOnly) throw new AuthFailure('master key required');
   if (creds.applicationId === undefined) return undefined;
   const app = options.apps.byId.get(creds.applicationId);
   if (!app) throw new AuthFailure('unknown application id');

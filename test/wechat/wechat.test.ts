@@ -194,7 +194,16 @@ describe('access tokens, content checks, messages, codes and media verdicts', ()
 
   it('gives the access token to the master key only, fetched once and cached', async () => {
     platform.calls.length = 0;
-    expect((await server.request('GET', '/1/wechatApp/getAccessToken')).status).toBe(401);
+    // fix 39.7: the REST key gets the coded refusal refund and push give (403 / 11006), not a bare 401.
+    const refused = await server.request('GET', '/1/wechatApp/getAccessToken');
+    expect([refused.status, refused.body]).toEqual([403, { code: 11006, error: 'this operation needs the master key.' }]);
+    const refund = await server.request('POST', '/1/pay/refund', { body: { order_no: 'any', refund_fee: 1, desc: 'x' } });
+    const push = await server.request('POST', '/1/push', { body: { data: { alert: 'x' } } });
+    expect([refund.status, refund.body]).toEqual([refused.status, refused.body]);
+    expect([push.status, push.body]).toEqual([refused.status, refused.body]);
+    // A wrong key is still an authentication failure: 401 without a code.
+    const wrong = await fetch(`${server.url}/1/wechatApp/getAccessToken`, { headers: { 'X-Svc-Application-Id': TEST_APP.applicationId, 'X-Svc-REST-API-Key': 'wrong' } });
+    expect([wrong.status, await wrong.json()]).toEqual([401, { error: 'unauthorized' }]);
     const first = await server.request('GET', '/1/wechatApp/getAccessToken', { auth: 'master' });
     expect(first.body.access_token).toMatch(/^fake-token-/);
     const again = await Promise.all(Array.from({ length: 5 }, () => server.request('GET', '/1/wechatApp/getAccessToken', { auth: 'master' })));
