@@ -140,7 +140,8 @@ async function remoteOr(args: ParsedArgs, io: CliIo, side: 'from' | 'to'): Promi
     const publicUrl = option(args, 'public-url', io.env.SVC_PUBLIC_URL ?? `http://127.0.0.1:${io.env.PORT ?? 3000}`)!;
     // Warnings only: the access log of every internal call would drown the progress.
     const service = quickStartService(stores, publicUrl, (line) => void (line.includes(' warn ') || line.includes(' error ') ? io.stderr.write(`${line}\n`) : undefined), io.env);
-    return both(serviceRestClient(service, devApplication(io.env, publicUrl), publicUrl), async () => {
+    const label = `this server's stores (${stores.where.startsWith('PostgreSQL') ? stores.where : `SQLite ${stores.where}`})`;
+    return both(serviceRestClient(service, devApplication(io.env, publicUrl), publicUrl, label), async () => {
       await service.close();
       await stores.close();
     });

@@ -82,6 +82,8 @@ describe('the svcbase command', () => {
     writeFileSync(config, JSON.stringify({ SVC_DB: db, SVC_MASTER_KEY: 'config-master', PORT: 4000 }));
     const run = captured({ PATH: process.env.PATH });
     expect(await runCli(['export', '--config', config, '--out', join(dir, 'out'), '--quiet'], run.io)).toBe(0);
+    // fix 39.8: the report names the stores it read, not a URL nothing listens on.
+    expect(run.out()).toBe(`complete: 1 tables, 1 records copied from this server's stores (SQLite ${db})\n`);
     expect(readFileSync(join(dir, 'out', 'tables', 'Thing.jsonl'), 'utf8')).toMatch(/"n":1/);
     // The environment wins: its SVC_DB names an empty database, so nothing is exported.
     const overridden = captured({ PATH: process.env.PATH, SVC_DB: join(dir, 'empty.db') });
