@@ -52,6 +52,7 @@ export async function authenticate(
   rawBodyText: () => string,
   options: AuthOptions,
   routePath = '',
+  signedHeads: readonly string[] = [],
 ): Promise<Authenticated | null> {
   switch (routeAuth) {
     case 'none':
@@ -74,7 +75,7 @@ export async function authenticate(
     return { app, auth: { mode: 'secret-path', isMaster: false, sessionToken } };
   }
 
-  const authed = keyAuthentication(creds, options) ?? (creds.secretKey !== undefined ? await signed(request, creds, rawBodyText, options, sessionToken) : undefined);
+  const authed = keyAuthentication(creds, options) ?? (creds.secretKey !== undefined ? await signed(request, creds, rawBodyText, options, sessionToken, signedHeads) : undefined);
   if (!authed) throw new AuthFailure('no credentials');
   // Valid credentials without the master key on a master-only route: the one coded refusal every
   // master-only operation answers (403 / 11006), as push and refund do; wrong keys stay 401.
@@ -82,8 +83,8 @@ export async function authenticate(
   return authed;
 }
 
-async function signed(request: SvcRequest, creds: CredentialHeaders, rawBodyText: () => string, options: AuthOptions, sessionToken: string | null): Promise<Authenticated> {
-  const app = await verifySigned(request, creds, rawBodyText, options);
+async function signed(request: SvcRequest, creds: CredentialHeaders, rawBodyText: () => string, options: AuthOptions, sessionToken: string | null, signedHeads: readonly string[]): Promise<Authenticated> {
+  const app = await verifySigned(request, creds, rawBodyText, options, signedHeads);
   return { app, auth: { mode: 'signed', isMaster: false, sessionToken } };
 }
 
@@ -151,11 +152,15 @@ function masterApp(creds: CredentialHeaders, options: Pick<AuthOptions, 'apps'>)
   return app;
 }
 
+/** How long a signature that does not cover its timestamp (RouteDef.signedHeads) is remembered as used. */
+const UNSIGNED_TIME_REPLAY_MS = 24 * 60 * 60 * 1000;
+
 async function verifySigned(
   request: SvcRequest,
   creds: CredentialHeaders,
   rawBodyText: () => string,
   options: AuthOptions,
+  signedHeads: readonly string[],
 ): Promise<Application> {
   const app = options.apps.bySecretKey(creds.secretKey!);
   if (!app || app.securityCode === undefined) throw new AuthFailure('unknown secret key');
@@ -167,18 +172,22 @@ async function verifySigned(
   if (Math.abs(now - sentAt) > options.signatureSkewMs) throw new AuthFailure('timestamp outside the accepted skew');
   const path = decodeSignedPath(request.path);
   if (path === null) throw new AuthFailure('malformed path encoding');
-  const expected = requestSignature({
-    path,
-    timestamp,
-    securityCode: app.securityCode,
-    nonce,
-    body: isSignedBodyMethod(request.method) ? rawBodyText() : '',
-    sdkVersion,
-  });
-  if (!secretsEqual(expected, signature.toLowerCase())) throw new AuthFailure('signature mismatch');
-  // An identical (timestamp, nonce, signature) triple inside the window is a replay.
-  const replayKey = `sig:${app.applicationId}:${timestamp}:${nonce}:${expected}`;
-  const fresh = await options.kv.putIfAbsent(replayKey, '1', sentAt + options.signatureSkewMs * 2 + 1000, now);
-  if (!fresh) throw new AuthFailure('replayed signature');
+  const body = isSignedBodyMethod(request.method) ? rawBodyText() : '';
+  const sign = (head: string, time: string) => requestSignature({ path: head, timestamp: time, securityCode: app.securityCode!, nonce, body, sdkVersion });
+  const given = signature.toLowerCase();
+  const expected = sign(path, timestamp);
+  if (secretsEqual(expected, given)) {
+    // An identical (timestamp, nonce, signature) triple inside the window is a replay.
+    const replayKey = `sig:${app.applicationId}:${timestamp}:${nonce}:${expected}`;
+    if (!(await options.kv.putIfAbsent(replayKey, '1', sentAt + options.signatureSkewMs * 2 + 1000, now))) throw new AuthFailure('replayed signature');
+    return app;
+  }
+  // A text the route says a client signs in place of `path + timestamp` (RouteDef.signedHeads). The
+  // timestamp is then not signed, so the (nonce, signature) pair is remembered for a day, whatever
+  // timestamp comes with it.
+  const head = signedHeads.find((text) => secretsEqual(sign(text, ''), given));
+  if (head === undefined) throw new AuthFailure('signature mismatch');
+  const replayKey = `sig:${app.applicationId}:head:${nonce}:${given}`;
+  if (!(await options.kv.putIfAbsent(replayKey, '1', now + UNSIGNED_TIME_REPLAY_MS, now))) throw new AuthFailure('replayed signature');
   return app;
 }
