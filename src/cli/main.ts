@@ -137,6 +137,7 @@ async function remoteOr(args: ParsedArgs, io: CliIo, side: 'from' | 'to'): Promi
   }
   return async () => {
     const stores = storesFor({ env: io.env, ...optionalString('dbFile', option(args, 'db')), ...optionalString('databaseUrl', option(args, 'database-url')), ...optionalString('redisUrl', option(args, 'redis-url')) });
+    await stores.carryOver();
     const publicUrl = option(args, 'public-url', io.env.SVC_PUBLIC_URL ?? `http://127.0.0.1:${io.env.PORT ?? 3000}`)!;
     // Warnings only: the access log of every internal call would drown the progress.
     const service = quickStartService(stores, publicUrl, (line) => void (line.includes(' warn ') || line.includes(' error ') ? io.stderr.write(`${line}\n`) : undefined), io.env);

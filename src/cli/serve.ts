@@ -23,7 +23,7 @@ export interface StartOptions {
   databaseUrl?: string;
   /** redis://... for the KvStore, CounterStore and event bus (default: `SVC_REDIS_URL`; empty: SQLite or memory). */
   redisUrl?: string;
-  /** Key prefix in Redis (default `svc:`). */
+  /** Key prefix in Redis (default: `SVC_REDIS_PREFIX`, else `svc:`); the application id follows it in every key. */
   redisPrefix?: string;
   quiet?: boolean;
   /** Cloud function sources deployed at start-up (default: `SVC_FUNCTIONS_DIR`, else ./functions). */
@@ -62,7 +62,8 @@ export function storesFor(options: Pick<StartOptions, 'dbFile' | 'databaseUrl' |
     dbFile: options.dbFile ?? env.SVC_DB ?? 'data/svcbase.db',
     databaseUrl: options.databaseUrl ?? env.SVC_DATABASE_URL ?? '',
     redisUrl: options.redisUrl ?? env.SVC_REDIS_URL ?? '',
-    redisPrefix: options.redisPrefix ?? 'svc:',
+    redisPrefix: options.redisPrefix ?? (env.SVC_REDIS_PREFIX || 'svc:'),
+    applicationId: devApplication(env).applicationId,
     filesDir: env.SVC_FILES ?? 'data/files',
   });
 }
@@ -109,6 +110,8 @@ export async function start(options: StartOptions = {}): Promise<StartedServer> 
   // Listen first: the listen URL is the base of mailed links unless SVC_PUBLIC_URL says otherwise.
   const server = applyServerLimits(createServer(), options.serverLimits);
   try {
+    // Redis keys written before the application id was part of them stay readable.
+    await stores.carryOver();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? Number(env.PORT ?? 3000), options.host ?? env.HOST ?? '127.0.0.1', () => {

@@ -17,6 +17,8 @@ import { FAKE_API_KEY, startFakeOpenAi } from '../ai/fake-openai.js';
 import { createECDH } from 'node:crypto';
 import { startFakeWechatPlatform } from '../../src/wechat/fake-platform.js';
 import { callbackSignature } from '../../src/wechat/callback-signature.js';
+import { redisKvStore } from '../../src/redis/redis-kv-store.js';
+import { KV_NO_EXPIRY } from '../../src/kv/port.js';
 
 const exec = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'svcbase-quickstart-'));
@@ -305,6 +307,47 @@ describe.skipIf(!pgUp || !redis)('quick start on PostgreSQL + Redis', () => {
       const made = await fetch(`${one.url}/1/classes/GameScore`, { method: 'POST', headers, body: '{"score":7}' }).then((r) => r.json());
       expect(await client.json()).toMatchObject({ id: 's', objectId: (made as { objectId: string }).objectId });
       client.ws.terminate();
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+});
+
+/**
+ * fix 39.3: deployments sharing one Redis. `SVC_REDIS_PREFIX` separates them, the application id is
+ * in every key, and keys written before (without the id) stay readable.
+ */
+const keysRedis = await connectTestRedis('quickstart (Redis keys)');
+describe.skipIf(!keysRedis)('quick start: Redis keys (SVC_REDIS_PREFIX, the application id in every key)', () => {
+  const prefixes = [runPrefix('quick-keys-a'), runPrefix('quick-keys-b')] as const;
+  afterAll(async () => {
+    for (const prefix of prefixes) await deleteKeys(keysRedis!, prefix);
+    keysRedis?.disconnect();
+  });
+
+  it('keeps two deployments on one Redis apart, and carries keys written without the application id', async () => {
+    // What an earlier version left under the first prefix: the SMS id sequence at 41.
+    const legacy = redisKvStore({ client: keysRedis!, prefix: `${prefixes[0]}kv:` });
+    await legacy.increment('sms:seq', 41, KV_NO_EXPIRY, Date.now());
+    const envOf = (prefix: string, db: string) => ({ SVC_DB: join(dir, db), SVC_REDIS_URL: REDIS_URL, SVC_REDIS_PREFIX: prefix });
+    const one = await start({ port: 0, quiet: true, env: envOf(prefixes[0], 'keys-a.db'), functionsDir: join(dir, 'none') });
+    const two = await start({ port: 0, quiet: true, env: envOf(prefixes[1], 'keys-b.db'), functionsDir: join(dir, 'none') });
+    try {
+      const headers = { ...keyHeaders(), 'content-type': 'application/json' };
+      const ask = (base: string) => fetch(`${base}/1/requestSmsCode`, { method: 'POST', headers, body: '{"mobilePhoneNumber":"13900139000"}' }).then(async (r) => ({ status: r.status, body: (await r.json()) as { smsId?: number } }));
+      // The same number on both: the per-minute limit of one is not the other's.
+      expect(await ask(one.url)).toEqual({ status: 200, body: { smsId: 42 } });
+      expect(await ask(two.url)).toEqual({ status: 200, body: { smsId: 1 } });
+      expect((await ask(one.url)).status).not.toBe(200);
+      const app = encodeURIComponent(devApplication().applicationId);
+      for (const prefix of prefixes) {
+        const keys = await keysRedis!.keys(`${prefix}*`);
+        expect(keys.length).toBeGreaterThan(0);
+        // Every key the service wrote carries the application id; only the old one does not.
+        expect(keys.filter((key) => !key.startsWith(`${prefix}${app}:`))).toEqual(prefix === prefixes[0] ? [`${prefix}kv:sms:seq`] : []);
+      }
+      expect(await keysRedis!.keys('svc:*')).not.toContainEqual(expect.stringContaining('13900139000'));
     } finally {
       await one.close();
       await two.close();
