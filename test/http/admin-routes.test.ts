@@ -62,6 +62,8 @@ describe('GET /1/files', () => {
       expect(first.status).toBe(200);
       expect(first.body.results).toHaveLength(2);
       expect(first.body.results[0]).toMatchObject({ filename: expect.stringMatching(/^[abc]\.txt$/), size: 5, contentType: 'text/plain; charset=utf-8', url: expect.stringContaining('/files/') });
+      // fix 39.6: times as every other route shows them, not ISO.
+      expect(first.body.results[0].lastModified).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
       const rest = await server.request('GET', `/1/files?limit=2&after=${encodeURIComponent(first.body.next)}`, { auth: 'master' });
       expect(rest.body.next).toBeNull();
       const names = [...first.body.results, ...rest.body.results].map((file: { filename: string }) => file.filename).sort();
