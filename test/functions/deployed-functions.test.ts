@@ -82,7 +82,7 @@ describe('deployed cloud functions', () => {
       expect([name, res.body.code]).toEqual([name, code]);
     }
     expect((await master('PUT', '/1/cloudCode/broken', cases[0]![1])).body.error).toContain('line 2');
-    expect((await server.request('PUT', '/1/cloudCode/x', { body: { language: 'node', source: 'x' } })).status).toBe(401);
+    expect(await server.request('PUT', '/1/cloudCode/x', { body: { language: 'node', source: 'x' } })).toMatchObject({ status: 403, body: { code: 11006 } });
     expect((await call('broken')).body.code).toBe(11032);
     expect((await server.request('GET', '/1/classes/_CloudCode')).body.code).toBe(11006);
   });
