@@ -1,12 +1,12 @@
-// The packed tarball installs into a new ESM project and a new CommonJS project, and the README's
-// "Use it in your server" example type-checks in each under moduleResolution node, node16 and bundler.
-// Both builds also load at run time. Usage: node scripts/check-tarball.mjs [--no-build]
-// (.ci/run passes --no-build right after `npm run check:exports` has built dist/).
+// The tarball `npm pack` makes from a fresh clone (the files git tracks, no dist/: only the package's
+// `prepack` build can make one) installs into a new ESM project and a new CommonJS project, and the
+// README's "Use it in your server" example type-checks in each under moduleResolution node, node16 and
+// bundler. Both builds also load at run time. Usage: node scripts/check-tarball.mjs
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const require = createRequire(join(root, 'package.json'));
@@ -27,12 +27,38 @@ const FLAVOURS = {
   cjs: { type: 'commonjs', load: `const m = require('svcbase'); require('fs').statSync(require('path').join(require('path').dirname(require.resolve('svcbase/package.json')), 'assets/fonts/DejaVuSans-Bold.ttf')); require('svcbase/node'); if (typeof m.createService !== 'function') process.exit(1); try { require('svcbase/testing'); process.exit(1); } catch (e) { if (!/ESM-only/.test(e.message)) throw e; }` },
 };
 
+/**
+ * A fresh clone of the working tree in `dir`: the files git tracks plus untracked ones it does not
+ * ignore (so dist/ and any *.tgz stay behind), with the installed node_modules linked in.
+ */
+function freshClone(dir) {
+  const files = run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], root).split('\0').filter(Boolean);
+  for (const file of files) {
+    // Deleted in the working tree, or not a file (a worktree's node_modules symlink).
+    if (file === 'node_modules' || !existsSync(join(root, file)) || !lstatSync(join(root, file)).isFile()) continue;
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    copyFileSync(join(root, file), join(dir, file));
+  }
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  if (existsSync(join(dir, 'dist'))) throw new Error('[check-tarball] the fresh clone has a dist/ (is it tracked?)');
+}
+
 const work = mkdtempSync(join(tmpdir(), 'svcbase-tarball-'));
 try {
-  if (!process.argv.includes('--no-build')) run('npm', ['run', 'build'], root);
-  const packed = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], root))[0];
-  const tarball = join(work, packed.filename);
-  process.stdout.write(`[check-tarball] ${packed.filename}: ${packed.entryCount} files, ${packed.size} bytes\n`);
+  const clone = join(work, 'clone');
+  freshClone(clone);
+  // Scripts on: `prepack` builds dist/. Its build lines go to stdout too, so the tarball is found on disk.
+  const packs = join(work, 'packs');
+  mkdirSync(packs);
+  run('npm', ['pack', '--pack-destination', packs], clone);
+  const filename = readdirSync(packs).find((name) => name.endsWith('.tgz'));
+  if (!filename) throw new Error('[check-tarball] npm pack wrote no tarball');
+  const tarball = join(packs, filename);
+  const entries = run('tar', ['-tzf', tarball], work).split('\n').filter(Boolean);
+  for (const needed of ['package/dist/index.js', 'package/dist/index.cjs', 'package/dist/index.d.ts', 'package/dist/cli.js', 'package/dist/console/app.js', 'package/bin/svcbase.mjs']) {
+    if (!entries.includes(needed)) throw new Error(`[check-tarball] ${filename} from a fresh clone has no ${needed.slice('package/'.length)} (is the prepack build missing?)`);
+  }
+  process.stdout.write(`[check-tarball] ${filename} packed from a fresh clone: ${entries.length} files\n`);
   const typePackages = [`@types/node@${versionOf('@types/node')}`, `@types/better-sqlite3@${versionOf('@types/better-sqlite3')}`];
   for (const [flavour, { type, load }] of Object.entries(FLAVOURS)) {
     const dir = join(work, flavour);

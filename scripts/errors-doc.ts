@@ -12,7 +12,8 @@ A coded error always travels with a 4xx status, never a 5xx: the official SDK's 
 any 5xx into "Request failed with status code N" and drops the body. A failure of something the
 request depends on (the SMS provider, the mail server, a cloud function that does not answer) is 424.
 Authentication failures are the exception: 401 \`{"error":"unauthorized"}\` without a code, exactly as
-the hosted service answers (the reason is logged at debug level). Unexpected failures are 500
+the hosted service answers (the reason is logged at debug level). Valid keys without the master key on
+a master-only route or operation are not an authentication failure: 403 / 11006 everywhere. Unexpected failures are 500
 \`{"error":"internal server error"}\` and are logged with their stack; no stack reaches the client.
 
 Codes below 11000 are the hosted service's own numbers. Conditions it leaves unnamed use the svcbase

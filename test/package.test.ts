@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -62,5 +63,32 @@ describe('the package', () => {
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
+  });
+
+  it('fix 39.1: npm pack builds dist/ first (prepack), tarballs stay out of git, and CI packs a fresh clone without building', () => {
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts['prepack']).toBe('npm run build');
+    expect(read('.gitignore').split('\n')).toContain('*.tgz');
+    // scripts/check-tarball.mjs packs a copy of the tracked files (no dist/) with scripts on and checks dist/ is inside.
+    const check = read('scripts/check-tarball.mjs');
+    expect(check).not.toMatch(/--ignore-scripts', '--pack-destination/);
+    expect(read('.ci/run')).toMatch(/^npm run check:tarball$/m);
+  });
+
+  it('fix 39.10: npm install warns of no engine: every locked package accepts this Node, and what the package installs accepts the Node it declares', () => {
+    const semver = createRequire(import.meta.url)('semver') as { satisfies(version: string, range: string): boolean; minVersion(range: string): { version: string } | null };
+    const declared = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
+    const oldest = semver.minVersion(declared)!.version;
+    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { engines?: { node?: string } | string[]; dev?: boolean; optional?: boolean }> };
+    const refused: string[] = [];
+    for (const [path, entry] of Object.entries(lock.packages)) {
+      const range = entry.engines && !Array.isArray(entry.engines) ? entry.engines.node : undefined;
+      if (path === '' || range === undefined) continue;
+      // npm's EBADENGINE: a locked package that does not accept the Node running npm install.
+      if (!semver.satisfies(process.version, range)) refused.push(`${path} wants node ${range} (running ${process.version})`);
+      // What `npm install svcbase` brings must run on the oldest Node package.json names.
+      if (!entry.dev && !semver.satisfies(oldest, range)) refused.push(`${path} wants node ${range}, package.json says ${declared}`);
+    }
+    expect(refused).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 /**
  * The application `svcbase serve` hosts: fixed development keys unless the environment names others,
  * `$regex`, email verification and realtime on, an unlimited SMS quota with two approved templates,
- * and the mini-program platform when SVC_WECHAT_* are set. `publicUrl` (the listen URL; SVC_PUBLIC_URL
+ * the mini-program platform when SVC_WECHAT_* are set, and client pushes with SVC_PUSH_CLIENT=1. `publicUrl` (the listen URL; SVC_PUBLIC_URL
  * wins over it) is the application's public URL: the base of uploaded files' urls, captcha links and
  * mailed links.
  */
@@ -31,23 +31,50 @@ export function devApplication(env: Env = process.env, publicUrl?: string): Appl
         ],
       },
     },
-    ...(wechat ? { featureSettings: { wechat } } : {}),
+    ...(wechat || flag(env.SVC_PUSH_CLIENT) ? { featureSettings: { ...(wechat ? { wechat } : {}), ...(flag(env.SVC_PUSH_CLIENT) ? { push: { clientPush: true } } : {}) } } : {}),
   };
 }
 
-/** The mini-program platform and WeChat Pay from SVC_WECHAT_*; none without an appid and secret. */
+/** `1` or `true` (any case) turns a switch on; anything else leaves it off. */
+const flag = (value: string | undefined): boolean => value !== undefined && /^(1|true)$/i.test(value.trim());
+
+/**
+ * The mini-program platform from SVC_WECHAT_*; none without an appid and secret. Optional beside it:
+ * WeChat Pay v2 (SVC_WECHAT_MCHID, SVC_WECHAT_PAY_KEY; SVC_WECHAT_PAY_CLIENT_REFUND=1 lets the REST
+ * key refund), the official account of owner notifications (SVC_WECHAT_OA_APPID, SVC_WECHAT_OA_SECRET),
+ * virtual payment (SVC_WECHAT_VP_OFFER_ID, SVC_WECHAT_VP_APP_KEY, SVC_WECHAT_VP_SANDBOX_APP_KEY) and
+ * the message-push token (SVC_WECHAT_MESSAGE_TOKEN, SVC_WECHAT_MEDIA_CHECK_FUNCTION).
+ */
 function wechatFromEnv(env: Env, applicationId: string, publicUrl: string): Record<string, unknown> | undefined {
   const appId = env.SVC_WECHAT_APPID ?? '';
   const secret = env.SVC_WECHAT_SECRET ?? '';
   if (!appId || !secret) return undefined;
-  const miniProgram = { appId, secret, ...(env.SVC_WECHAT_API_BASE ? { apiBase: env.SVC_WECHAT_API_BASE } : {}) };
+  const apiBase = env.SVC_WECHAT_API_BASE ? { apiBase: env.SVC_WECHAT_API_BASE } : {};
+  const miniProgram = { appId, secret, ...apiBase };
   const mchId = env.SVC_WECHAT_MCHID ?? '';
   const key = env.SVC_WECHAT_PAY_KEY ?? '';
   const pay =
     mchId && key
-      ? { mchId, key, notifyUrl: `${publicUrl.replace(/\/+$/, '')}/1/pay/notify/${applicationId}`, ...(env.SVC_WECHAT_PAY_API_BASE ? { apiBase: env.SVC_WECHAT_PAY_API_BASE } : {}) }
+      ? {
+          mchId,
+          key,
+          notifyUrl: `${publicUrl.replace(/\/+$/, '')}/1/pay/notify/${applicationId}`,
+          ...(env.SVC_WECHAT_PAY_API_BASE ? { apiBase: env.SVC_WECHAT_PAY_API_BASE } : {}),
+          ...(flag(env.SVC_WECHAT_PAY_CLIENT_REFUND) ? { clientRefund: true } : {}),
+        }
       : null;
-  return { miniProgram, pay };
+  const oaAppId = env.SVC_WECHAT_OA_APPID ?? '';
+  const oaSecret = env.SVC_WECHAT_OA_SECRET ?? '';
+  const offerId = env.SVC_WECHAT_VP_OFFER_ID ?? '';
+  const vpKey = env.SVC_WECHAT_VP_APP_KEY ?? '';
+  return {
+    miniProgram,
+    pay,
+    ...(oaAppId && oaSecret ? { officialAccount: { appId: oaAppId, secret: oaSecret, ...apiBase } } : {}),
+    ...(offerId && vpKey ? { virtualPay: { offerId, appKey: vpKey, ...(env.SVC_WECHAT_VP_SANDBOX_APP_KEY ? { sandboxAppKey: env.SVC_WECHAT_VP_SANDBOX_APP_KEY } : {}) } } : {}),
+    ...(env.SVC_WECHAT_MESSAGE_TOKEN ? { messageToken: env.SVC_WECHAT_MESSAGE_TOKEN } : {}),
+    ...(env.SVC_WECHAT_MEDIA_CHECK_FUNCTION ? { mediaCheckFunction: env.SVC_WECHAT_MEDIA_CHECK_FUNCTION } : {}),
+  };
 }
 
 /** Web Push from SVC_VAPID_PUBLIC_KEY / SVC_VAPID_PRIVATE_KEY / SVC_VAPID_SUBJECT; no transport without the keys. */

@@ -113,6 +113,7 @@ async function serve(args: ParsedArgs, io: CliIo): Promise<number> {
     return 1;
   }
   io.stdout.write(banner(started.url, started.dbFile, started.deployed, io.env));
+  for (const note of started.notes) io.stdout.write(`${note}\n`);
   closeOnSignals(() => started.close());
   return 0;
 }
@@ -136,10 +137,12 @@ async function remoteOr(args: ParsedArgs, io: CliIo, side: 'from' | 'to'): Promi
   }
   return async () => {
     const stores = storesFor({ env: io.env, ...optionalString('dbFile', option(args, 'db')), ...optionalString('databaseUrl', option(args, 'database-url')), ...optionalString('redisUrl', option(args, 'redis-url')) });
+    await stores.carryOver();
     const publicUrl = option(args, 'public-url', io.env.SVC_PUBLIC_URL ?? `http://127.0.0.1:${io.env.PORT ?? 3000}`)!;
     // Warnings only: the access log of every internal call would drown the progress.
     const service = quickStartService(stores, publicUrl, (line) => void (line.includes(' warn ') || line.includes(' error ') ? io.stderr.write(`${line}\n`) : undefined), io.env);
-    return both(serviceRestClient(service, devApplication(io.env, publicUrl), publicUrl), async () => {
+    const label = `this server's stores (${stores.where.startsWith('PostgreSQL') ? stores.where : `SQLite ${stores.where}`})`;
+    return both(serviceRestClient(service, devApplication(io.env, publicUrl), publicUrl, label), async () => {
       await service.close();
       await stores.close();
     });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,7 +23,7 @@ export interface StartOptions {
   databaseUrl?: string;
   /** redis://... for the KvStore, CounterStore and event bus (default: `SVC_REDIS_URL`; empty: SQLite or memory). */
   redisUrl?: string;
-  /** Key prefix in Redis (default `svc:`). */
+  /** Key prefix in Redis (default: `SVC_REDIS_PREFIX`, else `svc:`); the application id follows it in every key. */
   redisPrefix?: string;
   quiet?: boolean;
   /** Cloud function sources deployed at start-up (default: `SVC_FUNCTIONS_DIR`, else ./functions). */
@@ -46,6 +47,8 @@ export interface StartedServer {
   readonly service: Service;
   /** Names of the functions deployed from the functions folder. */
   readonly deployed: readonly string[];
+  /** What start-up has to say after the banner: the functions folder's files that were not deployed, and why. */
+  readonly notes: readonly string[];
   /** Graceful: stops accepting, lets requests in flight finish (up to `graceMs`), then closes everything. */
   close(graceMs?: number): Promise<void>;
 }
@@ -59,7 +62,8 @@ export function storesFor(options: Pick<StartOptions, 'dbFile' | 'databaseUrl' |
     dbFile: options.dbFile ?? env.SVC_DB ?? 'data/svcbase.db',
     databaseUrl: options.databaseUrl ?? env.SVC_DATABASE_URL ?? '',
     redisUrl: options.redisUrl ?? env.SVC_REDIS_URL ?? '',
-    redisPrefix: options.redisPrefix ?? 'svc:',
+    redisPrefix: options.redisPrefix ?? (env.SVC_REDIS_PREFIX || 'svc:'),
+    applicationId: devApplication(env).applicationId,
     filesDir: env.SVC_FILES ?? 'data/files',
   });
 }
@@ -69,7 +73,13 @@ export function storesFor(options: Pick<StartOptions, 'dbFile' | 'databaseUrl' |
  * uploads in the stores' files folder, the example host functions, AI chat and push from the
  * environment, and one access-log line per request.
  */
-export function quickStartService(stores: OpenedStores, publicUrl: string, log: (line: string) => void, env: Env, ai?: AiOptions): Service {
+export function quickStartService(stores: OpenedStores, publicUrl: string, log: (line: string) => void, env: Env, ai?: AiOptions, unlogged?: string): Service {
+  const lines = lineLogger((line) => log(`[svcbase] ${line}`), 'info');
+  // The access log leaves out the requests start-up makes itself (their X-Request-Id starts with `unlogged`).
+  const logger = unlogged === undefined ? lines : { ...lines, info: (message: string, fields?: Record<string, unknown>) => {
+    if (typeof fields?.['requestId'] === 'string' && fields['requestId'].startsWith(unlogged)) return;
+    lines.info(message, fields);
+  } };
   return createService({
     storage: stores.storage,
     ...(stores.kv ? { kv: stores.kv } : {}),
@@ -84,7 +94,7 @@ export function quickStartService(stores: OpenedStores, publicUrl: string, log: 
     functions: { definitions: quickStartFunctions },
     ai: ai ?? aiFromEnv(env),
     push: pushFromEnv(env),
-    logger: lineLogger((line) => log(`[svcbase] ${line}`), 'info'),
+    logger,
     // One line per request with its X-Request-Id (the client's own when sane, else a fresh one).
     accessLog: true,
     // The admin console at /console: sign in with the application id and the master key.
@@ -100,6 +110,8 @@ export async function start(options: StartOptions = {}): Promise<StartedServer> 
   // Listen first: the listen URL is the base of mailed links unless SVC_PUBLIC_URL says otherwise.
   const server = applyServerLimits(createServer(), options.serverLimits);
   try {
+    // Redis keys written before the application id was part of them stay readable.
+    await stores.carryOver();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? Number(env.PORT ?? 3000), options.host ?? env.HOST ?? '127.0.0.1', () => {
@@ -115,8 +127,12 @@ export async function start(options: StartOptions = {}): Promise<StartedServer> 
   }
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-  const service = quickStartService(stores, url, log, env, options.ai);
-  const deployed = await deployFunctionsDir(service, resolve(options.functionsDir ?? env.SVC_FUNCTIONS_DIR ?? 'functions'), devApplication(env, url), log);
+  // Start-up's own requests (deploying the functions folder) stay out of the access log: the first
+  // request line is a client's, after the banner.
+  const startup = `svcbase-startup-${randomUUID()}`;
+  const service = quickStartService(stores, url, log, env, options.ai, startup);
+  const notes: string[] = [];
+  const deployed = await deployFunctionsDir(service, resolve(options.functionsDir ?? env.SVC_FUNCTIONS_DIR ?? 'functions'), devApplication(env, url), (line) => void notes.push(line), startup);
   const inFlight = trackRequests(server);
   server.on('request', toNodeListener(service));
   server.on('upgrade', (request, socket, head) => service.handleUpgrade(request, socket, head));
@@ -126,6 +142,7 @@ export async function start(options: StartOptions = {}): Promise<StartedServer> 
     server,
     service,
     deployed,
+    notes,
     async close(graceMs = 10_000) {
       await closeGracefully(server, inFlight, async () => {
         await service.close();
@@ -141,7 +158,7 @@ export async function start(options: StartOptions = {}): Promise<StartedServer> 
  * (`PUT /1/cloudCode/<name>` with the master key). A file that does not deploy (a syntax error, a bad
  * name, no JDK) is reported and skipped.
  */
-async function deployFunctionsDir(service: Service, dir: string, app: ApplicationConfig, log: (line: string) => void): Promise<string[]> {
+async function deployFunctionsDir(service: Service, dir: string, app: ApplicationConfig, log: (line: string) => void, requestId: string): Promise<string[]> {
   if (!existsSync(dir)) return [];
   const deployed: string[] = [];
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.js') || f.endsWith('.java')).sort()) {
@@ -152,7 +169,7 @@ async function deployFunctionsDir(service: Service, dir: string, app: Applicatio
       method: 'PUT',
       path: `/1/cloudCode/${encodeURIComponent(name)}`,
       search: '',
-      headers: { 'x-svc-application-id': app.applicationId, 'x-svc-master-key': app.masterKey, 'content-type': 'application/json' },
+      headers: { 'x-svc-application-id': app.applicationId, 'x-svc-master-key': app.masterKey, 'content-type': 'application/json', 'x-request-id': `${requestId}-${deployed.length}` },
       body: new TextEncoder().encode(body),
     });
     if (reply.status === 200) deployed.push(name);

@@ -8,6 +8,7 @@ import { redisCounterStore } from '../redis/redis-counter-store.js';
 import type { RedisClientLike } from '../redis/client.js';
 import { type RedisPublisherLike, type RedisSubscriberLike, redisEventBus } from '../redis/redis-event-bus.js';
 import { redisKvStore } from '../redis/redis-kv-store.js';
+import { type RedisScanLike, applicationPrefix, carryUnscopedKeys } from './redis-keys.js';
 import type { StorageAdapter } from '../storage/port.js';
 import type { PgClient } from '../storage/postgres/pg-client.js';
 import { postgresStorage } from '../storage/postgres/postgres-adapter.js';
@@ -21,8 +22,10 @@ export interface StoreSettings {
   readonly dbFile: string;
   readonly databaseUrl: string;
   readonly redisUrl: string;
-  /** Key prefix in Redis (default `svc:`). */
+  /** Key prefix in Redis (default `svc:`); the application id follows it in every key. */
   readonly redisPrefix: string;
+  /** The application the stores serve: its id is part of every Redis key. */
+  readonly applicationId: string;
   /** Uploads' folder on PostgreSQL (on SQLite they live beside the database file). */
   readonly filesDir: string;
 }
@@ -35,6 +38,11 @@ export interface OpenedStores {
   readonly bus?: EventBus;
   readonly where: string;
   readonly filesDir: string;
+  /**
+   * Copies Redis keys an earlier version wrote without the application id into this application's
+   * keys, once (redis-keys.ts); 0 without Redis. Run it before the service starts.
+   */
+  carryOver(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -71,6 +79,7 @@ export function openStores(settings: StoreSettings): OpenedStores {
   let counters: CounterStore | undefined;
   let bus: EventBus | undefined;
   let db: SqliteDatabase | undefined;
+  let carryOver = async () => 0;
   if (settings.databaseUrl) {
     const postgres = required<(url: string, options: object) => PgClient>('postgres', `SVC_DATABASE_URL (${withoutPassword(settings.databaseUrl)})`);
     const sql = postgres(settings.databaseUrl, { max: 10, onnotice: () => {} });
@@ -91,19 +100,22 @@ export function openStores(settings: StoreSettings): OpenedStores {
     filesDir = resolve(dirname(dbFile), 'files');
   }
   if (settings.redisUrl) {
-    const Redis = required<new (url: string) => RedisClientLike & RedisPublisherLike & RedisSubscriberLike & { quit(): Promise<unknown> }>('ioredis', `SVC_REDIS_URL (${withoutPassword(settings.redisUrl)})`);
+    const Redis = required<new (url: string) => RedisClientLike & RedisPublisherLike & RedisSubscriberLike & RedisScanLike & { quit(): Promise<unknown> }>('ioredis', `SVC_REDIS_URL (${withoutPassword(settings.redisUrl)})`);
     const redis = new Redis(settings.redisUrl);
     closers.push(async () => void (await redis.quit()));
-    kv = redisKvStore({ client: redis, prefix: `${settings.redisPrefix}kv:` });
-    counters = redisCounterStore({ client: redis, prefix: `${settings.redisPrefix}rate:` });
+    // The application id in every key: deployments sharing one Redis and prefix never share SMS ids, codes or limits.
+    const prefix = applicationPrefix(settings.redisPrefix, settings.applicationId);
+    kv = redisKvStore({ client: redis, prefix: `${prefix}kv:` });
+    counters = redisCounterStore({ client: redis, prefix: `${prefix}rate:` });
+    carryOver = () => carryUnscopedKeys(redis, settings.redisPrefix, settings.applicationId);
     // Pub/sub needs a connection of its own: realtime fan-out and the access caches' invalidations.
     const subscriber = new Redis(settings.redisUrl);
     closers.push(async () => void (await subscriber.quit()));
-    bus = redisEventBus({ publisher: redis, subscriber, prefix: `${settings.redisPrefix}bus:` });
+    bus = redisEventBus({ publisher: redis, subscriber, prefix: `${prefix}bus:` });
     where += `, Redis ${withoutPassword(settings.redisUrl)}`;
   } else if (db) {
     kv = sqliteKvStore({ database: db });
     counters = sqliteCounterStore({ database: db });
   }
-  return { storage, ...(kv ? { kv } : {}), ...(counters ? { counters } : {}), ...(bus ? { bus } : {}), where, filesDir, close };
+  return { storage, ...(kv ? { kv } : {}), ...(counters ? { counters } : {}), ...(bus ? { bus } : {}), where, filesDir, carryOver, close };
 }

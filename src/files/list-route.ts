@@ -1,4 +1,5 @@
 import { svcError } from '../core/errors.js';
+import { formatDateTime } from '../core/time.js';
 import type { Json } from '../core/wire-values.js';
 import type { RouteDef } from '../http/types.js';
 import type { FileService } from './file-service.js';
@@ -33,7 +34,7 @@ export function listRoute(files: FileService): RouteDef {
       const after = rc.query.get('after') ?? '';
       if (after.length > 200) throw svcError('invalidParameter', 'after is not a file key');
       const page = await files.list(rc.caller.app, after, limit, rc.baseUrl);
-      return { body: { results: page.files.map((file) => ({ ...file, lastModified: new Date(file.lastModified).toISOString() })) as unknown as Json, next: page.next } };
+      return { body: { results: page.files.map((file) => ({ ...file, lastModified: formatDateTime(file.lastModified, rc.caller.app.settings.timeZone) })) as unknown as Json, next: page.next } };
     },
   };
 }

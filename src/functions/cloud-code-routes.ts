@@ -1,4 +1,5 @@
 import { svcError } from '../core/errors.js';
+import { formatDateTime } from '../core/time.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
 import { OK_REPLY, resultsOf } from '../http/reply-schemas.js';
 import type { RouteContext, RouteDef } from '../http/types.js';
@@ -29,11 +30,13 @@ const DEPLOYED = {
  */
 export function cloudCodeRoutes(deps: CloudCodeRouteDeps): RouteDef[] {
   const { deployed, store, logs, runner } = deps;
-  const summary = (appId: string, source: DeployedSource): JsonObject => ({
+  // Times as every other route shows them: `YYYY-MM-DD HH:mm:ss` in the application's time zone.
+  const shown = (rc: RouteContext, ms: number): string => formatDateTime(ms, rc.caller.app.settings.timeZone);
+  const summary = (rc: RouteContext, source: DeployedSource): JsonObject => ({
     name: source.name,
     language: source.language,
-    updatedAt: new Date(source.updatedAt).toISOString(),
-    ...runner.healthOf(appId, source.name),
+    updatedAt: shown(rc, source.updatedAt),
+    ...runner.healthOf(rc.caller.app.applicationId, source.name),
   });
   return [
     {
@@ -42,7 +45,7 @@ export function cloudCodeRoutes(deps: CloudCodeRouteDeps): RouteDef[] {
       auth: 'master',
       body: 'none',
       responses: { 200: resultsOf(DEPLOYED) },
-      handler: async (rc) => ({ body: { results: (await store.list(rc.caller.app.namespace)).map((s) => summary(rc.caller.app.applicationId, s)) } }),
+      handler: async (rc) => ({ body: { results: (await store.list(rc.caller.app.namespace)).map((s) => summary(rc, s)) } }),
     },
     {
       method: 'GET',
@@ -53,7 +56,7 @@ export function cloudCodeRoutes(deps: CloudCodeRouteDeps): RouteDef[] {
       handler: async (rc) => {
         const source = await store.get(rc.caller.app.namespace, nameOf(rc));
         if (!source) throw svcError('functionNotFound', nameOf(rc).slice(0, 64));
-        return { body: { ...summary(rc.caller.app.applicationId, source), source: source.source } };
+        return { body: { ...summary(rc, source), source: source.source } };
       },
     },
     {
@@ -73,7 +76,7 @@ export function cloudCodeRoutes(deps: CloudCodeRouteDeps): RouteDef[] {
         for (const key of Object.keys(body)) if (key !== 'language' && key !== 'source') throw svcError('functionSourceInvalid', `unknown key '${key.slice(0, 32)}'`);
         const saved = await deployed.deploy(rc.caller, name, body['language'], body['source']);
         runner.resume(rc.caller.app.applicationId, name);
-        return { body: { name: saved.name, language: saved.language, updatedAt: new Date(saved.updatedAt).toISOString() } };
+        return { body: { name: saved.name, language: saved.language, updatedAt: shown(rc, saved.updatedAt) } };
       },
     },
     {
@@ -96,7 +99,7 @@ export function cloudCodeRoutes(deps: CloudCodeRouteDeps): RouteDef[] {
       handler: (rc) => {
         const limit = Number(rc.query.get('limit') ?? 100);
         if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw svcError('invalidParameter', 'limit must be 1 to 1000');
-        const results: Json[] = logs.recent(rc.caller.app.applicationId, nameOf(rc), limit).map((e) => ({ at: new Date(e.at).toISOString(), level: e.level, message: e.message }));
+        const results: Json[] = logs.recent(rc.caller.app.applicationId, nameOf(rc), limit).map((e) => ({ at: shown(rc, e.at), level: e.level, message: e.message }));
         return { body: { results } };
       },
     },

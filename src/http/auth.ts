@@ -52,6 +52,7 @@ export async function authenticate(
   rawBodyText: () => string,
   options: AuthOptions,
   routePath = '',
+  signedHeads: readonly string[] = [],
 ): Promise<Authenticated | null> {
   switch (routeAuth) {
     case 'none':
@@ -74,26 +75,28 @@ export async function authenticate(
     return { app, auth: { mode: 'secret-path', isMaster: false, sessionToken } };
   }
 
-  const keyed = keyAuthentication(creds, options, routeAuth === 'master');
-  if (keyed) return keyed;
+  const authed = keyAuthentication(creds, options) ?? (creds.secretKey !== undefined ? await signed(request, creds, rawBodyText, options, sessionToken, signedHeads) : undefined);
+  if (!authed) throw new AuthFailure('no credentials');
+  // Valid credentials without the master key on a master-only route: the one coded refusal every
+  // master-only operation answers (403 / 11006), as push and refund do; wrong keys stay 401.
+  if (routeAuth === 'master' && !authed.auth.isMaster) throw svcError('masterKeyRequired');
+  return authed;
+}
 
-  if (creds.secretKey !== undefined) {
-    const app = await verifySigned(request, creds, rawBodyText, options);
-    return { app, auth: { mode: 'signed', isMaster: false, sessionToken } };
-  }
-  throw new AuthFailure('no credentials');
+async function signed(request: SvcRequest, creds: CredentialHeaders, rawBodyText: () => string, options: AuthOptions, sessionToken: string | null, signedHeads: readonly string[]): Promise<Authenticated> {
+  const app = await verifySigned(request, creds, rawBodyText, options, signedHeads);
+  return { app, auth: { mode: 'signed', isMaster: false, sessionToken } };
 }
 
 /**
  * The key modes: the master key (alone or with an application id), then application id + REST key.
  * Undefined when the credentials carry neither a master key nor an application id; throws on a wrong
- * key, and without the master key when `masterOnly`.
+ * key. A master-only route refuses what this accepts without the master key with 403 / 11006.
  */
-export function keyAuthentication(creds: CredentialHeaders, options: Pick<AuthOptions, 'apps'>, masterOnly = false): Authenticated | undefined {
+export function keyAuthentication(creds: CredentialHeaders, options: Pick<AuthOptions, 'apps'>): Authenticated | undefined {
   const sessionToken = sessionTokenOf(creds);
   const master = creds.masterKey ? masterApp(creds, options) : undefined;
   if (master) return { app: master, auth: { mode: 'master', isMaster: true, sessionToken } };
-  if (masterOnly) throw new AuthFailure('master key required');
   if (creds.applicationId === undefined) return undefined;
   const app = options.apps.byId.get(creds.applicationId);
   if (!app) throw new AuthFailure('unknown application id');
@@ -149,11 +152,15 @@ function masterApp(creds: CredentialHeaders, options: Pick<AuthOptions, 'apps'>)
   return app;
 }
 
+/** How long a signature that does not cover its timestamp (RouteDef.signedHeads) is remembered as used. */
+const UNSIGNED_TIME_REPLAY_MS = 24 * 60 * 60 * 1000;
+
 async function verifySigned(
   request: SvcRequest,
   creds: CredentialHeaders,
   rawBodyText: () => string,
   options: AuthOptions,
+  signedHeads: readonly string[],
 ): Promise<Application> {
   const app = options.apps.bySecretKey(creds.secretKey!);
   if (!app || app.securityCode === undefined) throw new AuthFailure('unknown secret key');
@@ -165,18 +172,22 @@ async function verifySigned(
   if (Math.abs(now - sentAt) > options.signatureSkewMs) throw new AuthFailure('timestamp outside the accepted skew');
   const path = decodeSignedPath(request.path);
   if (path === null) throw new AuthFailure('malformed path encoding');
-  const expected = requestSignature({
-    path,
-    timestamp,
-    securityCode: app.securityCode,
-    nonce,
-    body: isSignedBodyMethod(request.method) ? rawBodyText() : '',
-    sdkVersion,
-  });
-  if (!secretsEqual(expected, signature.toLowerCase())) throw new AuthFailure('signature mismatch');
-  // An identical (timestamp, nonce, signature) triple inside the window is a replay.
-  const replayKey = `sig:${app.applicationId}:${timestamp}:${nonce}:${expected}`;
-  const fresh = await options.kv.putIfAbsent(replayKey, '1', sentAt + options.signatureSkewMs * 2 + 1000, now);
-  if (!fresh) throw new AuthFailure('replayed signature');
+  const body = isSignedBodyMethod(request.method) ? rawBodyText() : '';
+  const sign = (head: string, time: string) => requestSignature({ path: head, timestamp: time, securityCode: app.securityCode!, nonce, body, sdkVersion });
+  const given = signature.toLowerCase();
+  const expected = sign(path, timestamp);
+  if (secretsEqual(expected, given)) {
+    // An identical (timestamp, nonce, signature) triple inside the window is a replay.
+    const replayKey = `sig:${app.applicationId}:${timestamp}:${nonce}:${expected}`;
+    if (!(await options.kv.putIfAbsent(replayKey, '1', sentAt + options.signatureSkewMs * 2 + 1000, now))) throw new AuthFailure('replayed signature');
+    return app;
+  }
+  // A text the route says a client signs in place of `path + timestamp` (RouteDef.signedHeads). The
+  // timestamp is then not signed, so the (nonce, signature) pair is remembered for a day, whatever
+  // timestamp comes with it.
+  const head = signedHeads.find((text) => secretsEqual(sign(text, ''), given));
+  if (head === undefined) throw new AuthFailure('signature mismatch');
+  const replayKey = `sig:${app.applicationId}:head:${nonce}:${given}`;
+  if (!(await options.kv.putIfAbsent(replayKey, '1', now + UNSIGNED_TIME_REPLAY_MS, now))) throw new AuthFailure('replayed signature');
   return app;
 }

@@ -88,7 +88,7 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       // Uploads: their signature variants may need the body, and their form fields may carry the credentials.
       const upload = route.auth === 'upload' ? await authenticateUpload(request, signedRoute(route, params), stream ?? limitedChunks([], 0), route.signedBodyLimit, authOptions) : undefined;
       if (upload) stream = upload.body;
-      const authed = upload ? upload.authed : await authenticate(request, route.auth, params, rawText, authOptions, route.path);
+      const authed = upload ? upload.authed : await authenticate(request, route.auth, params, rawText, authOptions, route.path, route.signedHeads);
       const body = readBody(route, raw, request.headers['content-type'], limits);
       if (body !== undefined) validators.get(route)?.(body);
       const ctx = routeContext(request, raw, stream, method, params, body, authed, options, upload);

@@ -164,6 +164,13 @@ export interface RouteDef {
    * Node SDK's strings and Buffers). Unset: only signatures that need no body bytes are accepted.
    */
   readonly signedBodyLimit?: number;
+  /**
+   * Texts a signed request's signature may cover in place of `path + timestamp`, for a client that
+   * signs something else: the SDK's `wxvpCancelCurrencyPay` has no route, and in JavaScript
+   * `undefined + timestamp` is `NaN`, so it signs `NaN` + security code + nonce + body + version.
+   * The timestamp header is still checked for skew; such a signature is accepted once a day.
+   */
+  readonly signedHeads?: readonly string[];
   /** A JSON Schema for the body (compiled once with ajv; errors name the field). */
   readonly schema?: object;
   /** This route's body limit in bytes, larger or smaller than the service's `bodyLimit` (the default). */

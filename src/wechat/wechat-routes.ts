@@ -64,8 +64,20 @@ export function wechatRoutes(wechat: WechatService, pay: PayService, virtualPay:
     route('POST', '/1/wxvp/queryUserBalance', async (rc) => ({ body: await virtualPay.queryUserBalance(rc.caller, bodyOf(rc)) })),
     route('POST', '/1/wxvp/queryOrder', async (rc) => ({ body: await virtualPay.queryOrder(rc.caller, bodyOf(rc)) })),
     route('POST', '/1/wxvp/currencyPay', async (rc) => ({ body: await virtualPay.currencyPay(rc.caller, bodyOf(rc)) })),
-    // The SDK's wxvpCancelCurrencyPay has no route constant and posts to `/` (docs/wechat.md): call this path with Bmob.request.
     route('POST', '/1/wxvp/cancelCurrencyPay', async (rc) => ({ body: await virtualPay.cancelCurrencyPay(rc.caller, bodyOf(rc)) })),
+    // The SDK's wxvpCancelCurrencyPay (2.7.3) has no route constant: it posts to the host's root and
+    // signs `undefined + timestamp`, which JavaScript makes `NaN`. `POST /` is served by its body: a
+    // `pay_order_id` makes it that call.
+    route(
+      'POST',
+      '/',
+      async (rc) => {
+        const body = bodyOf(rc);
+        if (!Object.hasOwn(body, 'pay_order_id')) throw svcError('routeNotFound', 'POST', '/');
+        return { body: await virtualPay.cancelCurrencyPay(rc.caller, body) };
+      },
+      { body: 'optional-json', signedHeads: ['NaN'], summary: "The SDK's wxvpCancelCurrencyPay (a body with pay_order_id), which posts to the root" },
+    ),
     route('GET', '/1/pay/:outTradeNo', async (rc) => ({ body: await pay.query(rc.caller, rc.params.outTradeNo ?? '') })),
     route(
       'POST',

@@ -20,8 +20,9 @@ describe.each(BACKENDS)('schema API over HTTP (%s)', (_name, backend) => {
   });
 
   it('needs the master key', async () => {
-    expect((await server.request('GET', '/1/schemas')).status).toBe(401);
-    expect((await server.request('POST', '/1/schemas/Game', { body: { fields: {} } })).status).toBe(401);
+    // Valid keys without the master key: the one coded refusal of master-only routes (fix 39.7).
+    expect(await server.request('GET', '/1/schemas')).toMatchObject({ status: 403, body: { code: 11006 } });
+    expect(await server.request('POST', '/1/schemas/Game', { body: { fields: {} } })).toMatchObject({ status: 403, body: { code: 11006 } });
   });
 
   it('creates a table with typed fields, indexes and permissions; the storage applies them', async () => {

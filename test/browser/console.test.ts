@@ -104,11 +104,32 @@ describe('admin console', () => {
   });
 
   it('deploys a function (a syntax error shown first), invokes it, and reads its logs', async () => {
+    // fix 39.9: the editor's source loads while the test types. Hold that answer (as a loaded server
+    // would be late): the editor stays read-only until it arrives, so it never replaces typed text.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let asked = () => {};
+    const sourceAsked = new Promise<void>((resolve) => (asked = resolve));
+    await page.route(/\/1\/cloudCode\/ping$/, async (route) => {
+      if (route.request().method() === 'GET') {
+        asked();
+        await held;
+      }
+      await route.continue();
+    });
     await page.getByRole('link', { name: 'Cloud functions' }).click();
     await page.getByLabel('New function').fill('ping');
     await page.getByRole('button', { name: 'Open' }).click();
     await page.getByRole('heading', { name: 'ping' }).waitFor();
-    await page.getByLabel(/^Source/).fill('function onRequest(request, response) {\n  response.send(\n}\nexports.onRequest = onRequest;');
+    const editor = page.getByLabel(/^Source/);
+    await sourceAsked;
+    expect(await editor.isEditable()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Deploy' }).isEnabled()).toBe(false);
+    release();
+    // fill waits until the editor is editable: the (missing) source has loaded as the template.
+    await editor.fill('function onRequest(request, response) {\n  response.send(\n}\nexports.onRequest = onRequest;');
+    await page.unroute(/\/1\/cloudCode\/ping$/);
+    expect(await editor.inputValue()).toContain('response.send(\n}');
     await page.getByRole('button', { name: 'Deploy' }).click();
     await expect.poll(() => page.getByRole('alert').textContent(), SLOW).toMatch(/^11201: cloud function ping has a syntax error at line 3/);
     await shot('06-syntax-error');

@@ -133,7 +133,8 @@ async function expectSameApplication(target: string) {
 
 describe('svcbase migrate', () => {
   it('copies a populated instance into an empty one: counts, records, ACLs, relations, roles, files, schema', async () => {
-    const target = await start({ port: 0, dbFile: join(dir, 'target.db'), quiet: true, env, functionsDir: join(dir, 'none') });
+    // Its own folder: uploads live beside the database file, and the source's must not show in the target's list.
+    const target = await start({ port: 0, dbFile: join(dir, 'target', 'target.db'), quiet: true, env, functionsDir: join(dir, 'none') });
     try {
       const run = captured();
       const code = await runCli(['migrate', '--from', source.url, '--app', APP, '--master-key', MASTER, '--brand', 'Svc', '--to', target.url, '--to-app', APP, '--to-master-key', MASTER, '--to-brand', 'Svc', '--state', join(dir, 'state.json'), '--page-size', '40', '--json'], run.io);
@@ -154,12 +155,16 @@ describe('svcbase migrate', () => {
       const login = await call(target.url, 'GET', `/1/login?${new URLSearchParams({ username: 'ann', password: 'secret-1' })}`, undefined, restKeys);
       expect(login.status).toBe(400);
       expect(login.body.code).toBe(101);
+      expect((await call(target.url, 'GET', '/1/files?limit=100')).body.results).toHaveLength(1);
       // Running it again changes nothing: every id is there already.
       const again = captured();
       expect(await runCli(['migrate', '--from', source.url, '--app', APP, '--master-key', MASTER, '--brand', 'Svc', '--to', target.url, '--to-app', APP, '--to-master-key', MASTER, '--to-brand', 'Svc', '--state', join(dir, 'state2.json'), '--json'], again.io)).toBe(0);
       const second = JSON.parse(again.out()) as { tables: Array<{ className: string; inserted: number; existing: number }> };
-      expect(second.tables.find((t) => t.className === 'Post')).toMatchObject({ inserted: 0, existing: POSTS });
+      expect(second.tables.find((t) => t.className === 'Post')).toMatchObject({ inserted: 0, existing: POSTS, files: 0 });
       await expectSameApplication(target.url);
+      // fix 39.8: nor are files uploaded again: the target stores the one file the source has.
+      const stored = await call(target.url, 'GET', '/1/files?limit=100');
+      expect(stored.body.results).toHaveLength(1);
     } finally {
       await target.close();
     }

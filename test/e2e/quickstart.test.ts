@@ -14,6 +14,11 @@ import { connect, opened } from '../realtime/harness.js';
 import { WebSocket } from 'ws';
 import { openAiCompatibleProvider } from '../../src/ai/index.js';
 import { FAKE_API_KEY, startFakeOpenAi } from '../ai/fake-openai.js';
+import { createECDH } from 'node:crypto';
+import { startFakeWechatPlatform } from '../../src/wechat/fake-platform.js';
+import { callbackSignature } from '../../src/wechat/callback-signature.js';
+import { redisKvStore } from '../../src/redis/redis-kv-store.js';
+import { KV_NO_EXPIRY } from '../../src/kv/port.js';
 
 const exec = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'svcbase-quickstart-'));
@@ -78,6 +83,60 @@ describe('quick start (svcbase serve, src/cli/serve.ts)', () => {
       await configured.close();
       await bare.close();
       await fake.close();
+    }
+  });
+
+  it('fix 39.2: the environment turns on owner notifications, virtual payment, the message token, client push and client refund', async () => {
+    const platform = await startFakeWechatPlatform();
+    const vapidKeys = createECDH('prime256v1');
+    vapidKeys.generateKeys();
+    const wechat = { SVC_WECHAT_APPID: platform.appId, SVC_WECHAT_SECRET: platform.secret, SVC_WECHAT_API_BASE: platform.url, SVC_WECHAT_MCHID: platform.mchId, SVC_WECHAT_PAY_KEY: platform.payKey, SVC_WECHAT_PAY_API_BASE: platform.url };
+    const env = {
+      ...wechat,
+      SVC_WECHAT_OA_APPID: platform.appId,
+      SVC_WECHAT_OA_SECRET: platform.secret,
+      SVC_WECHAT_VP_OFFER_ID: platform.offerId,
+      SVC_WECHAT_VP_APP_KEY: platform.virtualPayAppKey,
+      SVC_WECHAT_MESSAGE_TOKEN: 'quick-token',
+      SVC_WECHAT_PAY_CLIENT_REFUND: '1',
+      SVC_PUSH_CLIENT: 'true',
+      SVC_VAPID_PUBLIC_KEY: vapidKeys.getPublicKey().toString('base64url'),
+      SVC_VAPID_PRIVATE_KEY: vapidKeys.getPrivateKey().toString('base64url'),
+    };
+    const on = await start({ port: 0, dbFile: join(dir, 'wechat-on.db'), quiet: true, env, functionsDir: join(dir, 'none') });
+    // Only the mini program and Pay: each of the five answers as it did before these variables.
+    const off = await start({ port: 0, dbFile: join(dir, 'wechat-off.db'), quiet: true, env: { ...wechat, SVC_VAPID_PUBLIC_KEY: env.SVC_VAPID_PUBLIC_KEY, SVC_VAPID_PRIVATE_KEY: env.SVC_VAPID_PRIVATE_KEY }, functionsDir: join(dir, 'none') });
+    try {
+      const app = devApplication();
+      const call = async (base: string, method: string, path: string, body?: unknown) => {
+        const reply = await fetch(`${base}${path}`, { method, headers: { 'X-Svc-Application-Id': app.applicationId, 'X-Svc-REST-API-Key': app.restApiKey, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+        return { status: reply.status, body: (await reply.json()) as Record<string, unknown> };
+      };
+      const sk = ((await call(on.url, 'POST', `/1/wechatAppv1/${platform.loginCode('openid-q')}`)).body as { sk: string }).sk;
+      platform.balances.set('openid-q', 9);
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const verify = (base: string) => fetch(`${base}/1/wechatApp/callback/${app.applicationId}?${new URLSearchParams({ signature: callbackSignature('quick-token', timestamp, 'n-q'), timestamp, nonce: 'n-q', echostr: 'hello-q' })}`);
+      const five = {
+        notifyMsg: (base: string) => call(base, 'POST', '/1/wechatApp/notifyMsg', { touser: 'owner-openid', template_id: 'tpl', url: 'https://example.com', data: { first: { value: 'hi' } } }),
+        virtualPay: (base: string) => call(base, 'POST', '/1/wxvp/queryUserBalance', { openid: 'openid-q', sk, env: 0 }),
+        push: (base: string) => call(base, 'POST', '/1/push', { data: { alert: 'hello' } }),
+        refund: (base: string) => call(base, 'POST', '/1/pay/refund', { order_no: 'no-such-order', refund_fee: 1, desc: 'x' }),
+      };
+      expect(await five.notifyMsg(on.url)).toEqual({ status: 200, body: { msg: 'ok' } });
+      expect((await five.virtualPay(on.url)).body).toMatchObject({ errcode: 0, balance: 9 });
+      expect((await five.push(on.url)).body).toMatchObject({ result: true, pushStatusId: expect.any(String) });
+      // The REST key reaches the order lookup: 10002, an unknown order, instead of 11006.
+      expect((await five.refund(on.url)).body.code).toBe(10002);
+      expect(await (await verify(on.url)).text()).toBe('hello-q');
+      expect((await five.notifyMsg(off.url)).body.code).toBe(11205);
+      expect((await five.virtualPay(off.url)).body.code).toBe(11205);
+      expect((await five.push(off.url)).body.code).toBe(11006);
+      expect((await five.refund(off.url)).body.code).toBe(11006);
+      expect((await verify(off.url)).status).not.toBe(200);
+    } finally {
+      await on.close();
+      await off.close();
+      await platform.close();
     }
   });
 
@@ -248,6 +307,47 @@ describe.skipIf(!pgUp || !redis)('quick start on PostgreSQL + Redis', () => {
       const made = await fetch(`${one.url}/1/classes/GameScore`, { method: 'POST', headers, body: '{"score":7}' }).then((r) => r.json());
       expect(await client.json()).toMatchObject({ id: 's', objectId: (made as { objectId: string }).objectId });
       client.ws.terminate();
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+});
+
+/**
+ * fix 39.3: deployments sharing one Redis. `SVC_REDIS_PREFIX` separates them, the application id is
+ * in every key, and keys written before (without the id) stay readable.
+ */
+const keysRedis = await connectTestRedis('quickstart (Redis keys)');
+describe.skipIf(!keysRedis)('quick start: Redis keys (SVC_REDIS_PREFIX, the application id in every key)', () => {
+  const prefixes = [runPrefix('quick-keys-a'), runPrefix('quick-keys-b')] as const;
+  afterAll(async () => {
+    for (const prefix of prefixes) await deleteKeys(keysRedis!, prefix);
+    keysRedis?.disconnect();
+  });
+
+  it('keeps two deployments on one Redis apart, and carries keys written without the application id', async () => {
+    // What an earlier version left under the first prefix: the SMS id sequence at 41.
+    const legacy = redisKvStore({ client: keysRedis!, prefix: `${prefixes[0]}kv:` });
+    await legacy.increment('sms:seq', 41, KV_NO_EXPIRY, Date.now());
+    const envOf = (prefix: string, db: string) => ({ SVC_DB: join(dir, db), SVC_REDIS_URL: REDIS_URL, SVC_REDIS_PREFIX: prefix });
+    const one = await start({ port: 0, quiet: true, env: envOf(prefixes[0], 'keys-a.db'), functionsDir: join(dir, 'none') });
+    const two = await start({ port: 0, quiet: true, env: envOf(prefixes[1], 'keys-b.db'), functionsDir: join(dir, 'none') });
+    try {
+      const headers = { ...keyHeaders(), 'content-type': 'application/json' };
+      const ask = (base: string) => fetch(`${base}/1/requestSmsCode`, { method: 'POST', headers, body: '{"mobilePhoneNumber":"13900139000"}' }).then(async (r) => ({ status: r.status, body: (await r.json()) as { smsId?: number } }));
+      // The same number on both: the per-minute limit of one is not the other's.
+      expect(await ask(one.url)).toEqual({ status: 200, body: { smsId: 42 } });
+      expect(await ask(two.url)).toEqual({ status: 200, body: { smsId: 1 } });
+      expect((await ask(one.url)).status).not.toBe(200);
+      const app = encodeURIComponent(devApplication().applicationId);
+      for (const prefix of prefixes) {
+        const keys = await keysRedis!.keys(`${prefix}*`);
+        expect(keys.length).toBeGreaterThan(0);
+        // Every key the service wrote carries the application id; only the old one does not.
+        expect(keys.filter((key) => !key.startsWith(`${prefix}${app}:`))).toEqual(prefix === prefixes[0] ? [`${prefix}kv:sms:seq`] : []);
+      }
+      expect(await keysRedis!.keys('svc:*')).not.toContainEqual(expect.stringContaining('13900139000'));
     } finally {
       await one.close();
       await two.close();

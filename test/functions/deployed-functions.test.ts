@@ -82,7 +82,7 @@ describe('deployed cloud functions', () => {
       expect([name, res.body.code]).toEqual([name, code]);
     }
     expect((await master('PUT', '/1/cloudCode/broken', cases[0]![1])).body.error).toContain('line 2');
-    expect((await server.request('PUT', '/1/cloudCode/x', { body: { language: 'node', source: 'x' } })).status).toBe(401);
+    expect(await server.request('PUT', '/1/cloudCode/x', { body: { language: 'node', source: 'x' } })).toMatchObject({ status: 403, body: { code: 11006 } });
     expect((await call('broken')).body.code).toBe(11032);
     expect((await server.request('GET', '/1/classes/_CloudCode')).body.code).toBe(11006);
   });
@@ -198,6 +198,22 @@ describe('deployed cloud functions', () => {
     expect((await master('PUT', '/1/schemas/_CloudCode', { classLevelPermissions: { find: { '*': true } } })).body.code).toBe(10073);
     expect((await master('POST', '/1/schemas/_CloudCode', { fields: { extra: { type: 'String' } } })).body.code).toBe(10073);
     expect((await call('listedNot')).body.result).toBe(1);
+  });
+
+  it('fix 39.6: /1/cloudCode shows times as every other route does (YYYY-MM-DD HH:mm:ss), not ISO', async () => {
+    const shape = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/;
+    const saved = await deploy('dated', 'function onRequest(request, response, modules) { console.log("ran"); response.send("ok"); }');
+    expect(saved.body.updatedAt).toMatch(shape);
+    const created = await master('POST', '/1/classes/DatedProbe', { n: 1 });
+    // Deployed in the same second as a record written just after it, give or take one second.
+    expect(Math.abs(Date.parse(saved.body.updatedAt.replace(' ', 'T') + 'Z') - Date.parse(created.body.createdAt.replace(' ', 'T') + 'Z'))).toBeLessThanOrEqual(1000);
+    expect((await master('GET', '/1/cloudCode/dated')).body.updatedAt).toMatch(shape);
+    const listed = (await master('GET', '/1/cloudCode')).body.results.find((r: { name: string }) => r.name === 'dated');
+    expect(listed.updatedAt).toMatch(shape);
+    await call('dated');
+    const logs = (await master('GET', '/1/cloudCode/dated/logs')).body.results;
+    expect(logs.length).toBeGreaterThan(0);
+    for (const line of logs) expect(line.at).toMatch(shape);
   });
 
   it('deletes a deployed function', async () => {

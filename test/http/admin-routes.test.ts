@@ -19,13 +19,13 @@ describe('GET /1/appSettings and /1/smsQuota', () => {
     const transport = memorySmsTransport();
     const server = await startTestServer({ captcha: false, sms: { transport }, applications: [{ ...TEST_APP, settings: { sms: { quota: 5 } } }] });
     try {
-      expect((await server.request('GET', '/1/appSettings')).status).toBe(401);
+      expect(await server.request('GET', '/1/appSettings')).toMatchObject({ status: 403, body: { code: 11006 } });
       const settings = await server.request('GET', '/1/appSettings', { auth: 'master' });
       expect(settings.body).toMatchObject({ applicationId: TEST_APP.applicationId, settings: { sms: { quota: 5 }, timeZone: expect.any(String) } });
       expect(JSON.stringify(settings.body)).not.toContain(TEST_APP.masterKey);
       expect((await server.request('POST', '/1/requestSmsCode', { body: { mobilePhoneNumber: '13800138000' } })).status).toBe(200);
       expect((await server.request('GET', '/1/smsQuota', { auth: 'master' })).body).toEqual({ used: 1, remaining: 4 });
-      expect((await server.request('GET', '/1/smsQuota')).status).toBe(401);
+      expect(await server.request('GET', '/1/smsQuota')).toMatchObject({ status: 403, body: { code: 11006 } });
     } finally {
       await server.close();
     }
@@ -41,7 +41,7 @@ describe('GET /1/realtime/connections', () => {
       const other = await jsonClient(server, { 'X-Svc-Application-Id': OTHER.applicationId, 'X-Svc-REST-API-Key': OTHER.restApiKey });
       const listed = await server.request('GET', '/1/realtime/connections', { auth: 'master' });
       expect(listed.body).toEqual({ count: 1, results: [{ user: null, master: false, subscriptions: [{ id: 'posts', table: 'Post', action: 'updateTable' }] }] });
-      expect((await fetch(`${server.url}/1/realtime/connections`, { headers: rtHeaders() })).status).toBe(401);
+      expect((await fetch(`${server.url}/1/realtime/connections`, { headers: rtHeaders() })).status).toBe(403);
       client.ws.close();
       other.ws.close();
     } finally {
@@ -62,12 +62,14 @@ describe('GET /1/files', () => {
       expect(first.status).toBe(200);
       expect(first.body.results).toHaveLength(2);
       expect(first.body.results[0]).toMatchObject({ filename: expect.stringMatching(/^[abc]\.txt$/), size: 5, contentType: 'text/plain; charset=utf-8', url: expect.stringContaining('/files/') });
+      // fix 39.6: times as every other route shows them, not ISO.
+      expect(first.body.results[0].lastModified).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
       const rest = await server.request('GET', `/1/files?limit=2&after=${encodeURIComponent(first.body.next)}`, { auth: 'master' });
       expect(rest.body.next).toBeNull();
       const names = [...first.body.results, ...rest.body.results].map((file: { filename: string }) => file.filename).sort();
       expect(names).toEqual(['a.txt', 'b.txt', 'c.txt']);
       expect((await server.request('GET', '/1/files?limit=0', { auth: 'master' })).body.code).toBe(11005);
-      expect((await server.request('GET', '/1/files')).status).toBe(401);
+      expect(await server.request('GET', '/1/files')).toMatchObject({ status: 403, body: { code: 11006 } });
     } finally {
       await server.close();
     }
@@ -92,7 +94,7 @@ describe('DELETE /1/users/:objectId/sessions', () => {
       const signed = await server.request('POST', '/1/users', { body: { username: 'ann', password: 'secret-1' } });
       const second = await server.request('POST', '/1/login', { body: { username: 'ann', password: 'secret-1' } });
       const id = signed.body.objectId as string;
-      expect((await server.request('DELETE', `/1/users/${id}/sessions`)).status).toBe(401);
+      expect(await server.request('DELETE', `/1/users/${id}/sessions`)).toMatchObject({ status: 403, body: { code: 11006 } });
       expect((await server.request('DELETE', `/1/users/${id}/sessions`, { auth: 'master' })).body).toEqual({ revoked: 2 });
       for (const token of [signed.body.sessionToken, second.body.sessionToken]) {
         const me = await server.request('GET', '/1/users/me', { headers: { 'X-Svc-Session-Token': token } });

@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { callbackSignature } from '../../src/wechat/callback-signature.js';
-import { createHmac, createPublicKey, createVerify } from 'node:crypto';
+import { createHash, createHmac, createPublicKey, createVerify } from 'node:crypto';
+import { createRequire } from 'node:module';
 
 const MESSAGE_TOKEN = 'push-token-1';
 
@@ -24,6 +25,8 @@ async function start(extra: Record<string, unknown> = {}) {
   const account = { appId: platform.appId, secret: platform.secret, apiBase: platform.url, timeoutMs: 1000 };
   server = await startTestServer({
     clock,
+    // The SDK's headers (X-Bmob-*) as well as the default brand.
+    brands: ['Svc', 'Bmob'],
     // SQLite on a temp file, the embedded default: the link, order and media-check tables with their unique indexes.
     storage: openSqlite(join(fileRoot, 'svcbase.db')),
     files: { store: localFileStore({ root: fileRoot }), media: false },
@@ -194,7 +197,16 @@ describe('access tokens, content checks, messages, codes and media verdicts', ()
 
   it('gives the access token to the master key only, fetched once and cached', async () => {
     platform.calls.length = 0;
-    expect((await server.request('GET', '/1/wechatApp/getAccessToken')).status).toBe(401);
+    // fix 39.7: the REST key gets the coded refusal refund and push give (403 / 11006), not a bare 401.
+    const refused = await server.request('GET', '/1/wechatApp/getAccessToken');
+    expect([refused.status, refused.body]).toEqual([403, { code: 11006, error: 'this operation needs the master key.' }]);
+    const refund = await server.request('POST', '/1/pay/refund', { body: { order_no: 'any', refund_fee: 1, desc: 'x' } });
+    const push = await server.request('POST', '/1/push', { body: { data: { alert: 'x' } } });
+    expect([refund.status, refund.body]).toEqual([refused.status, refused.body]);
+    expect([push.status, push.body]).toEqual([refused.status, refused.body]);
+    // A wrong key is still an authentication failure: 401 without a code.
+    const wrong = await fetch(`${server.url}/1/wechatApp/getAccessToken`, { headers: { 'X-Svc-Application-Id': TEST_APP.applicationId, 'X-Svc-REST-API-Key': 'wrong' } });
+    expect([wrong.status, await wrong.json()]).toEqual([401, { error: 'unauthorized' }]);
     const first = await server.request('GET', '/1/wechatApp/getAccessToken', { auth: 'master' });
     expect(first.body.access_token).toMatch(/^fake-token-/);
     const again = await Promise.all(Array.from({ length: 5 }, () => server.request('GET', '/1/wechatApp/getAccessToken', { auth: 'master' })));
@@ -506,6 +518,37 @@ describe('virtual payment (/1/wxvp/*)', () => {
     const cancelled = await server.request('POST', '/1/wxvp/cancelCurrencyPay', { body: { ...who, env: 0, pay_order_id: 'coinorder01', order_id: 'refund0001', amount: 5 } });
     expect(cancelled.body).toMatchObject({ errcode: 0, order_id: 'refund0001' });
     expect(platform.balances.get('openid-coin')).toBe(35);
+  });
+
+  it("fix 39.4: serves the SDK's own wxvpCancelCurrencyPay, which posts to / and signs 'NaN' for its route and time", async () => {
+    const sk = await loggedIn('openid-sdk');
+    platform.balances.set('openid-sdk', 40);
+    expect((await server.request('POST', '/1/wxvp/currencyPay', { body: { openid: 'openid-sdk', sk, env: 0, amount: 10, order_id: 'sdkorder01' } })).body).toMatchObject({ errcode: 0, balance: 30 });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const Bmob: any = createRequire(import.meta.url)('hydrogen-js-sdk');
+    Bmob.initialize(TEST_APP.secretKey, TEST_APP.securityCode);
+    Bmob.domain(server.url);
+    const cancelled = await Bmob.Pay.wxvpCancelCurrencyPay({ openid: 'openid-sdk', sk, env: 0, pay_order_id: 'sdkorder01', order_id: 'sdkrefund01', amount: 4 });
+    expect(cancelled).toMatchObject({ errcode: 0, order_id: 'sdkrefund01' });
+    expect(platform.balances.get('openid-sdk')).toBe(34);
+    // Other bodies at / find no route (11001); the REST key may use it too.
+    const posted = (body: unknown) => server.request('POST', '/', { body });
+    expect((await posted({ openid: 'openid-sdk', sk, amount: 1 })).body.code).toBe(11001);
+    expect((await posted({ openid: 'openid-sdk', sk, env: 0, pay_order_id: 'sdkorder01', order_id: 'sdkrefund02', amount: 1 })).body).toMatchObject({ errcode: 0, order_id: 'sdkrefund02' });
+    // What the SDK signs: 'NaN' (undefined + its timestamp), the security code, the nonce, the body, the version.
+    const signedPost = (path: string, body: object, nonce: string, t = String(Math.floor(Date.now() / 1000))) => {
+      const text = JSON.stringify(body);
+      const sign = createHash('md5').update(`NaN${TEST_APP.securityCode}${nonce}${text}10`).digest('hex');
+      const headers = { 'content-type': 'application/json', 'X-Bmob-Secret-Key': TEST_APP.secretKey!, 'X-Bmob-Safe-Timestamp': t, 'X-Bmob-Noncestr-Key': nonce, 'X-Bmob-Safe-Sign': sign, 'X-Bmob-SDK-Version': '10' };
+      return fetch(`${server.url}${path}`, { method: 'POST', headers, body: text });
+    };
+    const refund = { openid: 'openid-sdk', sk, env: 0, pay_order_id: 'sdkorder01', order_id: 'sdkrefund03', amount: 1 };
+    expect((await signedPost('/', refund, 'nonce-once-00001')).status).toBe(200);
+    // The timestamp is not signed: the same signature with another timestamp is a replay.
+    expect((await signedPost('/', refund, 'nonce-once-00001', String(Math.floor(Date.now() / 1000) - 3))).status).toBe(401);
+    // That form is accepted at / only: elsewhere the signature must cover the path and timestamp.
+    expect((await signedPost('/1/wxvp/queryUserBalance', { openid: 'openid-sdk', sk, env: 0 }, 'nonce-elsewhere1')).status).toBe(401);
+    expect(platform.balances.get('openid-sdk')).toBe(36);
   });
 });
 

@@ -30,6 +30,11 @@ export interface TransferSink {
   /** Creates the table with its fields and indexes (user tables), before its records. */
   prepare(table: TableDescription): Promise<void>;
   write(className: string, records: readonly JsonObject[]): Promise<{ inserted: number; existing: number }>;
+  /**
+   * Which of `objectIds` the target already holds (their records are skipped by `write`, so their
+   * files are not copied again). Absent: none (a sink that starts empty, as an export folder).
+   */
+  existing?(className: string, objectIds: readonly string[]): Promise<ReadonlySet<string>>;
   /** After the records: class-level permissions. */
   finish(table: TableDescription): Promise<void>;
   /** Stores a file; the ref replaces the source's in every record that names it. */

@@ -101,8 +101,12 @@ export function httpRestClient(options: HttpClientOptions): RestClient {
   };
 }
 
-/** A service in this process, called through `service.handle` as its HTTP host would. `publicUrl` is the base of uploaded files' urls. */
-export function serviceRestClient(service: Service, app: ApplicationConfig, publicUrl: string): RestClient {
+/**
+ * A service in this process, called through `service.handle` as its HTTP host would. `publicUrl` is
+ * the base of uploaded files' urls; `label` says what the service serves (the stores it opened), as
+ * reports name it: no server listens at `publicUrl` while the CLI copies.
+ */
+export function serviceRestClient(service: Service, app: ApplicationConfig, publicUrl: string, label: string): RestClient {
   const headers = keyHeaders('Svc', app.applicationId, app.masterKey);
   const base = publicUrl.replace(/\/+$/, '');
   const call = async (method: string, path: string, search: string, body: Uint8Array | null, contentType?: string) => {
@@ -113,7 +117,7 @@ export function serviceRestClient(service: Service, app: ApplicationConfig, publ
   };
   const parse = (bytes: Uint8Array) => JSON.parse(new TextDecoder().decode(bytes)) as Json;
   return {
-    label: `${base} (this process)`,
+    label,
     async json(method, path, { query, body } = {}) {
       return parse(await call(method, path, searchOf(query), body === undefined ? null : new TextEncoder().encode(JSON.stringify(body)), body === undefined ? undefined : 'application/json'));
     },

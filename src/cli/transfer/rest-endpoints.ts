@@ -9,6 +9,9 @@ async function countOf(client: RestClient, className: string): Promise<number> {
   return isObject(reply) && typeof reply['count'] === 'number' ? reply['count'] : 0;
 }
 
+/** Most objectIds asked per existence query. */
+const EXISTING_CHUNK = 200;
+
 /** Most members of one relation read per call. */
 const MEMBER_PAGE = 1000;
 
@@ -95,6 +98,18 @@ export function restSink(client: RestClient): TransferSink {
     async finish(table) {
       if (table.classLevelPermissions === undefined || !(await schemaOf(table.className))) return;
       await client.json('PUT', `/1/schemas/${encodeURIComponent(table.className)}`, { body: { classLevelPermissions: table.classLevelPermissions } });
+    },
+    async existing(className, objectIds) {
+      const found = new Set<string>();
+      // At most EXISTING_CHUNK ids a query, so the URL stays well under a server's header limit.
+      for (let at = 0; at < objectIds.length; at += EXISTING_CHUNK) {
+        const ids = objectIds.slice(at, at + EXISTING_CHUNK);
+        const reply = await client.json('GET', recordsPath(className), { query: { where: JSON.stringify({ objectId: { $in: ids } }), keys: 'objectId', limit: String(ids.length) } });
+        const results = isObject(reply) ? reply['results'] : undefined;
+        if (!Array.isArray(results)) throw new RestError(200, undefined, `${recordsPath(className)} answered without results`);
+        for (const record of results.filter(isObject)) found.add(String(record['objectId']));
+      }
+      return found;
     },
     upload: (filename, bytes) => client.upload(filename, bytes),
     count: (className) => countOf(client, className),

@@ -26,6 +26,7 @@ export interface TableReport {
   /** Records the target already had (a resumed or repeated run). */
   readonly existing: number;
   readonly relationLinks: number;
+  /** File values copied (records the target already had are skipped, files and all). */
   readonly files: number;
   /** Records in the target afterwards. */
   readonly target: number;
@@ -77,9 +78,12 @@ export async function transfer(options: TransferOptions): Promise<TransferReport
         const page = await source.page(table, progressOf.after, pageSize);
         if (page.length === 0) break;
         const ready: JsonObject[] = [];
+        // A record the target has already (a repeated run, a resumed page) is skipped by the import: its files are not copied again.
+        const present = options.files === false || !sink.existing ? new Set<string>() : await sink.existing(table.className, page.map((record) => String(record['objectId'])));
         for (const record of page) {
           relationLinks += countLinks(record);
-          ready.push(options.files === false ? record : ((await mapFiles(record, async (file) => (files++, { ...file, ...(await copyFile(file)) }))) as JsonObject));
+          const copyFiles = options.files !== false && !present.has(String(record['objectId']));
+          ready.push(copyFiles ? ((await mapFiles(record, async (file) => (files++, { ...file, ...(await copyFile(file)) }))) as JsonObject) : record);
         }
         for (const chunk of bySize(ready, maxBytes)) {
           const written = await sink.write(table.className, chunk);

@@ -27,6 +27,9 @@ export function Functions(props: { api: Api; selected: string | undefined }) {
   const [logs, setLogs] = useState<JsonObject[]>([]);
   const [error, setError] = useState('');
   const [notice, setNotice] = useState('');
+  // The function whose source the editor holds: until it has loaded, the editor is read-only, so a
+  // late answer never replaces what was typed (and a new name's template arrives before typing).
+  const [loaded, setLoaded] = useState<string | undefined>(undefined);
   const current = list.find((item) => item.name === selected);
   const refresh = async () => {
     try {
@@ -41,11 +44,19 @@ export function Functions(props: { api: Api; selected: string | undefined }) {
     setNotice('');
     setError('');
     void refresh();
+    setLoaded(undefined);
     if (!selected) return;
+    let stale = false;
+    const show = (text: string) => {
+      if (stale) return;
+      setSource(text);
+      setLoaded(selected);
+    };
     api.request('GET', `/1/cloudCode/${encodeURIComponent(selected)}`).then(
-      (reply) => setSource(String(reply['source'] ?? '')),
-      () => setSource(TEMPLATE),
+      (reply) => show(String(reply['source'] ?? '')),
+      () => show(TEMPLATE),
     );
+    return () => void (stale = true);
   }, [selected]);
   const act = async (work: () => Promise<void>) => {
     try {
@@ -130,9 +141,11 @@ export function Functions(props: { api: Api; selected: string | undefined }) {
             <form onSubmit={deploy} class="stack">
               <label>
                 Source (Node.js style, runs in the sandbox)
-                <textarea name="source" class="code" rows={14} value={source} onInput={(e) => setSource(e.currentTarget.value)} spellcheck={false} />
+                <textarea name="source" class="code" rows={14} value={source} readOnly={loaded !== selected} aria-busy={loaded !== selected} onInput={(e) => setSource(e.currentTarget.value)} spellcheck={false} />
               </label>
-              <button type="submit">Deploy</button>
+              <button type="submit" disabled={loaded !== selected}>
+                Deploy
+              </button>
             </form>
             <form onSubmit={invoke} class="stack">
               <label>
