@@ -1,5 +1,7 @@
 import type { FindPlan, TableSchema, WhereNode } from '../plan.js';
-import { condSql } from './cond.js';
+import { ACL_READ_COLUMN } from './acl-read-column.js';
+import { aclReadBranches } from './acl-read-sql.js';
+import { and, condSql } from './cond.js';
 import type { SqlDialect } from './dialect.js';
 import { join, param, raw, render, sql, type CompiledQuery, type Sql } from './fragment.js';
 import { geoLatColumn, geoLngColumn } from './layout.js';
@@ -66,6 +68,44 @@ export function compileCount(className: string, where: WhereNode, view: SqlSchem
   const scope = mainScope(className, state);
   const statement = sql`SELECT COUNT(*) AS ${raw(dialect.quoteIdent('n'))} FROM ${tableRef(state, className)} AS ${raw(scope.alias)} WHERE ${whereClause(where, scope, state)}`;
   return render(statement, dialect.placeholder);
+}
+
+/**
+ * A where that ANDs the ACL read filter at its top level, split into that filter and the rest (the
+ * rest `all_records` when there is none); null for any other where, and when the filter names no
+ * principal but `*` (then it is one branch already).
+ */
+export function splitAclRead(where: WhereNode): { readonly acl: Extract<WhereNode, { kind: 'acl_read' }>; readonly rest: WhereNode } | null {
+  const terms = where.kind === 'and' ? where.nodes : [where];
+  const found = terms.filter((term): term is Extract<WhereNode, { kind: 'acl_read' }> => term.kind === 'acl_read');
+  if (found.length !== 1) return null;
+  const acl = found[0]!;
+  if (!acl.principals.includes('*') || acl.principals.every((key) => key === '*')) return null;
+  const others = terms.filter((term) => term !== acl);
+  const rest: WhereNode = others.length === 0 ? { kind: 'all_records' } : others.length === 1 ? others[0]! : { kind: 'and', nodes: others };
+  return { acl, rest };
+}
+
+/**
+ * The count of a where that ANDs the ACL read filter (`splitAclRead`) as the sum of one count per
+ * branch of the filter (acl-read-sql.ts: everyone, each of the caller's principals as the one granted,
+ * several): the branches are disjoint, so the sum is the count. Each branch is a range of an index that carries `ACL$read`
+ * after the where's equalities (D140), so no row and no index entry is tested one by one; the
+ * adapter checks the plan (EXPLAIN QUERY PLAN) before it prefers this to `compileCount`. Null where
+ * it does not apply: no such where, or a dialect or table without `ACL$read`.
+ */
+export function compileCountByAclBranch(className: string, where: WhereNode, view: SqlSchemaView, dialect: SqlDialect): CompiledQuery | null {
+  const split = dialect.aclReadColumn ? splitAclRead(where) : null;
+  if (!split) return null;
+  const state = newState(dialect, view);
+  const scope = mainScope(className, state);
+  if (resolveSlot({ column: 'ACL', path: [] }, scope, state).kind !== 'json') return null;
+  const branches = aclReadBranches(columnRef(state, scope, ACL_READ_COLUMN), split.acl.principals, dialect);
+  const counts = [branches.everyone, ...branches.one, branches.several].map((branch) => {
+    const cond = and([compileWhere(split.rest, scope, state), branch]);
+    return sql`(SELECT COUNT(*) FROM ${tableRef(state, className)} AS ${raw(scope.alias)} WHERE ${condSql(dialect, cond)})`;
+  });
+  return render(sql`SELECT ${join(counts, ' + ')} AS ${raw(dialect.quoteIdent('n'))}`, dialect.placeholder);
 }
 
 /**

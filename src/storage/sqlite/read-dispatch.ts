@@ -1,7 +1,7 @@
 import { svcError } from '../../core/errors.js';
 import type { StoredRecord, Value } from '../../core/values.js';
 import type { AggregatePlan, FindPlan, TableSchema, WhereNode } from '../../query/plan.js';
-import { type SqlSchemaView, compileAggregate, compileCount, compileCountUpTo, compileFind, sqliteAdapterDialect } from '../../query/sql/index.js';
+import { type SqlSchemaView, compileAggregate, compileCountUpTo, compileFind, sqliteAdapterDialect } from '../../query/sql/index.js';
 import { physicalTableName } from '../../query/sql/layout.js';
 import { projectRecord } from '../kit/projection.js';
 import type { Awaitable, ReadOptions, TableRef } from '../port.js';
@@ -72,10 +72,10 @@ export class SqliteReads {
   count(ref: TableRef, where: WhereNode, options: ReadOptions | undefined, inTransaction: boolean): Awaitable<number> {
     const schema = this.core.getSchema(ref);
     if (!schema || inlineCount(schema, where, this.rowBound(ref), this.inlineUnits)) return this.core.count(ref, where);
-    const query = compileCount(ref.className, where, this.view(ref.namespace), sqliteAdapterDialect);
-    const matches = this.indexedMatches(ref, schema, where, query.sql, query.parameters, inTransaction);
+    const { sql, parameters } = this.core.countQuery(ref, schema, where);
+    const matches = this.indexedMatches(ref, schema, where, sql, parameters, inTransaction);
     if (matches !== null && inlineCount(schema, where, matches, this.inlineUnits)) return this.core.count(ref, where);
-    return this.run({ kind: 'count', ...query }, options, inTransaction, (result) => result as number);
+    return this.run({ kind: 'count', sql, parameters }, options, inTransaction, (result) => result as number);
   }
 
   aggregate(ref: TableRef, plan: AggregatePlan, options: ReadOptions | undefined, inTransaction: boolean): Awaitable<Array<Record<string, Value>>> {

@@ -2,7 +2,7 @@ import { configError } from '../../core/errors.js';
 import type { DateValue, StoredRecord, Value } from '../../core/values.js';
 import { mergeColumns } from '../../operators/column-types.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
-import { type SqlSchemaView, compileAggregate, compileCount, compileFind, sqliteAdapterDialect } from '../../query/sql/index.js';
+import { type SqlSchemaView, compileAggregate, compileCount, compileCountByAclBranch, compileFind, sqliteAdapterDialect } from '../../query/sql/index.js';
 import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
 import { type SchemaDrop, planDropColumn, planDropIndex, planDropTable } from '../../query/sql/schema-drops.js';
 import { compileClearRelation, compileDeleteById, compileInsert, compileSelectById } from '../../query/sql/write-compiler.js';
@@ -13,9 +13,9 @@ import type { FieldOp, SchemaLimits, TableRef, UpdateImages } from '../port.js';
 import { assertNewTable } from '../schema-rules.js';
 import type { SqliteDatabase } from './database-shape.js';
 import { arrayLayout, decodeRow, decodeValues, encodeRecord } from './row-codec.js';
-import { type PlanShape, QueryCache, countShape, findShape } from './query-cache.js';
+import { type PlanShape, QueryCache, branchCountShape, countShape, findShape } from './query-cache.js';
 import { SchemaStore, createBookkeeping } from './schema-store.js';
-import { backfillAclRead } from './acl-read-backfill.js';
+import { upgradeAclRead } from './acl-read-backfill.js';
 import { SchemaVersion } from './schema-version.js';
 import { withSqliteErrors } from './sqlite-errors.js';
 import { updateRow, updateRowWithoutReturning } from './sqlite-update.js';
@@ -57,8 +57,8 @@ export class SqliteCore {
   constructor(readonly db: SqliteDatabase) {
     this.statements = new StatementCache(db);
     createBookkeeping(db);
-    backfillAclRead(db);
     this.store = new SchemaStore(db, this.statements);
+    upgradeAclRead(db, (ref) => this.store.load(ref));
     this.version = new SchemaVersion(db);
   }
 
@@ -72,7 +72,7 @@ export class SqliteCore {
     return this.schemaWrite(() => {
       const current = this.store.load(ref);
       const { schema, added } = mergeColumns(ref.className, current, wanted, limits);
-      if (current) for (const [name, column] of added) this.store.addColumn(ref, name, column);
+      if (current) for (const [name, column] of added) this.store.addColumn(ref, name, column, schema);
       else {
         assertNewTable(ref.className, this.store.tableNames(ref.namespace), limits);
         this.store.createTable(ref, added);
@@ -203,27 +203,57 @@ export class SqliteCore {
   count(ref: TableRef, where: WhereNode): number {
     const schema = this.getSchema(ref);
     if (!schema) return 0;
-    const [statement, parameters] = this.prepared(schema, countShape(schema, where), () =>
-      compileCount(ref.className, where, this.view(ref.namespace), sqliteAdapterDialect),
-    );
+    const { statement, parameters } = this.countQuery(ref, schema, where);
     const row = statement.get(...parameters) as { n: number | bigint } | undefined;
     return Number(row?.n ?? 0);
   }
 
-  /** The statement and parameters of a find/count: from the shape cache, or compiled (and cached). */
-  private prepared(schema: TableSchema, shape: PlanShape | null, compile: () => CompiledQuery): [SqliteStatement, readonly unknown[]] {
+  /**
+   * The SQL of a count: one count per branch of the ACL read filter where SQLite answers each branch
+   * from an index range that includes `ACL$read` (D140: no entry tested one by one), else one count.
+   * The choice is made once per shape, from EXPLAIN QUERY PLAN, and kept in the shape cache.
+   */
+  countQuery(ref: TableRef, schema: TableSchema, where: WhereNode): { readonly sql: string; readonly statement: SqliteStatement; readonly parameters: readonly unknown[] } {
+    const branch = branchCountShape(schema, where);
+    if (branch) {
+      const cached = this.queries.get(schema, branch.key);
+      if (cached) return { sql: cached.sql, statement: cached.statement, parameters: branch.parameters };
+      if (cached === undefined) {
+        const compiled = compileCountByAclBranch(ref.className, where, this.view(ref.namespace), sqliteAdapterDialect);
+        if (compiled && this.branchesSeekIndexes(compiled)) {
+          const statement = this.statements.get(compiled.sql);
+          this.queries.remember(schema, branch, compiled, statement);
+          return { sql: compiled.sql, statement, parameters: compiled.parameters };
+        }
+        this.queries.refuse(schema, branch.key);
+      }
+    }
+    const shape = countShape(schema, where);
+    const [statement, parameters, sql] = this.prepared(schema, shape, () => compileCount(ref.className, where, this.view(ref.namespace), sqliteAdapterDialect));
+    return { sql, statement, parameters };
+  }
+
+  /** Whether every branch of a branch count reads a range of an index by `ACL$read` (never a scan, never a test per entry). */
+  private branchesSeekIndexes(query: CompiledQuery): boolean {
+    const plan = this.statements.get(`EXPLAIN QUERY PLAN ${query.sql}`).all(...query.parameters) as Array<{ detail: string }>;
+    const main = plan.map((step) => step.detail).filter((detail) => /^(SEARCH|SCAN) t0\b/.test(detail));
+    return main.length >= 3 && main.every((detail) => /^SEARCH t0 USING (COVERING )?INDEX \S+ \(.*\bACL\$read[<>=]/.test(detail));
+  }
+
+  /** The statement, parameters and SQL of a find/count: from the shape cache, or compiled (and cached). */
+  private prepared(schema: TableSchema, shape: PlanShape | null, compile: () => CompiledQuery): [SqliteStatement, readonly unknown[], string] {
     if (shape) {
       const cached = this.queries.get(schema, shape.key);
-      if (cached) return [cached.statement, shape.parameters];
+      if (cached) return [cached.statement, shape.parameters, cached.sql];
       if (cached === undefined) {
         const compiled = compile();
         const statement = this.statements.get(compiled.sql);
         this.queries.remember(schema, shape, compiled, statement);
-        return [statement, compiled.parameters];
+        return [statement, compiled.parameters, compiled.sql];
       }
     }
     const compiled = compile();
-    return [this.statements.get(compiled.sql), compiled.parameters];
+    return [this.statements.get(compiled.sql), compiled.parameters, compiled.sql];
   }
 
   aggregate(ref: TableRef, plan: AggregatePlan): Array<Record<string, Value>> {
