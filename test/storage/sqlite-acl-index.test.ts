@@ -9,7 +9,7 @@ import { aclAllows, principalsOf } from '../../src/access/principals.js';
 import { dateValue, type StoredRecord, type Value } from '../../src/core/values.js';
 import type { FindPlan, WhereNode } from '../../src/query/plan.js';
 import { ACL_READ_COLUMN, aclReadText } from '../../src/query/sql/acl-read-column.js';
-import { sqliteStorage } from '../../src/storage/sqlite/index.js';
+import { openSqlite, sqliteStorage } from '../../src/storage/sqlite/index.js';
 
 /**
  * D140: on SQLite, declared indexes of a table with an ACL carry `ACL$read` last, a count whose where
@@ -140,6 +140,95 @@ describe('ACL$read in indexes (SQLite, D140)', () => {
       { seed: Number(process.env.FC_SEED ?? 20261128), numRuns: runs },
     );
     expect(branchCounts).toBeGreaterThan(0);
+  });
+
+  it('sorts first and filters after in an ACL-filtered find that scans and sorts the table, and agrees with the ACL rules (property)', async () => {
+    let topFirst = 0;
+    await fc.assert(
+      fc.asyncProperty(posts, caller, fc.integer({ min: 0, max: 9 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 0, max: 4 }), fc.boolean(), async (rows, principals, score, limit, skip, descending) => {
+        const log: string[] = [];
+        const db = new Database(':memory:', { verbose: (statement) => log.push(String(statement)) });
+        const storage = sqliteStorage({ database: db, closeDatabase: false });
+        try {
+          await storage.ensureColumns(ref, { category: { type: 'Number' }, score: { type: 'Number' }, title: { type: 'String' }, ACL: { type: 'Object' } });
+          const records = rows.map(([c, s, a], i) => post(i, c, s, a));
+          for (const record of records) await storage.insert(ref, record);
+          const where = and(gte('score', score), { kind: 'acl_read', principals: principals.keys });
+          const plan: FindPlan = { where, order: [{ field: { column: 'score', path: [] }, descending }], limit, skip, projection: { kind: 'all' } };
+          const byScore = (a: StoredRecord, b: StoredRecord) => ((a['score'] as number) - (b['score'] as number)) * (descending ? -1 : 1) || (a.objectId < b.objectId ? -1 : 1);
+          const expected = records
+            .filter((r) => (r['score'] as number) >= score && aclAllows(r['ACL'] as Acl | undefined, principals, 'read'))
+            .sort(byScore)
+            .slice(skip, skip + limit)
+            .map((r) => r.objectId);
+          // Twice: a short first answer sends the next find of the shape straight to the one-statement form.
+          for (let round = 0; round < 2; round++) {
+            log.length = 0;
+            expect(((await storage.find(ref, plan)) as StoredRecord[]).map((r) => r.objectId)).toEqual(expected);
+            if (log.some((statement) => statement.startsWith('SELECT t1.'))) topFirst++;
+          }
+        } finally {
+          await storage.close();
+          db.close();
+        }
+      }),
+      { seed: Number(process.env.FC_SEED ?? 20261128), numRuns: runs },
+    );
+    expect(topFirst).toBeGreaterThan(0);
+  });
+
+  it('runs the one-statement find when readable records lie beyond the first ones sorted', async () => {
+    const log: string[] = [];
+    const db = new Database(':memory:', { verbose: (statement) => log.push(String(statement)) });
+    const storage = sqliteStorage({ database: db, closeDatabase: false });
+    await storage.ensureColumns(ref, { category: { type: 'Number' }, score: { type: 'Number' }, title: { type: 'String' }, ACL: { type: 'Object' } });
+    // The 30 best scores are someone else's; u1 reads three records further down.
+    for (let i = 0; i < 30; i++) await storage.insert(ref, post(i, 0, 100 + i, { u2: { read: true } }));
+    for (let i = 30; i < 33; i++) await storage.insert(ref, post(i, 0, i, { u1: { read: true } }));
+    const plan: FindPlan = { where: and(gte('score', 0), { kind: 'acl_read', principals: ['*', 'u1'] }), order: [{ field: { column: 'score', path: [] }, descending: true }], limit: 2, skip: 0, projection: { kind: 'all' } };
+    expect(((await storage.find(ref, plan)) as StoredRecord[]).map((r) => r.objectId)).toEqual(['p032', 'p031']);
+    expect(log.filter((statement) => statement.startsWith('SELECT t1.'))).toHaveLength(1);
+    expect(log.filter((statement) => statement.startsWith('SELECT t0.'))).toHaveLength(1);
+    // The shape's next 32 finds skip the first step; then it is tried again.
+    log.length = 0;
+    for (let i = 0; i < 32; i++) await storage.find(ref, plan);
+    expect(log.filter((statement) => statement.startsWith('SELECT t1.'))).toHaveLength(0);
+    // Enough readable records among the first 4 x (skip + limit): one statement.
+    const mine: FindPlan = { ...plan, where: and(gte('score', 0), { kind: 'acl_read', principals: ['*', 'u2'] }) };
+    log.length = 0;
+    expect(((await storage.find(ref, mine)) as StoredRecord[]).map((r) => r.objectId)).toEqual(['p029', 'p028']);
+    expect(log.filter((statement) => statement.startsWith('SELECT t1.'))).toHaveLength(1);
+    expect(log.filter((statement) => statement.startsWith('SELECT t0.'))).toHaveLength(0);
+    await storage.close();
+    db.close();
+  });
+
+  it('gives the same answers when a count or a find runs on a reader worker', async () => {
+    // A 1 ms stall bound makes 9,000 rows a large table; 4,500 per category is more than the match probe counts.
+    const storage = openSqlite(join(dir, 'workers.db'), { stallBoundMs: 1 });
+    try {
+      await storage.ensureColumns(ref, { category: { type: 'Number' }, score: { type: 'Number' }, title: { type: 'String' }, ACL: { type: 'Object' } });
+      await storage.createIndex(ref, { name: 'by_category', columns: ['category'], unique: false });
+      const acls: Array<Acl | undefined> = [undefined, { u1: { read: true } }, { 'role:r1': { read: true } }, { u2: { read: true }, u1: { read: true } }, { u3: { read: true } }];
+      const records = Array.from({ length: 9000 }, (_, i) => post(i, i % 2, (i * 7) % 1000, acls[i % acls.length]));
+      await storage.transaction(async (tx) => {
+        for (const record of records) await tx.insert(ref, record);
+      });
+      for (const principals of [principalsOf('u1'), principalsOf('u3', ['r1'])]) {
+        const readable = (r: StoredRecord) => aclAllows(r['ACL'] as Acl | undefined, principals, 'read');
+        const filter: WhereNode = { kind: 'acl_read', principals: principals.keys };
+        expect(await storage.count(ref, and(eq('category', 1), filter))).toBe(records.filter((r) => r['category'] === 1 && readable(r)).length);
+        const plan: FindPlan = { where: and(gte('score', 500), filter), order: [{ field: { column: 'score', path: [] }, descending: true }], limit: 10, skip: 3, projection: { kind: 'all' } };
+        const expected = records
+          .filter((r) => (r['score'] as number) >= 500 && readable(r))
+          .sort((a, b) => (b['score'] as number) - (a['score'] as number) || (a.objectId < b.objectId ? -1 : 1))
+          .slice(3, 13)
+          .map((r) => r.objectId);
+        expect(((await storage.find(ref, plan)) as StoredRecord[]).map((r) => r.objectId)).toEqual(expected);
+      }
+    } finally {
+      await storage.close();
+    }
   });
 
   it('brings a file written before up to date on open: single principals as themselves, indexes with ACL$read; reads agree before and after', async () => {

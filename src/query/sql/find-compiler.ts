@@ -1,6 +1,6 @@
 import type { FindPlan, TableSchema, WhereNode } from '../plan.js';
 import { ACL_READ_COLUMN } from './acl-read-column.js';
-import { aclReadBranches } from './acl-read-sql.js';
+import { aclReadBranches, aclReadCond } from './acl-read-sql.js';
 import { and, condSql } from './cond.js';
 import type { SqlDialect } from './dialect.js';
 import { join, param, raw, render, sql, type CompiledQuery, type Sql } from './fragment.js';
@@ -59,6 +59,35 @@ export function compileFind(className: string, plan: FindPlan, view: SqlSchemaVi
   const scope = mainScope(className, state);
   const columns = join(physicalColumnNames(scope.schema).map((c) => columnRef(state, scope, c)), ', ');
   const statement = sql`SELECT ${columns} FROM ${tableRef(state, className)} AS ${raw(scope.alias)} WHERE ${whereClause(plan.where, scope, state)} ORDER BY ${orderClause(plan, scope, state)} LIMIT ${param(plan.limit)} OFFSET ${param(plan.skip)}`;
+  return render(statement, dialect.placeholder);
+}
+
+/**
+ * A find whose where ANDs the ACL read filter (`splitAclRead`), in two steps: the first `keep`
+ * records matching the rest of the where, in the plan's order (SQLite's top-N sort, with no ACL test
+ * per scanned row), then the ACL filter over those, the plan's order, limit and skip.
+ *
+ * The answer is the plan's exactly when it has `limit` rows: the first `skip + limit` readable
+ * records are then among the `keep` first matching ones. With fewer rows the caller cannot tell
+ * whether readable records lie beyond those `keep`, and runs `compileFind`. `keep` is a parameter.
+ * The first step is a plain subquery in FROM: SQLite then reads the columns outside the sort key
+ * only for rows that enter the top `keep`, as for any ORDER BY ... LIMIT (a materialized CTE reads
+ * them first, and a window count of the kept rows cost a tenth of the find).
+ * Null where it does not apply: no such where, a `near` order, or a dialect or table without
+ * `ACL$read`.
+ */
+export function compileFindTopFirst(className: string, plan: FindPlan, keep: number, view: SqlSchemaView, dialect: SqlDialect): CompiledQuery | null {
+  const split = dialect.aclReadColumn && !plan.nearest ? splitAclRead(plan.where) : null;
+  if (!split) return null;
+  const state = newState(dialect, view);
+  const scope = mainScope(className, state);
+  if (resolveSlot({ column: 'ACL', path: [] }, scope, state).kind !== 'json') return null;
+  const names = physicalColumnNames(scope.schema);
+  const outer: TableScope = { alias: state.alias('t'), className, schema: scope.schema };
+  const first = sql`SELECT ${join([...names, ACL_READ_COLUMN].map((c) => columnRef(state, scope, c)), ', ')} FROM ${tableRef(state, className)} AS ${raw(scope.alias)} WHERE ${whereClause(split.rest, scope, state)} ORDER BY ${orderClause(plan, scope, state)} LIMIT ${param(keep)}`;
+  const columns = join(names.map((c) => columnRef(state, outer, c)), ', ');
+  const readable = condSql(dialect, aclReadCond(columnRef(state, outer, ACL_READ_COLUMN), split.acl.principals, dialect));
+  const statement = sql`SELECT ${columns} FROM (${first}) AS ${raw(outer.alias)} WHERE ${readable} ORDER BY ${orderClause(plan, outer, state)} LIMIT ${param(plan.limit)} OFFSET ${param(plan.skip)}`;
   return render(statement, dialect.placeholder);
 }
 

@@ -68,6 +68,28 @@ export function countShape(schema: TableSchema, where: WhereNode): PlanShape | n
 }
 
 /**
+ * The shape of a find as `compileFindTopFirst` compiles it: the where without its ACL filter, the
+ * number of records its first step keeps, the filter's values, limit and skip. Null when the where
+ * has no such filter or is not cacheable.
+ */
+export function topFirstShape(schema: TableSchema, plan: FindPlan, keep: number): PlanShape | null {
+  const split = plan.nearest ? null : splitAclRead(plan.where);
+  const acl = schemaColumn(schema, 'ACL');
+  if (!split || !acl || acl.type !== 'Object') return null;
+  const parameters: unknown[] = [];
+  let key: string;
+  try {
+    key = 'P' + whereKey(split.rest, schema, parameters) + '|L' + split.acl.principals.length + '|O';
+  } catch (error) {
+    if (error === UNCACHEABLE) return null;
+    throw error;
+  }
+  for (const term of plan.order) key += fieldKey(term.field) + (term.descending ? 'd' : 'a');
+  parameters.push(keep, ...aclReadParameters(split.acl.principals), plan.limit, plan.skip);
+  return { key, parameters };
+}
+
+/**
  * The shape of a count as `compileCountByAclBranch` compiles it: the where without its ACL filter
  * once per branch, each followed by that branch's values (none for everyone, one principal each or
  * all of them in one list, the needles). Null when the where has no such filter or is not cacheable.
@@ -92,7 +114,7 @@ export function branchCountShape(schema: TableSchema, where: WhereNode): PlanSha
   return { key, parameters };
 }
 
-/** Shapes per (frozen) schema object of one connection: find (`F…`), count (`C…`) and branch-count (`B…`) keys. */
+/** Shapes per (frozen) schema object of one connection: find (`F…`), top-first find (`P…`), count (`C…`) and branch-count (`B…`) keys. */
 export class QueryCache {
   private bySchema = new WeakMap<TableSchema, Map<string, CachedQuery>>();
 

@@ -66,7 +66,13 @@ export class SqliteReads {
       const layout = arrayLayout(schema);
       return rows.map((row) => projectRecord(Array.isArray(row) ? decodeValues(schema, row, layout) : decodeRow(schema, row as Row), plan.projection));
     };
-    return this.run({ kind: 'arrays', ...query }, options, inTransaction, decode);
+    const exact = () => this.run({ kind: 'arrays', ...query }, options, inTransaction, decode);
+    // An ACL-filtered find that sorts a whole table: its top-first form, then the exact one if it fell short (D140).
+    const top = this.core.topFirstQuery(ref, schema, plan);
+    if (!top) return exact();
+    const finish = (rows: unknown[]): Awaitable<StoredRecord[]> => (rows.every(Array.isArray) && top.answered(rows as unknown[][]) ? decode(rows) : exact());
+    const first = this.run({ kind: 'arrays', sql: top.sql, parameters: top.parameters }, options, inTransaction, (result) => result as unknown[]);
+    return first instanceof Promise ? first.then(finish) : finish(first);
   }
 
   count(ref: TableRef, where: WhereNode, options: ReadOptions | undefined, inTransaction: boolean): Awaitable<number> {
