@@ -105,14 +105,33 @@ export function compileCount(className: string, where: WhereNode, view: SqlSchem
  * principal but `*` (then it is one branch already).
  */
 export function splitAclRead(where: WhereNode): { readonly acl: Extract<WhereNode, { kind: 'acl_read' }>; readonly rest: WhereNode } | null {
-  const terms = where.kind === 'and' ? where.nodes : [where];
-  const found = terms.filter((term): term is Extract<WhereNode, { kind: 'acl_read' }> => term.kind === 'acl_read');
-  if (found.length !== 1) return null;
-  const acl = found[0]!;
-  if (!acl.principals.includes('*') || acl.principals.every((key) => key === '*')) return null;
-  const others = terms.filter((term) => term !== acl);
-  const rest: WhereNode = others.length === 0 ? { kind: 'all_records' } : others.length === 1 ? others[0]! : { kind: 'and', nodes: others };
+  // Read once per count and find of a signed-in caller: no intermediate arrays.
+  if (where.kind === 'acl_read') return splits(where) ? { acl: where, rest: ALL_RECORDS } : null;
+  if (where.kind !== 'and') return null;
+  const nodes = where.nodes;
+  let at = -1;
+  for (let i = 0; i < nodes.length; i++) {
+    if (nodes[i]!.kind !== 'acl_read') continue;
+    if (at >= 0) return null;
+    at = i;
+  }
+  const acl = at >= 0 ? (nodes[at] as Extract<WhereNode, { kind: 'acl_read' }>) : null;
+  if (!acl || !splits(acl)) return null;
+  const rest: WhereNode = nodes.length === 1 ? ALL_RECORDS : nodes.length === 2 ? nodes[1 - at]! : { kind: 'and', nodes: nodes.filter((_, i) => i !== at) };
   return { acl, rest };
+}
+
+const ALL_RECORDS: WhereNode = { kind: 'all_records' };
+
+/** Whether an ACL filter has branches to split: it holds `*` and another principal. */
+function splits(acl: Extract<WhereNode, { kind: 'acl_read' }>): boolean {
+  let star = false;
+  let other = false;
+  for (const key of acl.principals) {
+    if (key === '*') star = true;
+    else other = true;
+  }
+  return star && other;
 }
 
 /**

@@ -106,11 +106,19 @@ export function branchCountShape(schema: TableSchema, where: WhereNode): PlanSha
     if (error === UNCACHEABLE) return null;
     throw error;
   }
-  const named = split.acl.principals.filter((principal) => principal !== '*');
-  const parameters = [...rest];
-  if (named.length <= ONE_BY_ONE_UP_TO) for (const principal of named) parameters.push(...rest, principal);
-  else parameters.push(...rest, ...named);
-  parameters.push(...rest, ...named.map(aclReadNeedle));
+  const principals = split.acl.principals;
+  let named = 0;
+  for (const principal of principals) if (principal !== '*') named++;
+  const oneByOne = named <= ONE_BY_ONE_UP_TO;
+  const parameters = rest.slice();
+  if (!oneByOne) for (const value of rest) parameters.push(value);
+  for (const principal of principals) {
+    if (principal === '*') continue;
+    if (oneByOne) for (const value of rest) parameters.push(value);
+    parameters.push(principal);
+  }
+  for (const value of rest) parameters.push(value);
+  for (const principal of principals) if (principal !== '*') parameters.push(aclReadNeedle(principal));
   return { key, parameters };
 }
 
