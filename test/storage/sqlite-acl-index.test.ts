@@ -12,7 +12,7 @@ import { ACL_READ_COLUMN, aclReadText } from '../../src/query/sql/acl-read-colum
 import { openSqlite, sqliteStorage } from '../../src/storage/sqlite/index.js';
 
 /**
- * D140: on SQLite, declared indexes of a table with an ACL carry `ACL$read` last, a count whose where
+ * D147: on SQLite, declared indexes of a table with an ACL carry `ACL$read` last, a count whose where
  * pins such an index adds up one count per branch of the ACL filter (each an index range), single
  * read principals are kept as themselves, and files written before are brought up to date on open.
  */
@@ -59,7 +59,7 @@ function disagreements(db: Database.Database): string[] {
 
 const byId = (where: WhereNode): FindPlan => ({ where, order: [{ field: { column: 'objectId', path: [] }, descending: false }], limit: 1000, skip: 0, projection: { kind: 'all' } });
 
-describe('ACL$read in indexes (SQLite, D140)', () => {
+describe('ACL$read in indexes (SQLite, D147)', () => {
   it('is the last column of each non-unique declared index while the table has an ACL column, and of no unique one', async () => {
     const db = new Database(':memory:');
     const storage = sqliteStorage({ database: db, closeDatabase: false });
@@ -245,7 +245,7 @@ describe('ACL$read in indexes (SQLite, D140)', () => {
       });
       await storage.close();
     }
-    // What a file written before D140 holds: `,<principal>,` for one principal, indexes without ACL$read, no format row.
+    // What a file written before D147 holds: `,<principal>,` for one principal, indexes without ACL$read, no format row.
     const old = new Database(file);
     old.exec(`UPDATE "${TABLE}" SET "${ACL_READ_COLUMN}" = ',' || "${ACL_READ_COLUMN}" || ',' WHERE "${ACL_READ_COLUMN}" >= '-'`);
     old.exec(`DROP INDEX "${TABLE}$ix$by_category"; CREATE INDEX "${TABLE}$ix$by_category" ON "${TABLE}" ("category")`);

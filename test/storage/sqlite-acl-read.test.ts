@@ -44,7 +44,7 @@ describe('ACL$read: the read principals kept beside the ACL (SQLite)', () => {
     // A key with the separator could match two principals: it is left out.
     expect(aclReadText({ 'a,b': { read: true }, c: { read: true } })).toBe('c');
     expect(aclReadText({ 'a,b': { read: true }, c: { read: true }, d: { read: true } })).toBe(',c,d,');
-    // One principal is kept as itself (D140): it sorts at or above '-', every list below.
+    // One principal is kept as itself (D147): it sorts at or above '-', every list below.
     expect(aclReadText({ u1: { read: true, write: true } })).toBe('u1');
     expect(aclReadText({ 'role:mods': { read: true }, u2: { write: true } })).toBe('role:mods');
     expect(aclReadText({ '-x': { read: true } })! >= '-').toBe(true);

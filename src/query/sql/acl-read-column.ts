@@ -7,12 +7,12 @@ import type { ColumnSchema } from '../plan.js';
  *
  * - NULL when everyone may read (no ACL, or a `*` read grant);
  * - the principal itself when exactly one is granted read (`u1`, `role:mods`): the common owner-only
- *   or role-only ACL, tested with `=` (and found by an index seek, D140);
+ *   or role-only ACL, tested with `=` (and found by an index seek, D147);
  * - `,<principal>,<principal>,` otherwise (two or more; `,` for none), tested with `instr`. These
  *   all start with `,`, so they sort below `-` while no single principal does (principals never
  *   contain `,`, and the ones acl.ts accepts start with a letter, a digit, `_` or `-`).
  *
- * Files written before D140 kept single principals as `,<principal>,` too; those still read right
+ * Files written before D147 kept single principals as `,<principal>,` too; those still read right
  * (the `instr` test finds them) and are rewritten to the short form when such a file is opened
  * (src/storage/sqlite/acl-read-backfill.ts).
  *

@@ -16,7 +16,7 @@ export const ONE_BY_ONE_UP_TO = 8;
  * condition per principal, or one `IN` beyond ONE_BY_ONE_UP_TO); two or more are granted and the
  * caller is among them (below `-`, then `instr`). Their OR is the filter; a count may also add up one
  * count per condition, each a range of an index that carries the column after the where's
- * equalities (D140). `principals` must include `*`.
+ * equalities (D147). `principals` must include `*`.
  */
 export interface AclReadBranches {
   readonly everyone: Sql;

@@ -34,7 +34,7 @@ function definitions(dialect: SqlDialect, name: string, column: ColumnSchema): s
  * the schema each time), then its `(createdAt, objectId)` index. Relation columns get their join
  * tables from `compileCreateJoinTable`. `ACL$read` comes right after the built-in columns: SQLite
  * reads a row's columns from its front, and the ACL filter reads that one of every row it tests
- * (a fifth of the filter's cost on a scan when it came last, D140).
+ * (a fifth of the filter's cost on a scan when it came last, D147).
  */
 export function compileCreateTable(dialect: SqlDialect, table: string, columns: ReadonlyArray<readonly [string, ColumnSchema]>): CompiledQuery[] {
   const t = physicalIdent(dialect, table);
@@ -70,7 +70,7 @@ export function indexName(table: string, index: IndexSpec): string {
 }
 
 /**
- * Whether a declared index carries `ACL$read` after its own columns (D140): every non-unique index
+ * Whether a declared index carries `ACL$read` after its own columns (D147): every non-unique index
  * of a table whose ACL column has one. The ACL read filter is then tested on the index entry (a
  * count reads no row at all, and a find reads only the rows it returns). A unique index keeps its
  * columns: a trailing column would change what it holds unique.
@@ -99,7 +99,7 @@ export function compileCreateIndex(dialect: SqlDialect, table: string, index: In
 
 /**
  * Drops and creates again every declared index whose shape `schema` changes (`ACL$read` gained or
- * lost with the ACL column, D140): the indexes that carry it under `schema` when `carry`, else those
+ * lost with the ACL column, D147): the indexes that carry it under `schema` when `carry`, else those
  * that carried it before.
  */
 export function compileRecreateIndexes(dialect: SqlDialect, table: string, schema: TableSchema, carry: boolean): CompiledQuery[] {

@@ -138,7 +138,7 @@ function splits(acl: Extract<WhereNode, { kind: 'acl_read' }>): boolean {
  * The count of a where that ANDs the ACL read filter (`splitAclRead`) as the sum of one count per
  * branch of the filter (acl-read-sql.ts: everyone, each of the caller's principals as the one granted,
  * several): the branches are disjoint, so the sum is the count. Each branch is a range of an index that carries `ACL$read`
- * after the where's equalities (D140), so no row and no index entry is tested one by one; the
+ * after the where's equalities (D147), so no row and no index entry is tested one by one; the
  * adapter checks the plan (EXPLAIN QUERY PLAN) before it prefers this to `compileCount`. Null where
  * it does not apply: no such where, or a dialect or table without `ACL$read`.
  */

@@ -13,7 +13,7 @@ const BATCH = 1000;
 /** One row per stored format that changed after files were written: its name and the version the file holds. */
 const FORMAT_TABLE = '_svc_format';
 const ACL_READ_FORMAT = 'acl_read';
-/** 2: a single read principal is kept as itself, not as `,<principal>,` (D140). */
+/** 2: a single read principal is kept as itself, not as `,<principal>,` (D147). */
 const ACL_READ_VERSION = 2;
 
 /**
@@ -23,9 +23,9 @@ const ACL_READ_VERSION = 2;
  *
  * - a table whose `ACL` column is an Object and has no `ACL$read` gets it, filled from the stored
  *   ACLs (tables made before the column existed, D128);
- * - once per file, single principals kept as `,<principal>,` become the principal itself (D140;
+ * - once per file, single principals kept as `,<principal>,` become the principal itself (D147;
  *   until then they read right, only without an index seek);
- * - a declared index of such a table that lacks the trailing `ACL$read` is made again with it (D140).
+ * - a declared index of such a table that lacks the trailing `ACL$read` is made again with it (D147).
  *
  * A file with nothing to change costs a look at the schema and at each such index's columns.
  */
@@ -92,7 +92,7 @@ function fill(db: SqliteDatabase, table: string): void {
   }
 }
 
-/** `,<principal>,` (one principal, the form before D140) becomes `<principal>`; lists of two or more stay. */
+/** `,<principal>,` (one principal, the form before D147) becomes `<principal>`; lists of two or more stay. */
 function shortenSingles(db: SqliteDatabase, table: string): void {
   const c = physicalIdent(sqliteDialect, ACL_READ_COLUMN);
   const inner = `substr(${c}, 2, length(${c}) - 2)`;

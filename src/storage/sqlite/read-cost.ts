@@ -37,7 +37,7 @@ function whereWeight(node: WhereNode, schema: TableSchema): number {
     case 'in':
       return scalarField(node.field, schema) ? 1 + Math.ceil(node.values.length / 32) : Number.POSITIVE_INFINITY;
     case 'acl_read':
-      // A NULL test of `ACL$read`, then per principal one `=` and at most one `instr` (D128, D140):
+      // A NULL test of `ACL$read`, then per principal one `=` and at most one `instr` (D128, D147):
       // bounded, within the 2 units per principal measured for the JSON lookups this replaced.
       return 2 + 2 * node.principals.length;
     default:

@@ -67,7 +67,7 @@ export class SqliteReads {
       return rows.map((row) => projectRecord(Array.isArray(row) ? decodeValues(schema, row, layout) : decodeRow(schema, row as Row), plan.projection));
     };
     const exact = () => this.run({ kind: 'arrays', ...query }, options, inTransaction, decode);
-    // An ACL-filtered find that sorts a whole table: its top-first form, then the exact one if it fell short (D140).
+    // An ACL-filtered find that sorts a whole table: its top-first form, then the exact one if it fell short (D147).
     const top = this.core.topFirstQuery(ref, schema, plan);
     if (!top) return exact();
     const finish = (rows: unknown[]): Awaitable<StoredRecord[]> => (rows.every(Array.isArray) && top.answered(rows as unknown[][]) ? decode(rows) : exact());

@@ -68,7 +68,7 @@ export class SchemaStore {
   /**
    * Adds a column (ALTER TABLE, or a join table for a Relation) and records it. `schema` is the
    * table's schema with the column: an ACL column makes its declared indexes again with `ACL$read`
-   * (D140), one pass over the table per index.
+   * (D147), one pass over the table per index.
    */
   addColumn(ref: TableRef, name: string, column: ColumnSchema, schema: TableSchema): void {
     const table = physicalTableName(ref.namespace, ref.className);

@@ -25,7 +25,7 @@ import type { SqliteStatement } from './database-shape.js';
 
 type Row = Record<string, unknown>;
 
-/** A top-first find (D140) keeps this many times `skip + limit` records in its first step, */
+/** A top-first find (D147) keeps this many times `skip + limit` records in its first step, */
 const TOP_FIRST_FACTOR = 4;
 /** and is only tried while that is at most this many. */
 const TOP_FIRST_MAX_KEEP = 1000;
@@ -227,7 +227,7 @@ export class SqliteCore {
   }
 
   /**
-   * The top-first form of an ACL-filtered find (compileFindTopFirst, D140), or null to run the
+   * The top-first form of an ACL-filtered find (compileFindTopFirst, D147), or null to run the
    * one-statement form. Used only where SQLite's plan for the one statement scans the whole table
    * and sorts it (so it tests the ACL of every row that matches the rest of the where, while the
    * first step tests none), decided once per shape from EXPLAIN QUERY PLAN; and not for a while
@@ -285,7 +285,7 @@ export class SqliteCore {
 
   /**
    * The SQL of a count: one count per branch of the ACL read filter where SQLite answers each branch
-   * from an index range that includes `ACL$read` (D140: no entry tested one by one), else one count.
+   * from an index range that includes `ACL$read` (D147: no entry tested one by one), else one count.
    * The choice is made once per shape, from EXPLAIN QUERY PLAN, and kept in the shape cache.
    */
   countQuery(ref: TableRef, schema: TableSchema, where: WhereNode): { readonly sql: string; readonly statement: SqliteStatement; readonly parameters: readonly unknown[] } {
