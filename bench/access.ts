@@ -6,7 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import type { Application } from '../src/app/application.js';
-import { internalCaller } from '../src/app/caller.js';
+import { type Caller, internalCaller } from '../src/app/caller.js';
 import { dateValue, type StoredRecord } from '../src/core/values.js';
 import type { RecordsService } from '../src/records/records-service.js';
 import { createService } from '../src/service.js';
@@ -29,7 +29,16 @@ function aclOf(random: () => number): Record<string, { read?: true; write?: true
   return { someoneElse01: { read: true, write: true } };
 }
 
-export async function run(config: BenchConfig): Promise<ResultRow[]> {
+/** The access group's world: 100k posts (60% with an ACL), a user with 3 roles, and the three workloads. */
+export interface AccessWorld {
+  readonly records: RecordsService;
+  readonly member: Caller;
+  readonly master: Caller;
+  readonly workloads: ReadonlyArray<readonly [label: string, query: (i: number) => string]>;
+  close(): Promise<void>;
+}
+
+export async function accessWorld(): Promise<AccessWorld> {
   const storage = sqliteStorage({ database: new Database(':memory:') });
   const service = createService({ storage, applications: [APP], captcha: false, users: false, realtime: false });
   try {
@@ -55,16 +64,27 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
     });
     const sessionUser = { objectId: USER_ID, record: { objectId: USER_ID } as StoredRecord, sessionId: 'bench' };
     const member = internalCaller(app, { master: false, user: sessionUser });
-    const seen = await records.list(member, 'Post', new URLSearchParams('where={"category":7}&limit=1000&count=1'));
-    config.log(`access: the user reads ${String(seen.count)} of the ${POSTS / CATEGORIES} posts of one category`);
-
-    const rows: ResultRow[] = [];
-    const workloads: Array<[string, (i: number) => string]> = [
+    const workloads: Array<readonly [string, (i: number) => string]> = [
       ['find by an indexed column, 100 of ~1k rows', (i) => `where={"category":${i % CATEGORIES}}&limit=100`],
       ['find by a range, ordered, limit 20', (i) => `where={"score":{"$gte":${(i * 37) % 990}}}&order=-score&limit=20`],
       ['count by an indexed column', (i) => `where={"category":${i % CATEGORIES}}&count=1&limit=0`],
     ];
-    for (const [label, query] of workloads) {
+    return { records, member, master, workloads, close: () => service.close() };
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
+}
+
+export async function run(config: BenchConfig): Promise<ResultRow[]> {
+  const world = await accessWorld();
+  try {
+    const { records, member, master } = world;
+    const seen = await records.list(member, 'Post', new URLSearchParams('where={"category":7}&limit=1000&count=1'));
+    config.log(`access: the user reads ${String(seen.count)} of the ${POSTS / CATEGORIES} posts of one category`);
+
+    const rows: ResultRow[] = [];
+    for (const [label, query] of world.workloads) {
       let a = 0;
       let b = 0;
       config.log(`access: ${label}`);
@@ -82,6 +102,6 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
     }
     return rows;
   } finally {
-    await service.close();
+    await world.close();
   }
 }

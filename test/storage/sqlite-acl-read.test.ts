@@ -31,7 +31,7 @@ const readableBy = (principals: string[]): FindPlan => ({
 });
 
 describe('ACL$read: the read principals kept beside the ACL (SQLite)', () => {
-  it('encodes read grants only, NULL for everyone, and fails closed on odd values', () => {
+  it('encodes read grants only: NULL for everyone, one principal as itself, more as a list; fails closed on odd values', () => {
     expect(aclReadText(undefined)).toBeNull();
     expect(aclReadText(null)).toBeNull();
     expect(aclReadText({ '*': { read: true }, u1: { write: true } })).toBeNull();
@@ -42,7 +42,13 @@ describe('ACL$read: the read principals kept beside the ACL (SQLite)', () => {
     expect(aclReadText('u1')).toBe(',');
     expect(aclReadText([{ read: true }])).toBe(',');
     // A key with the separator could match two principals: it is left out.
-    expect(aclReadText({ 'a,b': { read: true }, c: { read: true } })).toBe(',c,');
+    expect(aclReadText({ 'a,b': { read: true }, c: { read: true } })).toBe('c');
+    expect(aclReadText({ 'a,b': { read: true }, c: { read: true }, d: { read: true } })).toBe(',c,d,');
+    // One principal is kept as itself (D147): it sorts at or above '-', every list below.
+    expect(aclReadText({ u1: { read: true, write: true } })).toBe('u1');
+    expect(aclReadText({ 'role:mods': { read: true }, u2: { write: true } })).toBe('role:mods');
+    expect(aclReadText({ '-x': { read: true } })! >= '-').toBe(true);
+    expect(aclReadText({ '-x': { read: true }, y: { read: true } })! < '-').toBe(true);
   });
 
   it('follows every write of the ACL: insert, replace, dot-path set and unset, unset, delete', async () => {
@@ -61,8 +67,8 @@ describe('ACL$read: the read principals kept beside the ACL (SQLite)', () => {
     expect(disagreements(db)).toEqual([]);
     const read = db.prepare(`SELECT "objectId", "${ACL_READ_COLUMN}" AS "read" FROM ${TABLE} ORDER BY "objectId"`).all();
     expect(read).toEqual([
-      { objectId: 'n1', read: ',u2,' },
-      { objectId: 'n2', read: ',u3,' },
+      { objectId: 'n1', read: 'u2' },
+      { objectId: 'n2', read: 'u3' },
       { objectId: 'n3', read: ',' },
       { objectId: 'n4', read: null },
     ]);

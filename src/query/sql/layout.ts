@@ -12,7 +12,9 @@ import type { ColumnSchema } from '../plan.js';
  *   tagged JSON shape, nested Dates as `{"__type":"Date","iso":"<canonical ISO>"}`).
  * - GeoPoint: two REAL columns `"<col>$lat"` and `"<col>$lng"` (`$` cannot occur in field names).
  * - ACL (an Object column named `ACL`): where the dialect has `aclReadColumn` (the SQLite adapter's
- *   `sqliteAdapterDialect`), also a TEXT column `"ACL$read"` with its read principals (acl-read-column.ts).
+ *   `sqliteAdapterDialect`), also a TEXT column `"ACL$read"` with its read principals (acl-read-column.ts),
+ *   right after `updatedAt` in a table created with its ACL column, and last in each non-unique
+ *   declared index of the table (ddl-compiler.ts, D147).
  * - Relation: no column; a join table `"<namespace>__<className>$<col>"` with `owningId`, `relatedId`
  *   (primary key on both, index on relatedId).
  * - The query compilers rely on two more facts: TEXT columns keep SQLite's default BINARY

@@ -1,6 +1,7 @@
 import type { TableSchema } from '../plan.js';
 import { compileDeleteIndexRow, compileDeleteSchemaRow, compileDeleteTableRows } from './bookkeeping-sql.js';
-import { compileDropColumn, compileDropIndex, compileDropTable } from './ddl-compiler.js';
+import { carriesAclRead } from './acl-read-column.js';
+import { compileDropColumn, compileDropIndex, compileDropTable, compileRecreateIndexes } from './ddl-compiler.js';
 import type { SqlDialect } from './dialect.js';
 import type { CompiledQuery } from './fragment.js';
 import { physicalTableName, relationTableName } from './layout.js';
@@ -15,15 +16,22 @@ export interface SchemaDrop {
   readonly rows: readonly CompiledQuery[];
 }
 
-/** Drops a column with its data, its join table (a Relation) and every declared index naming it; null when the table has no such column. */
+/**
+ * Drops a column with its data, its join table (a Relation) and every declared index naming it (the
+ * ACL column: the other indexes are made again without `ACL$read`); null when the table has no such column.
+ */
 export function planDropColumn(dialect: SqlDialect, namespace: string, schema: TableSchema, column: string): SchemaDrop | null {
   const definition = Object.hasOwn(schema.columns, column) ? schema.columns[column] : undefined;
   if (!definition) return null;
   const table = physicalTableName(namespace, schema.className);
   const indexes = schema.indexes.filter((index) => index.columns.includes(column));
+  // The other indexes lose `ACL$read` with the ACL column (SQLite drops no indexed column).
+  const kept = { ...schema, indexes: schema.indexes.filter((index) => !indexes.includes(index)) };
+  const reshaped = carriesAclRead(column, definition) ? compileRecreateIndexes(dialect, table, kept, false) : [];
   return {
     ddl: [
       ...indexes.map((index) => compileDropIndex(dialect, table, index)),
+      ...reshaped,
       ...(definition.type === 'Relation' ? [compileDropTable(dialect, relationTableName(namespace, schema.className, column))] : compileDropColumn(dialect, table, column, definition)),
     ],
     rows: [

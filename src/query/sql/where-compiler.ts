@@ -1,7 +1,8 @@
 import type { DateValue, GeoPointValue, PointerValue, Value } from '../../core/values.js';
 import { dateMs } from '../../core/values.js';
 import type { CompareOp, WhereKind, WhereNode } from '../plan.js';
-import { ACL_READ_COLUMN, aclReadNeedle } from './acl-read-column.js';
+import { ACL_READ_COLUMN } from './acl-read-column.js';
+import { aclReadCond } from './acl-read-sql.js';
 import { and, not, or, type Cond } from './cond.js';
 import { join, param, raw, sql, type SqlParam } from './fragment.js';
 import { anyJson, jsonEqualsOne, jsonOrderOne } from './json-predicates.js';
@@ -53,11 +54,7 @@ const HANDLERS: Handlers = {
     if (slot.kind !== 'json') return false;
     const d = state.dialect;
     // `ACL$read` is NULL when everyone reads, so it stands for the `*` principal (always held, but checked).
-    if (d.aclReadColumn && node.principals.includes('*')) {
-      const principals = columnRef(state, scope, ACL_READ_COLUMN);
-      const contains = d.aclReadColumn.contains;
-      return or([sql`${principals} IS NULL`, ...node.principals.filter((key) => key !== '*').map((key) => contains(principals, aclReadNeedle(key)))]);
-    }
+    if (d.aclReadColumn && node.principals.includes('*')) return aclReadCond(columnRef(state, scope, ACL_READ_COLUMN), node.principals, d);
     // One JSON lookup per principal, each `= true` exactly: no array branch (an ACL grant is never an array).
     // `ACL IS NULL` first: no JSON parse for records without an ACL (an unset ACL is stored as NULL).
     const missing = sql`${columnRef(state, scope, 'ACL')} IS NULL`;

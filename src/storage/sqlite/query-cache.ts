@@ -2,7 +2,9 @@ import type { DateValue, PointerValue, Value } from '../../core/values.js';
 import { dateMs } from '../../core/values.js';
 import type { FieldRef, FindPlan, TableSchema, WhereNode } from '../../query/plan.js';
 import { schemaColumn } from '../../query/schema-lookup.js';
-import { aclReadNeedle } from '../../query/sql/acl-read-column.js';
+import { aclReadNeedle, aclReadParameters } from '../../query/sql/acl-read-column.js';
+import { ONE_BY_ONE_UP_TO } from '../../query/sql/acl-read-sql.js';
+import { splitAclRead } from '../../query/sql/find-compiler.js';
 import type { CompiledQuery } from '../../query/sql/index.js';
 import type { SqliteStatement } from './database-shape.js';
 
@@ -65,7 +67,62 @@ export function countShape(schema: TableSchema, where: WhereNode): PlanShape | n
   }
 }
 
-/** Shapes per (frozen) schema object of one connection: find (`F…`) and count (`C…`) keys. */
+/**
+ * The shape of a find as `compileFindTopFirst` compiles it: the where without its ACL filter, the
+ * number of records its first step keeps, the filter's values, limit and skip. Null when the where
+ * has no such filter or is not cacheable.
+ */
+export function topFirstShape(schema: TableSchema, plan: FindPlan, keep: number): PlanShape | null {
+  const split = plan.nearest ? null : splitAclRead(plan.where);
+  const acl = schemaColumn(schema, 'ACL');
+  if (!split || !acl || acl.type !== 'Object') return null;
+  const parameters: unknown[] = [];
+  let key: string;
+  try {
+    key = 'P' + whereKey(split.rest, schema, parameters) + '|L' + split.acl.principals.length + '|O';
+  } catch (error) {
+    if (error === UNCACHEABLE) return null;
+    throw error;
+  }
+  for (const term of plan.order) key += fieldKey(term.field) + (term.descending ? 'd' : 'a');
+  parameters.push(keep, ...aclReadParameters(split.acl.principals), plan.limit, plan.skip);
+  return { key, parameters };
+}
+
+/**
+ * The shape of a count as `compileCountByAclBranch` compiles it: the where without its ACL filter
+ * once per branch, each followed by that branch's values (none for everyone, one principal each or
+ * all of them in one list, the needles). Null when the where has no such filter or is not cacheable.
+ */
+export function branchCountShape(schema: TableSchema, where: WhereNode): PlanShape | null {
+  const split = splitAclRead(where);
+  const acl = schemaColumn(schema, 'ACL');
+  if (!split || !acl || acl.type !== 'Object') return null;
+  const rest: unknown[] = [];
+  let key: string;
+  try {
+    key = 'B' + whereKey(split.rest, schema, rest) + '|L' + split.acl.principals.length;
+  } catch (error) {
+    if (error === UNCACHEABLE) return null;
+    throw error;
+  }
+  const principals = split.acl.principals;
+  let named = 0;
+  for (const principal of principals) if (principal !== '*') named++;
+  const oneByOne = named <= ONE_BY_ONE_UP_TO;
+  const parameters = rest.slice();
+  if (!oneByOne) for (const value of rest) parameters.push(value);
+  for (const principal of principals) {
+    if (principal === '*') continue;
+    if (oneByOne) for (const value of rest) parameters.push(value);
+    parameters.push(principal);
+  }
+  for (const value of rest) parameters.push(value);
+  for (const principal of principals) if (principal !== '*') parameters.push(aclReadNeedle(principal));
+  return { key, parameters };
+}
+
+/** Shapes per (frozen) schema object of one connection: find (`F…`), top-first find (`P…`), count (`C…`) and branch-count (`B…`) keys. */
 export class QueryCache {
   private bySchema = new WeakMap<TableSchema, Map<string, CachedQuery>>();
 
@@ -83,6 +140,14 @@ export class QueryCache {
     if (!shapes) this.bySchema.set(schema, (shapes = new Map()));
     if (shapes.size >= MAX_SHAPES) shapes.clear();
     shapes.set(shape.key, sameParameters(shape.parameters, compiled.parameters) ? { sql: compiled.sql, statement } : null);
+  }
+
+  /** Remembers that a shape must always compile (or, for a branch count, is not used). */
+  refuse(schema: TableSchema, key: string): void {
+    let shapes = this.bySchema.get(schema);
+    if (!shapes) this.bySchema.set(schema, (shapes = new Map()));
+    if (shapes.size >= MAX_SHAPES) shapes.clear();
+    shapes.set(key, null);
   }
 
   clear(): void {
@@ -192,12 +257,12 @@ function whereKey(node: WhereNode, schema: TableSchema, parameters: unknown[]): 
       return 'R' + fieldKey(node.field);
     }
     case 'acl_read': {
-      // As the compiler renders it: nothing when the table has no ACL column, else one `ACL$read`
-      // needle per principal but `*` (the SQL only depends on their count).
+      // As the compiler renders it: nothing when the table has no ACL column, else each principal
+      // but `*` and its needle (acl-read-sql.ts; the SQL only depends on their count).
       const acl = schemaColumn(schema, 'ACL');
       if (!acl) return 'L-';
       if (acl.type !== 'Object' || !node.principals.includes('*')) throw UNCACHEABLE;
-      for (const key of node.principals) if (key !== '*') parameters.push(aclReadNeedle(key));
+      for (const value of aclReadParameters(node.principals)) parameters.push(value);
       return 'L' + node.principals.length;
     }
     default:

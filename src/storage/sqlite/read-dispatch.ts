@@ -1,7 +1,7 @@
 import { svcError } from '../../core/errors.js';
 import type { StoredRecord, Value } from '../../core/values.js';
 import type { AggregatePlan, FindPlan, TableSchema, WhereNode } from '../../query/plan.js';
-import { type SqlSchemaView, compileAggregate, compileCount, compileCountUpTo, compileFind, sqliteAdapterDialect } from '../../query/sql/index.js';
+import { type SqlSchemaView, compileAggregate, compileCountUpTo, compileFind, sqliteAdapterDialect } from '../../query/sql/index.js';
 import { physicalTableName } from '../../query/sql/layout.js';
 import { projectRecord } from '../kit/projection.js';
 import type { Awaitable, ReadOptions, TableRef } from '../port.js';
@@ -66,16 +66,22 @@ export class SqliteReads {
       const layout = arrayLayout(schema);
       return rows.map((row) => projectRecord(Array.isArray(row) ? decodeValues(schema, row, layout) : decodeRow(schema, row as Row), plan.projection));
     };
-    return this.run({ kind: 'arrays', ...query }, options, inTransaction, decode);
+    const exact = () => this.run({ kind: 'arrays', ...query }, options, inTransaction, decode);
+    // An ACL-filtered find that sorts a whole table: its top-first form, then the exact one if it fell short (D147).
+    const top = this.core.topFirstQuery(ref, schema, plan);
+    if (!top) return exact();
+    const finish = (rows: unknown[]): Awaitable<StoredRecord[]> => (rows.every(Array.isArray) && top.answered(rows as unknown[][]) ? decode(rows) : exact());
+    const first = this.run({ kind: 'arrays', sql: top.sql, parameters: top.parameters }, options, inTransaction, (result) => result as unknown[]);
+    return first instanceof Promise ? first.then(finish) : finish(first);
   }
 
   count(ref: TableRef, where: WhereNode, options: ReadOptions | undefined, inTransaction: boolean): Awaitable<number> {
     const schema = this.core.getSchema(ref);
     if (!schema || inlineCount(schema, where, this.rowBound(ref), this.inlineUnits)) return this.core.count(ref, where);
-    const query = compileCount(ref.className, where, this.view(ref.namespace), sqliteAdapterDialect);
-    const matches = this.indexedMatches(ref, schema, where, query.sql, query.parameters, inTransaction);
+    const { sql, parameters } = this.core.countQuery(ref, schema, where);
+    const matches = this.indexedMatches(ref, schema, where, sql, parameters, inTransaction);
     if (matches !== null && inlineCount(schema, where, matches, this.inlineUnits)) return this.core.count(ref, where);
-    return this.run({ kind: 'count', ...query }, options, inTransaction, (result) => result as number);
+    return this.run({ kind: 'count', sql, parameters }, options, inTransaction, (result) => result as number);
   }
 
   aggregate(ref: TableRef, plan: AggregatePlan, options: ReadOptions | undefined, inTransaction: boolean): Awaitable<Array<Record<string, Value>>> {

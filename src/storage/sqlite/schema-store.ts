@@ -10,7 +10,8 @@ import {
   compileSelectSchemaRows,
   compileSelectTableNames,
 } from '../../query/sql/bookkeeping-sql.js';
-import { compileAddColumn, compileCreateIndex, compileCreateJoinTable, compileCreateTable } from '../../query/sql/ddl-compiler.js';
+import { carriesAclRead } from '../../query/sql/acl-read-column.js';
+import { compileAddColumn, compileCreateIndex, compileCreateJoinTable, compileCreateTable, compileRecreateIndexes } from '../../query/sql/ddl-compiler.js';
 import type { SqlDialect } from '../../query/sql/dialect.js';
 import type { CompiledQuery } from '../../query/sql/fragment.js';
 import type { SchemaDrop } from '../../query/sql/schema-drops.js';
@@ -64,10 +65,16 @@ export class SchemaStore {
     }
   }
 
-  /** Adds a column (ALTER TABLE, or a join table for a Relation) and records it. */
-  addColumn(ref: TableRef, name: string, column: ColumnSchema): void {
+  /**
+   * Adds a column (ALTER TABLE, or a join table for a Relation) and records it. `schema` is the
+   * table's schema with the column: an ACL column makes its declared indexes again with `ACL$read`
+   * (D147), one pass over the table per index.
+   */
+  addColumn(ref: TableRef, name: string, column: ColumnSchema, schema: TableSchema): void {
+    const table = physicalTableName(ref.namespace, ref.className);
     if (column.type === 'Relation') this.createJoinTable(ref, name);
-    else execAll(this.db, compileAddColumn(this.dialect, physicalTableName(ref.namespace, ref.className), name, column));
+    else execAll(this.db, compileAddColumn(this.dialect, table, name, column));
+    if (carriesAclRead(name, column)) execAll(this.db, compileRecreateIndexes(this.dialect, table, schema, true));
     this.insertSchemaRow(ref, name, column.type, column.targetClass ?? null);
   }
 

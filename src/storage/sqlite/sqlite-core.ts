@@ -2,7 +2,7 @@ import { configError } from '../../core/errors.js';
 import type { DateValue, StoredRecord, Value } from '../../core/values.js';
 import { mergeColumns } from '../../operators/column-types.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
-import { type SqlSchemaView, compileAggregate, compileCount, compileFind, sqliteAdapterDialect } from '../../query/sql/index.js';
+import { type SqlSchemaView, compileAggregate, compileCount, compileCountByAclBranch, compileFind, compileFindTopFirst, sqliteAdapterDialect } from '../../query/sql/index.js';
 import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
 import { type SchemaDrop, planDropColumn, planDropIndex, planDropTable } from '../../query/sql/schema-drops.js';
 import { compileClearRelation, compileDeleteById, compileInsert, compileSelectById } from '../../query/sql/write-compiler.js';
@@ -13,9 +13,9 @@ import type { FieldOp, SchemaLimits, TableRef, UpdateImages } from '../port.js';
 import { assertNewTable } from '../schema-rules.js';
 import type { SqliteDatabase } from './database-shape.js';
 import { arrayLayout, decodeRow, decodeValues, encodeRecord } from './row-codec.js';
-import { type PlanShape, QueryCache, countShape, findShape } from './query-cache.js';
+import { type CachedQuery, type PlanShape, QueryCache, branchCountShape, countShape, findShape, topFirstShape } from './query-cache.js';
 import { SchemaStore, createBookkeeping } from './schema-store.js';
-import { backfillAclRead } from './acl-read-backfill.js';
+import { upgradeAclRead } from './acl-read-backfill.js';
 import { SchemaVersion } from './schema-version.js';
 import { withSqliteErrors } from './sqlite-errors.js';
 import { updateRow, updateRowWithoutReturning } from './sqlite-update.js';
@@ -24,6 +24,22 @@ import type { CompiledQuery } from '../../query/sql/index.js';
 import type { SqliteStatement } from './database-shape.js';
 
 type Row = Record<string, unknown>;
+
+/** A top-first find (D147) keeps this many times `skip + limit` records in its first step, */
+const TOP_FIRST_FACTOR = 4;
+/** and is only tried while that is at most this many. */
+const TOP_FIRST_MAX_KEEP = 1000;
+/** Finds of a shape that go straight to the one-statement form after a top-first find fell short. */
+const TOP_FIRST_BACKOFF = 32;
+
+/** A top-first find to run (`SqliteCore.topFirstQuery`), and how to tell whether its answer is complete. */
+export interface TopFirstQuery {
+  readonly sql: string;
+  readonly statement: SqliteStatement;
+  readonly parameters: readonly unknown[];
+  /** Whether these rows (arrays, as `compileFindTopFirst` selects them) are the plan's answer: `limit` of them. False also starts the shape's backoff. */
+  answered(rows: readonly unknown[][]): boolean;
+}
 
 /** What the core caches per existing table: its schema and its hot SQL texts. */
 interface TableEntry {
@@ -46,6 +62,8 @@ export class SqliteCore {
   private readonly store: SchemaStore;
   /** Compiled find/count SQL per plan shape and schema (src/storage/sqlite/query-cache.ts). */
   private readonly queries = new QueryCache();
+  /** Finds left before a top-first shape is tried again, per cached shape (`topFirstQuery`). */
+  private readonly topFirstWaits = new WeakMap<object, number>();
   /** `SELECT <physical columns> ... WHERE "objectId" = ?` per (frozen) schema, read as arrays. */
   private getSql = new WeakMap<TableSchema, string>();
   /** INSERT texts per (frozen) schema, by the comma-joined physical column names. */
@@ -57,8 +75,8 @@ export class SqliteCore {
   constructor(readonly db: SqliteDatabase) {
     this.statements = new StatementCache(db);
     createBookkeeping(db);
-    backfillAclRead(db);
     this.store = new SchemaStore(db, this.statements);
+    upgradeAclRead(db, (ref) => this.store.load(ref));
     this.version = new SchemaVersion(db);
   }
 
@@ -72,7 +90,7 @@ export class SqliteCore {
     return this.schemaWrite(() => {
       const current = this.store.load(ref);
       const { schema, added } = mergeColumns(ref.className, current, wanted, limits);
-      if (current) for (const [name, column] of added) this.store.addColumn(ref, name, column);
+      if (current) for (const [name, column] of added) this.store.addColumn(ref, name, column, schema);
       else {
         assertNewTable(ref.className, this.store.tableNames(ref.namespace), limits);
         this.store.createTable(ref, added);
@@ -183,6 +201,11 @@ export class SqliteCore {
   find(ref: TableRef, plan: FindPlan): StoredRecord[] {
     const schema = this.getSchema(ref);
     if (!schema) return [];
+    const top = this.topFirstQuery(ref, schema, plan);
+    if (top) {
+      const rows = top.statement.raw!(true).all(...top.parameters) as unknown[][];
+      if (top.answered(rows)) return this.decodeArrays(schema, rows, plan);
+    }
     const [statement, parameters] = this.prepared(schema, findShape(schema, plan), () =>
       compileFind(ref.className, plan, this.view(ref.namespace), sqliteAdapterDialect),
     );
@@ -190,40 +213,122 @@ export class SqliteCore {
     if (statement.raw) {
       // compileFind selects `physicalColumnNames(schema)`, the order `decodeValues` reads. Its SQL
       // texts (`SELECT t0."objectId", ...`) are only ever read here, always as arrays.
-      const rows = statement.raw(true).all(...parameters) as unknown[][];
-      const layout = arrayLayout(schema);
-      const out: StoredRecord[] = new Array(rows.length);
-      for (let i = 0; i < rows.length; i++) out[i] = projectRecord(decodeValues(schema, rows[i]!, layout), projection);
-      return out;
+      return this.decodeArrays(schema, statement.raw(true).all(...parameters) as unknown[][], plan);
     }
     const rows = statement.all(...parameters) as Row[];
     return rows.map((row) => projectRecord(decodeRow(schema, row), projection));
   }
 
+  private decodeArrays(schema: TableSchema, rows: readonly unknown[][], plan: FindPlan): StoredRecord[] {
+    const layout = arrayLayout(schema);
+    const out: StoredRecord[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) out[i] = projectRecord(decodeValues(schema, rows[i]!, layout), plan.projection);
+    return out;
+  }
+
+  /**
+   * The top-first form of an ACL-filtered find (compileFindTopFirst, D147), or null to run the
+   * one-statement form. Used only where SQLite's plan for the one statement scans the whole table
+   * and sorts it (so it tests the ACL of every row that matches the rest of the where, while the
+   * first step tests none), decided once per shape from EXPLAIN QUERY PLAN; and not for a while
+   * after the shape's top-first find fell short (then both statements ran).
+   */
+  topFirstQuery(ref: TableRef, schema: TableSchema, plan: FindPlan): TopFirstQuery | null {
+    const keep = TOP_FIRST_FACTOR * (plan.skip + plan.limit);
+    if (plan.limit <= 0 || keep > TOP_FIRST_MAX_KEEP) return null;
+    const shape = topFirstShape(schema, plan, keep);
+    if (!shape) return null;
+    let cached = this.queries.get(schema, shape.key);
+    if (cached === undefined) {
+      const compiled = this.scansAndSorts(ref, plan) ? compileFindTopFirst(ref.className, plan, keep, this.view(ref.namespace), sqliteAdapterDialect) : null;
+      const statement = compiled ? this.statements.get(compiled.sql) : null;
+      if (!compiled || !statement?.raw) {
+        this.queries.refuse(schema, shape.key);
+        return null;
+      }
+      this.queries.remember(schema, shape, compiled, statement);
+      cached = this.queries.get(schema, shape.key);
+    }
+    if (!cached) return null;
+    const waits = this.topFirstWaits.get(cached) ?? 0;
+    if (waits > 0) {
+      this.topFirstWaits.set(cached, waits - 1);
+      return null;
+    }
+    const entry: NonNullable<CachedQuery> = cached;
+    return {
+      sql: entry.sql,
+      statement: entry.statement,
+      parameters: shape.parameters,
+      answered: (rows) => {
+        if (rows.length >= plan.limit) return true;
+        this.topFirstWaits.set(entry, TOP_FIRST_BACKOFF);
+        return false;
+      },
+    };
+  }
+
+  /** Whether SQLite runs a find as a scan of the whole table sorted afterwards (EXPLAIN QUERY PLAN). */
+  private scansAndSorts(ref: TableRef, plan: FindPlan): boolean {
+    const query = compileFind(ref.className, plan, this.view(ref.namespace), sqliteAdapterDialect);
+    const steps = (this.statements.get(`EXPLAIN QUERY PLAN ${query.sql}`).all(...query.parameters) as Array<{ detail: string }>).map((step) => step.detail);
+    return steps.some((detail) => /^SCAN t0\b/.test(detail)) && steps.includes('USE TEMP B-TREE FOR ORDER BY');
+  }
+
   count(ref: TableRef, where: WhereNode): number {
     const schema = this.getSchema(ref);
     if (!schema) return 0;
-    const [statement, parameters] = this.prepared(schema, countShape(schema, where), () =>
-      compileCount(ref.className, where, this.view(ref.namespace), sqliteAdapterDialect),
-    );
+    const { statement, parameters } = this.countQuery(ref, schema, where);
     const row = statement.get(...parameters) as { n: number | bigint } | undefined;
     return Number(row?.n ?? 0);
   }
 
-  /** The statement and parameters of a find/count: from the shape cache, or compiled (and cached). */
-  private prepared(schema: TableSchema, shape: PlanShape | null, compile: () => CompiledQuery): [SqliteStatement, readonly unknown[]] {
+  /**
+   * The SQL of a count: one count per branch of the ACL read filter where SQLite answers each branch
+   * from an index range that includes `ACL$read` (D147: no entry tested one by one), else one count.
+   * The choice is made once per shape, from EXPLAIN QUERY PLAN, and kept in the shape cache.
+   */
+  countQuery(ref: TableRef, schema: TableSchema, where: WhereNode): { readonly sql: string; readonly statement: SqliteStatement; readonly parameters: readonly unknown[] } {
+    const branch = branchCountShape(schema, where);
+    if (branch) {
+      const cached = this.queries.get(schema, branch.key);
+      if (cached) return { sql: cached.sql, statement: cached.statement, parameters: branch.parameters };
+      if (cached === undefined) {
+        const compiled = compileCountByAclBranch(ref.className, where, this.view(ref.namespace), sqliteAdapterDialect);
+        if (compiled && this.branchesSeekIndexes(compiled)) {
+          const statement = this.statements.get(compiled.sql);
+          this.queries.remember(schema, branch, compiled, statement);
+          return { sql: compiled.sql, statement, parameters: compiled.parameters };
+        }
+        this.queries.refuse(schema, branch.key);
+      }
+    }
+    const shape = countShape(schema, where);
+    const [statement, parameters, sql] = this.prepared(schema, shape, () => compileCount(ref.className, where, this.view(ref.namespace), sqliteAdapterDialect));
+    return { sql, statement, parameters };
+  }
+
+  /** Whether every branch of a branch count reads a range of an index by `ACL$read` (never a scan, never a test per entry). */
+  private branchesSeekIndexes(query: CompiledQuery): boolean {
+    const plan = this.statements.get(`EXPLAIN QUERY PLAN ${query.sql}`).all(...query.parameters) as Array<{ detail: string }>;
+    const main = plan.map((step) => step.detail).filter((detail) => /^(SEARCH|SCAN) t0\b/.test(detail));
+    return main.length >= 3 && main.every((detail) => /^SEARCH t0 USING (COVERING )?INDEX \S+ \(.*\bACL\$read[<>=]/.test(detail));
+  }
+
+  /** The statement, parameters and SQL of a find/count: from the shape cache, or compiled (and cached). */
+  private prepared(schema: TableSchema, shape: PlanShape | null, compile: () => CompiledQuery): [SqliteStatement, readonly unknown[], string] {
     if (shape) {
       const cached = this.queries.get(schema, shape.key);
-      if (cached) return [cached.statement, shape.parameters];
+      if (cached) return [cached.statement, shape.parameters, cached.sql];
       if (cached === undefined) {
         const compiled = compile();
         const statement = this.statements.get(compiled.sql);
         this.queries.remember(schema, shape, compiled, statement);
-        return [statement, compiled.parameters];
+        return [statement, compiled.parameters, compiled.sql];
       }
     }
     const compiled = compile();
-    return [this.statements.get(compiled.sql), compiled.parameters];
+    return [this.statements.get(compiled.sql), compiled.parameters, compiled.sql];
   }
 
   aggregate(ref: TableRef, plan: AggregatePlan): Array<Record<string, Value>> {
