@@ -1,13 +1,15 @@
 import { ExclusiveGate } from '../../core/exclusive-gate.js';
 import type { Awaitable, StorageAdapter, StorageCapabilities } from '../port.js';
 import { type OperationRunner, adapterShell } from './adapter-shell.js';
-import type { RecordBackend } from './record-backend.js';
+import type { RecordBackend, RecordBackendTraits } from './record-backend.js';
 import { RecordCore } from './record-core.js';
 
 export interface CreateStorageAdapterOptions {
   /** The adapter's name in logs and errors. */
   readonly name: string;
   readonly backend: RecordBackend;
+  /** What the backend promises beyond the interface (see `RecordBackendTraits`). */
+  readonly traits?: RecordBackendTraits;
   /** Budget of a read whose caller names none, in ms (default 5000); a scan past it throws 11090. */
   readonly queryBudgetMs?: number;
 }
@@ -33,7 +35,7 @@ const CAPABILITIES: StorageCapabilities = Object.freeze({ transactions: true, up
  */
 export function createStorageAdapter(options: CreateStorageAdapterOptions): StorageAdapter {
   const { name, backend } = options;
-  const core = new RecordCore(backend, name, options.queryBudgetMs ?? 5000);
+  const core = new RecordCore(backend, name, options.queryBudgetMs ?? 5000, options.traits ?? {});
   const gate = new ExclusiveGate();
   // Inside a transaction (which holds the gate), `tx` queues its calls behind each other.
   const tx: StorageAdapter = adapterShell({

@@ -29,6 +29,12 @@ export interface RecordBackend {
   deleteRecord(table: TableRef, objectId: string): Awaitable<boolean>;
   /** Every record of the table, in any order (queries filter, sort and page them). */
   scanRecords(table: TableRef): Awaitable<Iterable<StoredRecord>>;
+  /**
+   * Optional: whether `scanRecords` yields the table's records in (createdAt, objectId) order, the
+   * default order of a find, which may then stop once its page is full. A store that appends in
+   * creation order (an in-memory map written as the clock moves forward) says so; absent is false.
+   */
+  inCreationOrder?(table: TableRef): Awaitable<boolean>;
 
   /** The objectIds an owner record links to through a Relation column (empty when none). */
   readRelation(table: TableRef, column: string, ownerId: string): Awaitable<readonly string[]>;
@@ -39,4 +45,14 @@ export interface RecordBackend {
 
   /** Releases the backend's resources (optional). */
   close?(): Awaitable<void>;
+}
+
+/** What a backend tells the factory about itself. Every flag is optional and off by default. */
+export interface RecordBackendTraits {
+  /**
+   * `scanRecords` returns an iterable that may be iterated again and that only writes change (the
+   * factory runs one operation at a time, so none runs while a read evaluates): reads then evaluate
+   * over it directly instead of copying the table's records into an array first.
+   */
+  readonly stableScans?: boolean;
 }

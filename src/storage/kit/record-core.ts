@@ -12,7 +12,7 @@ import { freezeSchema } from './freeze-schema.js';
 import { checkIndexSpec } from './index-spec.js';
 import { readsRelations, referencedTables } from './plan-tables.js';
 import { projectRecord } from './projection.js';
-import type { RecordBackend } from './record-backend.js';
+import type { RecordBackend, RecordBackendTraits } from './record-backend.js';
 import { UndoJournal } from './undo-journal.js';
 import { hasDuplicates, mayViolateUnique, violatedUniqueIndex } from './unique-index.js';
 
@@ -40,6 +40,7 @@ export class RecordCore {
     private readonly scope: string,
     /** Budget of a read whose caller names none, in ms. */
     private readonly defaultBudgetMs: number,
+    private readonly traits: RecordBackendTraits = {},
   ) {}
 
   async getSchema(ref: TableRef): Promise<TableSchema | null> {
@@ -125,7 +126,8 @@ export class RecordCore {
   async find(ref: TableRef, plan: FindPlan, options?: ReadOptions): Promise<StoredRecord[]> {
     const loaded = await this.load(ref, plan.where, options);
     if (!loaded) return [];
-    return runFind(loaded.env.records(ref.className), plan, loaded.env).map((record) => cloneRecord(record));
+    const inCreationOrder = (await this.backend.inCreationOrder?.(ref)) === true;
+    return runFind(loaded.env.records(ref.className), plan, loaded.env, { inCreationOrder }).map((record) => cloneRecord(record));
   }
 
   async count(ref: TableRef, where: WhereNode, options?: ReadOptions): Promise<number> {
@@ -194,13 +196,14 @@ export class RecordCore {
     for (const className of referencedTables(where)) {
       if (!schemas.has(className)) schemas.set(className, await this.getSchema({ namespace: ref.namespace, className }));
     }
-    const records = new Map<string, readonly StoredRecord[]>();
+    const records = new Map<string, Iterable<StoredRecord>>();
     const relations = new Map<string, Map<string, ReadonlySet<string>>>();
     const withRelations = readsRelations(where);
     for (const [className, tableSchema] of schemas) {
       if (!tableSchema) continue;
       const table = { namespace: ref.namespace, className };
-      records.set(className, [...(await this.backend.scanRecords(table))]);
+      const scanned = await this.backend.scanRecords(table);
+      records.set(className, this.traits.stableScans === true ? scanned : [...scanned]);
       if (!withRelations) continue;
       for (const [column, spec] of Object.entries(tableSchema.columns)) {
         if (spec.type !== 'Relation') continue;
