@@ -42,7 +42,7 @@ export type {
 } from './core/values.js';
 export type { Json } from './core/wire-values.js';
 export type { Awaitable, FieldOp, ReadOptions, SchemaLimits, StorageAdapter, StorageCapabilities, TableRef, UpdateImages } from './storage/port.js';
-export type { WriteEvent, WriteObserver, WriteOpKind } from './storage/write-events.js';
+export type { WriteEvent, WriteObserver, WriteOpKind } from './events/write-event.js';
 export type { KvStore } from './kv/port.js';
 export type * from './query/plan.js';
 export type {
@@ -163,4 +163,4 @@ export type {
   DeleteContext,
   WriteHookRegistry,
   WriteHooksConfig,
-} from './storage/write-hooks.js';
+} from './records/pipeline/write-hooks.js';

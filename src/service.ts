@@ -17,10 +17,10 @@ import { type PushOptions, pushFeature } from './push/push-feature.js';
 import { WECHAT, type WechatOptions, wechatFeature } from './wechat/wechat-feature.js';
 import type { PushService } from './push/push-service.js';
 import type { EventBus } from './events/port.js';
-import { observedStorage } from './storage/observed-storage.js';
+import { writePipeline } from './records/pipeline/write-pipeline.js';
 import type { StorageAdapter } from './storage/port.js';
-import { type WriteObserver, WriteObservers } from './storage/write-events.js';
-import { type WriteHookRegistry, WriteHooks, type WriteHooksConfig } from './storage/write-hooks.js';
+import { type WriteObserver, WriteObservers } from './events/write-event.js';
+import { type WriteHookRegistry, WriteHooks, type WriteHooksConfig } from './records/pipeline/write-hooks.js';
 import { createSystemFeature } from './system/system-feature.js';
 import { type ConsoleOptions, consoleFeature } from './console/console-feature.js';
 import { type CaptchaApi, type CaptchaFeatureOptions, createCaptchaFeature } from './captcha/index.js';
@@ -284,7 +284,7 @@ export function createService(options: ServiceOptions): Service {
   const owners = new Map([...apps.byId.values()].map((app) => [app.namespace, app.applicationId]));
   const context: ServiceContext = {
     // Every feature writes through this one observed adapter: the write pipeline's choke point.
-    storage: observedStorage(options.storage, observers, (namespace) => owners.get(namespace) ?? namespace, hooks),
+    storage: writePipeline(options.storage, observers, (namespace) => owners.get(namespace) ?? namespace, hooks),
     kv,
     counters,
     clock: options.clock ?? systemClock,

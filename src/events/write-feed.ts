@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { configError } from '../core/errors.js';
 import { type Logger, silentLogger } from '../core/logger.js';
-import type { StoredRecord } from '../core/values.js';
-import { type Json, decodeValue, encodeValue } from '../core/wire-values.js';
-import type { WriteEvent, WriteObserver, WriteOpKind } from '../storage/write-events.js';
+import type { WriteEvent, WriteObserver } from './write-event.js';
+import { decodeWriteEvent, encodeWriteEvent } from './write-event-codec.js';
 import type { EventBus } from './port.js';
 
 /** A write event as received from the feed: which instance committed it, and whether that is this one. */
-export interface FeedEvent extends WriteEvent {
+export interface FeedEvent extends Omit<WriteEvent, 'caller'> {
   /** The `instanceId` of the feed that published it. */
   readonly instance: string;
   /** True when this feed's own service committed the write (a bus delivers one's own publications too). */
@@ -38,13 +37,9 @@ export interface WriteFeed {
   subscribe(app: string, listener: (event: FeedEvent) => void): Promise<() => Promise<void>>;
 }
 
-/** Wire dates of the feed are UTC, so decoding gives back the stored instant exactly. */
-const FEED_TIME_ZONE = 'UTC';
-const OPS = new Set<WriteOpKind>(['create', 'update', 'delete']);
-
 /**
  * The change feed's fan-out between instances: each committed write of this service is published on
- * the bus as JSON (values in the wire codec of core/wire-values, dates in UTC), on one channel per
+ * the bus in the one write-event encoding (events/write-event-codec.ts, as realtime's), on one channel per
  * application, with this instance's id; a subscriber gets every instance's writes of an application
  * and can tell its own from remote ones by `local`. Delivery is the bus's: at most once, ordered per
  * instance and application.
@@ -85,29 +80,14 @@ export function writeFeed(options: WriteFeedOptions): WriteFeed {
   };
 }
 
-/** The JSON of one write event on the bus (version 1). */
+/** The message of one write event on the feed: the one write-event encoding, with the publishing instance. */
 export function encodeFeedEvent(event: WriteEvent, instance: string): string {
-  const wire: Record<string, Json> = { v: 1, instance, op: event.op, app: event.app, className: event.className, objectId: event.objectId };
-  if (event.before) wire.before = encodeValue(event.before, FEED_TIME_ZONE);
-  if (event.after) wire.after = encodeValue(event.after, FEED_TIME_ZONE);
-  return JSON.stringify(wire);
+  return encodeWriteEvent(event, instance);
 }
 
-/** Parses and checks a feed message; throws on anything but a version-1 event. */
+/** Reads a feed message; throws on anything but a write event that names its instance. */
 export function decodeFeedEvent(message: string, ownInstance: string): FeedEvent {
-  const wire = JSON.parse(message) as Record<string, Json>;
-  const { v, instance, op, app, className, objectId } = wire;
-  if (v !== 1 || typeof instance !== 'string' || !OPS.has(op as WriteOpKind)) throw new Error('not a version-1 write event');
-  if (typeof app !== 'string' || typeof className !== 'string' || typeof objectId !== 'string') throw new Error('write event without app, className or objectId');
-  const event: { -readonly [K in keyof FeedEvent]: FeedEvent[K] } = { instance, local: instance === ownInstance, op: op as WriteOpKind, app, className, objectId };
-  if (wire.before !== undefined) event.before = record(wire.before, 'before');
-  if (wire.after !== undefined) event.after = record(wire.after, 'after');
-  return event;
-}
-
-function record(json: Json, key: string): StoredRecord {
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new Error(`${key} is not a record`);
-  const value = decodeValue(json, key, FEED_TIME_ZONE) as StoredRecord;
-  if (typeof value.objectId !== 'string') throw new Error(`${key} has no objectId`);
-  return value;
+  const event = decodeWriteEvent(message);
+  if (!event || event.instance === undefined) throw new Error('not a write event of the feed');
+  return { ...event, instance: event.instance, local: event.instance === ownInstance };
 }

@@ -1,7 +1,7 @@
 import type { Application } from '../app/application.js';
 import { svcError } from '../core/errors.js';
 import type { Feature, ServiceContext } from '../http/types.js';
-import type { WriteHookRegistry } from '../storage/write-hooks.js';
+import type { WriteHookRegistry } from '../records/pipeline/write-hooks.js';
 import type { FeatureContext, FeatureDefinition, FeatureInstance, FeatureKey, FeatureSettings } from './contract.js';
 import { orderFeatures } from './order.js';
 

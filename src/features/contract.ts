@@ -1,6 +1,6 @@
 import type { Application } from '../app/application.js';
 import type { RouteDef, ServiceContext, UpgradeDef } from '../http/types.js';
-import type { WriteHookRegistry } from '../storage/write-hooks.js';
+import type { WriteHookRegistry } from '../records/pipeline/write-hooks.js';
 
 /**
  * A typed handle on one feature's API: features (and hosts) reach each other through keys, never

@@ -10,7 +10,7 @@ import type { CounterStore } from '../counters/port.js';
 import type { EventBus } from '../events/port.js';
 import type { KvStore } from '../kv/port.js';
 import type { StorageAdapter } from '../storage/port.js';
-import type { WriteObserver } from '../storage/write-events.js';
+import type { WriteObserver } from '../events/write-event.js';
 
 export type { Caller, SessionResolver, SessionUser } from '../app/caller.js';
 

@@ -4,7 +4,7 @@ import type { StoredRecord } from '../core/values.js';
 import { type Json, encodeRecord } from '../core/wire-values.js';
 import type { EventBus } from '../events/port.js';
 import type { Awaitable, StorageAdapter } from '../storage/port.js';
-import type { WriteEvent } from '../storage/write-events.js';
+import type { WriteEvent } from '../events/write-event.js';
 import type { TableAccess } from '../access/table-access.js';
 import type { TableRules } from '../access/table-rules.js';
 import { ChangeBacklog } from './change-backlog.js';

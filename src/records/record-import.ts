@@ -1,4 +1,4 @@
-import { actingAs } from '../storage/observed-storage.js';
+import { actingAs } from './pipeline/write-pipeline.js';
 import type { Caller } from '../app/caller.js';
 import { isRoleTable } from '../access/access-control.js';
 import { svcError } from '../core/errors.js';

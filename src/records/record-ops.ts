@@ -10,7 +10,7 @@ import type { JsonObject } from '../core/wire-values.js';
 import { applyOps } from '../operators/apply.js';
 import type { Projection } from '../query/plan.js';
 import type { Awaitable, FieldOp, SchemaLimits, StorageAdapter, TableRef } from '../storage/port.js';
-import { actingAs } from '../storage/observed-storage.js';
+import { actingAs } from './pipeline/write-pipeline.js';
 import { updateWithoutRecord } from '../storage/update-without-record.js';
 import type { ClassPolicy, ClassPolicyRegistry, ClassWriteContext } from './class-policy.js';
 import { isPlausibleObjectId, newObjectId } from './object-id.js';

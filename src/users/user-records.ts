@@ -3,7 +3,7 @@ import { type StoredRecord, dateValue } from '../core/values.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
 import { applyOps } from '../operators/apply.js';
 import { newObjectId } from '../records/object-id.js';
-import { actingAs } from '../storage/observed-storage.js';
+import { actingAs } from '../records/pipeline/write-pipeline.js';
 import type { FieldOp, StorageAdapter } from '../storage/port.js';
 import type { UsersDeps } from './deps.js';
 import { type UserStore, createUserStore } from './user-store.js';

@@ -5,7 +5,7 @@ import type { EventBus } from '../../src/events/port.js';
 import { type FeedEvent, decodeFeedEvent, encodeFeedEvent, writeFeed } from '../../src/events/write-feed.js';
 import { memoryStorage } from '../../src/memory.js';
 import { redisEventBus } from '../../src/redis.js';
-import type { WriteEvent } from '../../src/storage/write-events.js';
+import type { WriteEvent } from '../../src/events/write-event.js';
 import { startTestService } from '../helpers/handle.js';
 import { REDIS_URL, connectTestRedis, runPrefix } from '../redis/redis-env.js';
 import { FAST_SCRYPT } from '../users/users-server.js';

@@ -26,7 +26,7 @@ describe('realtime bus encoding', () => {
       'nope',
       'null',
       JSON.stringify({ ...good, app: 'other' }),
-      JSON.stringify({ ...good, v: 2 }),
+      JSON.stringify({ ...good, v: 1 }),
       JSON.stringify({ ...good, op: 'drop' }),
       JSON.stringify({ ...good, before: undefined }),
       JSON.stringify({ ...good, before: record('b') }),

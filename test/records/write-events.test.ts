@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { memoryStorage } from '../../src/memory.js';
 import { sqliteStorage } from '../../src/storage/sqlite/index.js';
 import type { StorageAdapter } from '../../src/storage/port.js';
-import type { WriteEvent } from '../../src/storage/write-events.js';
+import type { WriteEvent } from '../../src/events/write-event.js';
 import { type TestService, startTestService } from '../helpers/handle.js';
 import { FAST_SCRYPT } from '../users/users-server.js';
 

@@ -1,9 +1,9 @@
-import type { Caller } from '../app/caller.js';
-import { isSvcError, svcError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
-import { FORBIDDEN_KEYS, isValidFieldName } from '../core/names.js';
-import { type StoredRecord, type Value, isDate, isFile, isGeoPoint, isPointer } from '../core/values.js';
-import type { WriteEvent } from './write-events.js';
+import type { Caller } from '../../app/caller.js';
+import { isSvcError, svcError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import { FORBIDDEN_KEYS, isValidFieldName } from '../../core/names.js';
+import { type StoredRecord, type Value, isDate, isFile, isGeoPoint, isPointer } from '../../core/values.js';
+import type { WriteEvent } from '../../events/write-event.js';
 
 /**
  * What every hook learns about the write. `app` is the application id; `caller` is who made the

@@ -1,11 +1,12 @@
-import type { Caller } from '../app/caller.js';
-import { svcError } from '../core/errors.js';
-import { type DateValue, type StoredRecord, type Value, valuesEqual } from '../core/values.js';
-import { impliedColumn } from '../operators/column-types.js';
-import type { ColumnSchema } from '../query/plan.js';
-import type { FieldOp, StorageAdapter, TableRef, UpdateImages } from './port.js';
-import { updateWithoutRecord } from './update-without-record.js';
-import { HeldEvents, type WriteEvent, type WriteObservers } from './write-events.js';
+import type { Caller } from '../../app/caller.js';
+import { svcError } from '../../core/errors.js';
+import { type DateValue, type StoredRecord, type Value, valuesEqual } from '../../core/values.js';
+import { impliedColumn } from '../../operators/column-types.js';
+import type { ColumnSchema } from '../../query/plan.js';
+import type { FieldOp, StorageAdapter, TableRef, UpdateImages } from '../../storage/port.js';
+import { updateWithoutRecord } from '../../storage/update-without-record.js';
+import type { WriteEvent, WriteObservers } from '../../events/write-event.js';
+import { HeldEvents } from './held-events.js';
 import type { WriteHooks } from './write-hooks.js';
 
 /** Maps a table namespace to the id of the application that owns it. */
@@ -20,7 +21,7 @@ export type NamespaceOwner = (namespace: string) => string;
  * the write (in its transaction), afterSave / afterDelete as observers after commit. With no observer
  * and no hook for the table, writes pass straight through (no before-image read).
  */
-export function observedStorage(inner: StorageAdapter, observers: WriteObservers, owner: NamespaceOwner, hooks?: WriteHooks): StorageAdapter {
+export function writePipeline(inner: StorageAdapter, observers: WriteObservers, owner: NamespaceOwner, hooks?: WriteHooks): StorageAdapter {
   return observe(inner, { observers, owner, hooks, deliver: (event) => observers.emit(event), inTransaction: false, created: undefined, caller: undefined });
 }
 
