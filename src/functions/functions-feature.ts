@@ -16,6 +16,10 @@ import { MASTER_ONLY_TABLE } from '../access/table-rules.js';
 import { CLOUD_CODE_TABLE, CloudCodeStore } from './cloud-code-store.js';
 import { cloudCodeRoutes } from './cloud-code-routes.js';
 import { DeployedFunctions } from './deployed-functions.js';
+import type { FunctionRuntime } from './runtime.js';
+import { inlineQuickJsRuntime, workerQuickJsRuntime } from './sandbox/quickjs-runtimes.js';
+import { javaRuntime } from './java/java-runtime.js';
+import type { Logger } from '../core/logger.js';
 import { JavaFunctions, type JavaFunctionsOptions } from './java/java-functions.js';
 import { PersistenceStore } from './java/persistence-store.js';
 import { WECHAT_FOR_FUNCTIONS } from './java/java-wechat.js';
@@ -50,6 +54,12 @@ export interface FunctionsOptions {
    * `false` turns them off.
    */
   readonly java?: false | JavaFunctionsOptions;
+  /**
+   * Runtimes of your own for deployed functions (an isolated-vm runtime, say), tried before the
+   * built-in ones of their language (`FunctionRuntime` in runtime.ts; one may decline an invocation
+   * and hand it on). Default none.
+   */
+  readonly runtimes?: readonly FunctionRuntime[];
 }
 
 /** Deployed functions' sandbox: per-invocation limits and worker threads. */
@@ -164,39 +174,30 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
       const deployed = deployedOptions
         ? new DeployedFunctions({
             store,
-            logs,
+            runtimes: [...(options.runtimes ?? []), ...builtInRuntimes(deployedOptions, options.java, { logs, timer, logger: ctx.logger }, () =>
+              new JavaFunctions({
+                options: options.java === false ? {} : (options.java ?? {}),
+                logs,
+                timer,
+                clock: ctx.clock,
+                logger: ctx.logger,
+                here: moduleFile(),
+                persistence: new PersistenceStore(ctx.kv, ctx.clock),
+                wechat: () => ctx.find(WECHAT_FOR_FUNCTIONS)?.forFunctions,
+                sms: () => ctx.find(SMS),
+                users: () => ctx.find(USERS)?.service,
+                sessions,
+                files: () => ctx.find(FILES),
+              }),
+            )],
             limitsFor: (caller: Caller) => {
               const own = ctx.settings(caller.app);
               return { ...sandboxLimits, ...(own.memoryBytes ? { memoryBytes: own.memoryBytes } : {}), ...(own.cpuTicks ? { cpuTicks: own.cpuTicks } : {}) };
             },
-            workers: deployedOptions.workers ?? 2,
-            keepWarm: deployedOptions.keepWarm ?? true,
-            inline: deployedOptions.inline ?? true,
             // The function's own timeout (its application's, when set) plus a grace.
             deadlineFor: (caller: Caller) => (ctx.settings(caller.app).timeoutMs ?? limits.timeoutMs) + 5000,
             maxWaitFor: (caller: Caller) => ctx.settings(caller.app).timeoutMs ?? limits.timeoutMs,
-            ...(deployedOptions.maxQueued !== undefined ? { maxQueued: deployedOptions.maxQueued } : {}),
-            ...(deployedOptions.maxQueuedPerApp !== undefined ? { maxQueuedPerApp: deployedOptions.maxQueuedPerApp } : {}),
-            timer,
-            logger: ctx.logger,
             hostNames: new Set(Object.keys(definitions)),
-            java:
-              options.java === false
-                ? null
-                : new JavaFunctions({
-                    options: options.java ?? {},
-                    logs,
-                    timer,
-                    clock: ctx.clock,
-                    logger: ctx.logger,
-                    here: moduleFile(),
-                    persistence: new PersistenceStore(ctx.kv, ctx.clock),
-                    wechat: () => ctx.find(WECHAT_FOR_FUNCTIONS)?.forFunctions,
-                    sms: () => ctx.find(SMS),
-                    users: () => ctx.find(USERS)?.service,
-                    sessions,
-                    files: () => ctx.find(FILES),
-                  }),
           })
         : null;
       // Built once: an invocation's modules are made per call, their dependencies are not.
@@ -230,6 +231,35 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
       return { api: { runner }, routes, close: () => deployed?.close() };
     },
   };
+}
+
+/**
+ * The built-in runtimes, in the order they are tried: QuickJS inline (a warm invocation over at
+ * once, unless `deployed.inline` is false), QuickJS on worker threads, and Java (unless
+ * `functions.java` is false).
+ */
+function builtInRuntimes(
+  deployed: DeployedOptions,
+  java: FunctionsOptions['java'],
+  shared: { readonly logs: FunctionLogs; readonly timer: FunctionTimer; readonly logger: Logger },
+  javaFunctions: () => JavaFunctions,
+): FunctionRuntime[] {
+  const keepWarm = deployed.keepWarm ?? true;
+  const runtimes: FunctionRuntime[] = [];
+  if ((deployed.inline ?? true) && keepWarm) runtimes.push(inlineQuickJsRuntime({ logs: shared.logs, logger: shared.logger, keepWarm }));
+  runtimes.push(
+    workerQuickJsRuntime({
+      logs: shared.logs,
+      logger: shared.logger,
+      keepWarm,
+      timer: shared.timer,
+      workers: deployed.workers ?? 2,
+      ...(deployed.maxQueued !== undefined ? { maxQueued: deployed.maxQueued } : {}),
+      ...(deployed.maxQueuedPerApp !== undefined ? { maxQueuedPerApp: deployed.maxQueuedPerApp } : {}),
+    }),
+  );
+  if (java !== false) runtimes.push(javaRuntime(javaFunctions()));
+  return runtimes;
 }
 
 /** This module's file (the CommonJS build has __filename; ESM and the sources have import.meta.url). */

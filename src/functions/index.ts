@@ -5,3 +5,5 @@ export type { CloudFunction, CryptoJsModule, DataModule, FunctionModules, Functi
 export { NodeRSA } from './rsa-module.js';
 export { type FunctionsApi, type FunctionsOptions, functionsFeature } from './functions-feature.js';
 export { DEFAULT_FUNCTION_LIMITS, type FunctionLimits, FunctionRunner, type FunctionTimer } from './function-runner.js';
+export type { DeployedFunctionSource, FunctionRuntime, RuntimeInvocation } from './runtime.js';
+export type { SandboxLimits } from './sandbox/quickjs-sandbox.js';
