@@ -21,4 +21,4 @@ export type { OptOuts } from './storage/conformance/opt-out.js';
 export { runEventBusConformance, type EventBusCaseName, type EventBusConformanceOptions } from './events/conformance.js';
 export { memoryEventBus, memoryEventHub, type MemoryEventHub } from './events/memory-event-bus.js';
 export { runFileStoreConformance, type FileStoreCaseName, type FileStoreConformanceOptions } from './files/conformance.js';
-export { startFakeWechatPlatform, type FakeWechatPlatform, type FakeWechatPlatformOptions, type FakePlatformCall } from './wechat/fake-platform.js';
+export { startFakeWechatPlatform, type FakeWechatPlatform, type FakeWechatPlatformOptions, type FakePlatformCall } from './testing/fake-wechat-platform.js';

@@ -15,7 +15,7 @@ import { WebSocket } from 'ws';
 import { openAiCompatibleProvider } from '../../src/ai/index.js';
 import { FAKE_API_KEY, startFakeOpenAi } from '../ai/fake-openai.js';
 import { createECDH } from 'node:crypto';
-import { startFakeWechatPlatform } from '../../src/wechat/fake-platform.js';
+import { startFakeWechatPlatform } from '../../src/testing/fake-wechat-platform.js';
 import { callbackSignature } from '../../src/wechat/callback-signature.js';
 import { redisKvStore } from '../../src/redis/redis-kv-store.js';
 import { KV_NO_EXPIRY } from '../../src/kv/port.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findJavaToolchain } from '../../src/functions/java/java-toolchain.js';
-import { type FakeWechatPlatform, startFakeWechatPlatform } from '../../src/wechat/fake-platform.js';
+import { type FakeWechatPlatform, startFakeWechatPlatform } from '../../src/testing/fake-wechat-platform.js';
 import { createHash } from 'node:crypto';
 import { memorySmsTransport } from '../../src/sms/memory-transport.js';
 import { localFileStore } from '../../src/files/index.js';

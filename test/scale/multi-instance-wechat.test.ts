@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeWechatPlatform, startFakeWechatPlatform } from '../../src/wechat/fake-platform.js';
+import { type FakeWechatPlatform, startFakeWechatPlatform } from '../../src/testing/fake-wechat-platform.js';
 import { connectTestRedis, deleteKeys } from '../redis/redis-env.js';
 import { type Cluster, startCluster, storageUnavailable } from './harness.js';
 import { SCALE_APP } from './scale-app.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { memoryKvStore } from '../../src/kv/memory-kv.js';
 import { createAccessTokens } from '../../src/wechat/access-tokens.js';
-import { type FakeWechatPlatform, startFakeWechatPlatform } from '../../src/wechat/fake-platform.js';
+import { type FakeWechatPlatform, startFakeWechatPlatform } from '../../src/testing/fake-wechat-platform.js';
 
 describe('access-token cache', () => {
   let platform: FakeWechatPlatform;

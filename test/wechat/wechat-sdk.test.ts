@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeWechatPlatform, startFakeWechatPlatform } from '../../src/wechat/fake-platform.js';
+import { type FakeWechatPlatform, startFakeWechatPlatform } from '../../src/testing/fake-wechat-platform.js';
 import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
 
 const run = promisify(execFile);

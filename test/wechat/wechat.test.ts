@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
-import { type FakeWechatPlatform, startFakeWechatPlatform } from '../../src/wechat/fake-platform.js';
+import { type FakeWechatPlatform, startFakeWechatPlatform } from '../../src/testing/fake-wechat-platform.js';
 import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
 import { openSqlite } from '../../src/sqlite.js';
 import { localFileStore } from '../../src/files/local-file-store.js';

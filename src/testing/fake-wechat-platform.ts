@@ -1,8 +1,8 @@
 import { createCipheriv, createHmac, createSign, createVerify, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { callbackSignature } from './callback-signature.js';
-import { type PayFields, parsePayXml, payV2Sign, payV2SignatureValid, toPayXml } from './pay/pay-v2-xml.js';
+import { callbackSignature } from '../wechat/callback-signature.js';
+import { type PayFields, parsePayXml, payV2Sign, payV2SignatureValid, toPayXml } from '../wechat/pay/pay-v2-xml.js';
 
 /** A call the fake received. */
 export interface FakePlatformCall {
