@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Json, JsonObject } from './api.js';
 
 interface Entry {
@@ -26,6 +26,8 @@ export function AclEditor(props: { objectId: string; acl: Json | undefined; onSa
   const [entries, setEntries] = useState<Entry[]>(() => entriesOf(props.acl));
   const [who, setWho] = useState('');
   const [error, setError] = useState('');
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => input.current?.focus(), []);
   const set = (index: number, change: Partial<Entry>) => setEntries(entries.map((entry, i) => (i === index ? { ...entry, ...change } : entry)));
   const add = (event: Event) => {
     event.preventDefault();
@@ -73,7 +75,7 @@ export function AclEditor(props: { objectId: string; acl: Json | undefined; onSa
       <form class="inline" onSubmit={add}>
         <label>
           Add principal
-          <input name="principal" value={who} placeholder="*, user id or role:name" autoFocus onInput={(e) => setWho(e.currentTarget.value)} />
+          <input ref={input} name="principal" value={who} placeholder="*, user id or role:name" onInput={(e) => setWho(e.currentTarget.value)} />
         </label>
         <button type="submit">Add</button>
       </form>

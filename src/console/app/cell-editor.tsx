@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Api, type Json, type JsonObject, errorText, recordsPath } from './api.js';
 import { dateFromInput, dateInput, editText, formatValue, geoPoint, isImage, parseTyped } from './values.js';
 
@@ -33,6 +33,9 @@ export function CellEditor(props: { api: Api; target: CellTarget; onSave: (value
   const [file, setFile] = useState<JsonObject | null>(null);
   const [busy, setBusy] = useState(false);
   const [choices, setChoices] = useState<JsonObject[]>([]);
+  const box = useRef<HTMLDivElement>(null);
+  // An editor opened from the keyboard takes the keyboard (autofocus works only when a page loads).
+  useEffect(() => box.current?.querySelector<HTMLElement>('input, select, textarea')?.focus(), []);
 
   useEffect(() => {
     if (target.type !== 'Pointer' || !target.targetClass) return;
@@ -95,14 +98,14 @@ export function CellEditor(props: { api: Api; target: CellTarget; onSave: (value
   switch (target.type) {
     case 'Date':
       return (
-        <div class="editor">
+        <div ref={box} class="editor">
           <input type="datetime-local" step="1" aria-label={label} value={date} autoFocus onInput={(e) => setDate(e.currentTarget.value)} onKeyDown={(e) => keys(e)} />
           {actions}
         </div>
       );
     case 'Boolean':
       return (
-        <div class="editor">
+        <div ref={box} class="editor">
           <select aria-label={label} value={text} autoFocus onChange={(e) => setText(e.currentTarget.value)} onKeyDown={(e) => keys(e)}>
             <option value="">(none)</option>
             <option value="true">true</option>
@@ -113,14 +116,14 @@ export function CellEditor(props: { api: Api; target: CellTarget; onSave: (value
       );
     case 'Number':
       return (
-        <div class="editor">
+        <div ref={box} class="editor">
           <input aria-label={label} inputMode="decimal" value={text} autoFocus onInput={(e) => setText(e.currentTarget.value)} onKeyDown={(e) => keys(e)} />
           {actions}
         </div>
       );
     case 'GeoPoint':
       return (
-        <div class="editor" role="group" aria-label={label}>
+        <div ref={box} class="editor" role="group" aria-label={label}>
           <label>
             Latitude
             <input inputMode="decimal" value={lat} autoFocus onInput={(e) => setLat(e.currentTarget.value)} onKeyDown={(e) => keys(e)} />
@@ -135,7 +138,7 @@ export function CellEditor(props: { api: Api; target: CellTarget; onSave: (value
     case 'Pointer': {
       const listId = `choices-${target.column}`;
       return (
-        <div class="editor">
+        <div ref={box} class="editor">
           <input aria-label={label} list={listId} value={text} autoFocus placeholder={`${target.targetClass ?? ''} objectId`} onInput={(e) => setText(e.currentTarget.value)} onKeyDown={(e) => keys(e)} />
           <datalist id={listId}>
             {choices.map((record) => (
@@ -149,7 +152,7 @@ export function CellEditor(props: { api: Api; target: CellTarget; onSave: (value
     case 'File': {
       const shown = file ?? target.value;
       return (
-        <div class="editor" role="group" aria-label={label}>
+        <div ref={box} class="editor" role="group" aria-label={label}>
           {isImage(shown) && <img class="preview" src={String((shown as JsonObject)['url'])} alt={`Preview of ${formatValue(shown)}`} />}
           <label>
             Upload a file
@@ -180,7 +183,7 @@ export function CellEditor(props: { api: Api; target: CellTarget; onSave: (value
     case 'Array':
     case 'ACL':
       return (
-        <div class="editor wide">
+        <div ref={box} class="editor wide">
           <textarea class="code" rows={8} aria-label={label} value={text} autoFocus spellcheck={false} onInput={(e) => setText(e.currentTarget.value)} onKeyDown={(e) => keys(e, true)} />
           <small class="meta">JSON; Ctrl+Enter saves</small>
           {actions}
@@ -188,7 +191,7 @@ export function CellEditor(props: { api: Api; target: CellTarget; onSave: (value
       );
     default:
       return (
-        <div class="editor">
+        <div ref={box} class="editor">
           <input aria-label={label} value={text} autoFocus onInput={(e) => setText(e.currentTarget.value)} onKeyDown={(e) => keys(e)} />
           {actions}
         </div>
