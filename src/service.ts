@@ -23,6 +23,8 @@ import { type WriteObserver, WriteObservers } from './events/write-event.js';
 import { type WriteHookRegistry, WriteHooks, type WriteHooksConfig } from './records/pipeline/write-hooks.js';
 import { createSystemFeature } from './system/system-feature.js';
 import { type ConsoleOptions, consoleFeature } from './console/console-feature.js';
+import { type MetricsOptions, createServiceMetrics } from './metrics/metrics-feature.js';
+import { noMetrics } from './core/metrics.js';
 import { type CaptchaApi, type CaptchaFeatureOptions, createCaptchaFeature } from './captcha/index.js';
 import { memoryCounterStore } from './counters/memory-counter-store.js';
 import type { CounterStore } from './counters/port.js';
@@ -209,6 +211,14 @@ export interface ServiceOptions {
    */
   console?: boolean | ConsoleOptions;
   /**
+   * Metrics (docs/console.md, "Metrics"): request rates, errors and latency per route group, cloud
+   * functions, SMS, realtime and table sizes, kept in a bounded in-process history for the console's
+   * dashboard and shown in the Prometheus text format: `GET /1/metrics?format=prometheus` with an
+   * application's master key, and `GET /metrics` with `Authorization: Bearer <token>` when a token
+   * is given. On when the console is (`true` or options); `false` turns them off.
+   */
+  metrics?: boolean | MetricsOptions;
+  /**
    * Extra features: definitions (`{ id, requires, settings, init }`, see docs/features.md), started in
    * `requires` order after the built-in ones they need. The older factory form
    * `(ctx, registry) => Feature` still works (deprecated).
@@ -282,17 +292,21 @@ export function createService(options: ServiceOptions): Service {
   hooks.onFirstAfterHook(() => observers.add((event) => hooks.afterWrite(event)));
   hooks.addAll(options.hooks ?? {});
   const owners = new Map([...apps.byId.values()].map((app) => [app.namespace, app.applicationId]));
+  const clock = options.clock ?? systemClock;
+  const metricsOn = options.metrics === undefined ? Boolean(options.console) : options.metrics !== false;
+  const metrics = metricsOn ? createServiceMetrics(options.metrics === true || options.metrics === undefined || options.metrics === false ? {} : options.metrics, clock) : undefined;
   const context: ServiceContext = {
     // Every feature writes through this one observed adapter: the write pipeline's choke point.
     storage: writePipeline(options.storage, observers, (namespace) => owners.get(namespace) ?? namespace, hooks),
     kv,
     counters,
-    clock: options.clock ?? systemClock,
+    clock,
     random: options.random ?? cryptoRandom,
     logger,
     applications: apps.byId,
     onWrite: (observer) => observers.add(observer),
     ...(options.bus ? { bus: options.bus } : {}),
+    metrics: metrics?.registry ?? noMetrics,
   };
   const apis = new Map<string, unknown>();
   const registry = registryView(apis);
@@ -303,7 +317,7 @@ export function createService(options: ServiceOptions): Service {
     typeof entry === 'function' ? legacyFeature(entry, legacyCount++, registry) : entry,
   );
   const features = composeFeatures({
-    definitions: [...builtInFeatures(options, registry), ...hostFeatures, ...standIns],
+    definitions: [...builtInFeatures(options, registry), ...(metrics ? [metrics.definition] : []), ...hostFeatures, ...standIns],
     context,
     hooks,
     apis,
@@ -326,6 +340,7 @@ export function createService(options: ServiceOptions): Service {
     ...(publicUrl === undefined ? {} : { publicUrl }),
     sessions: () => registry.sessions,
     accessLog: options.accessLog === true,
+    metrics: context.metrics!,
   };
   const handle = createRequestHandler(handlerOptions);
   const handleUpgrade = createUpgradeHandler(handlerOptions);

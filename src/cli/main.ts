@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { closeOnSignals } from '../http/host/node-server.js';
 import { type ParsedArgs, UsageError, assertKnownOptions, option, parseArgs, requiredOption, withoutOption } from './args.js';
 import { devApplication } from './dev-application.js';
+import { type SchemaDescription, typesFromSchemas } from './gen-types.js';
 import { banner, listenFailure, quickStartService, start, storesFor } from './serve.js';
 import { MissingPackageError } from './stores.js';
 import { dirSink, dirSource } from './transfer/dir-endpoints.js';
@@ -32,6 +33,8 @@ Commands:
   migrate    Copy an application from any server speaking the hosted REST API, resumable
              --from URL --app ID --master-key KEY  [--brand Bmob|Svc]  [--state FILE]  [--tables A,B]  [--no-files]
              [target: this server's stores, or --to URL --to-app ID --to-master-key KEY]
+  gen types  TypeScript declarations of every table's columns (docs/cli.md)
+             [--out FILE]  [--tables A,B]  [source: this server's stores, or --from URL --app ID --master-key KEY]
   help       This text
   version    The package version
 
@@ -66,6 +69,9 @@ export async function runCli(argv: readonly string[], given: CliIo = { stdout: p
         requiredOption(args, 'from');
         return await copy(args, io, await remoteOr(args, io, 'from'), await remoteOr(args, io, 'to'));
       }
+      case 'gen':
+        assertKnownOptions(args, ['out', 'tables', 'quiet', 'from', 'app', 'master-key', 'brand', ...STORE_OPTIONS]);
+        return await genTypes(args, io);
       case 'version':
         io.stdout.write(`${packageVersion()}\n`);
         return 0;
@@ -123,6 +129,19 @@ async function serve(args: ParsedArgs, io: CliIo): Promise<number> {
  * else this server's own stores as `serve` would open them, served in this process.
  */
 async function remoteOr(args: ParsedArgs, io: CliIo, side: 'from' | 'to'): Promise<() => Promise<TransferSource & TransferSink>> {
+  const open = restClientOf(args, io, side);
+  return async () => {
+    const { client, close } = await open();
+    return both(client, close);
+  };
+}
+
+/**
+ * The REST client of a remote server (`--from URL` with `--app`/`--master-key`, or `--to URL` with
+ * `--to-app`/`--to-master-key`), else of this server's own stores as `serve` would open them, served
+ * in this process; `close` releases what it opened.
+ */
+function restClientOf(args: ParsedArgs, io: CliIo, side: 'from' | 'to'): () => Promise<{ client: RestClient; close: () => Promise<void> }> {
   const url = option(args, side);
   const prefix = side === 'to' ? 'to-' : '';
   if (url) {
@@ -133,7 +152,7 @@ async function remoteOr(args: ParsedArgs, io: CliIo, side: 'from' | 'to'): Promi
       masterKey: requiredOption(args, `${prefix}master-key`),
       brand: option(args, `${prefix}brand`, 'Bmob')!,
     });
-    return async () => both(client, async () => {});
+    return async () => ({ client, close: async () => {} });
   }
   return async () => {
     const stores = storesFor({ env: io.env, ...optionalString('dbFile', option(args, 'db')), ...optionalString('databaseUrl', option(args, 'database-url')), ...optionalString('redisUrl', option(args, 'redis-url')) });
@@ -142,11 +161,40 @@ async function remoteOr(args: ParsedArgs, io: CliIo, side: 'from' | 'to'): Promi
     // Warnings only: the access log of every internal call would drown the progress.
     const service = quickStartService(stores, publicUrl, (line) => void (line.includes(' warn ') || line.includes(' error ') ? io.stderr.write(`${line}\n`) : undefined), io.env);
     const label = `this server's stores (${stores.where.startsWith('PostgreSQL') ? stores.where : `SQLite ${stores.where}`})`;
-    return both(serviceRestClient(service, devApplication(io.env, publicUrl), publicUrl, label), async () => {
-      await service.close();
-      await stores.close();
-    });
+    return {
+      client: serviceRestClient(service, devApplication(io.env, publicUrl), publicUrl, label),
+      close: async () => {
+        await service.close();
+        await stores.close();
+      },
+    };
   };
+}
+
+/**
+ * `svcbase gen types`: TypeScript declarations of every table's columns, from this server's stores or
+ * `--from URL --app ID --master-key KEY`, to stdout or `--out FILE`.
+ */
+async function genTypes(args: ParsedArgs, io: CliIo): Promise<number> {
+  if (args.positional[0] !== 'types') throw new UsageError(`gen: unknown target '${args.positional[0] ?? ''}' (svcbase gen types)`);
+  const { client, close } = await restClientOf(args, io, 'from')();
+  let text: string;
+  try {
+    const reply = await client.json('GET', '/1/schemas');
+    const results = typeof reply === 'object' && reply !== null && !Array.isArray(reply) ? reply['results'] : undefined;
+    if (!Array.isArray(results)) throw new RestError(200, undefined, 'GET /1/schemas answered without results');
+    const tables = option(args, 'tables')?.split(',').map((name) => name.trim()).filter(Boolean);
+    const schemas = (results as unknown as SchemaDescription[]).filter((schema) => !tables || tables.includes(schema.className));
+    text = typesFromSchemas(schemas, client.label);
+  } finally {
+    await close();
+  }
+  const out = option(args, 'out');
+  if (out) {
+    writeFileSync(out, text);
+    if (!args.options.has('quiet')) io.stderr.write(`svcbase: wrote ${out}\n`);
+  } else io.stdout.write(text);
+  return 0;
 }
 
 /** A REST endpoint that can be read from or written to; `close` releases what it opened. */

@@ -99,6 +99,8 @@ export function quickStartService(stores: OpenedStores, publicUrl: string, log: 
     accessLog: true,
     // The admin console at /console: sign in with the application id and the master key.
     console: true,
+    // Its dashboard's history; GET /metrics for a Prometheus with SVC_METRICS_TOKEN.
+    metrics: { ...(env.SVC_METRICS_TOKEN ? { token: env.SVC_METRICS_TOKEN } : {}), ...(env.SVC_METRICS_INTERVAL_MS ? { intervalMs: Number(env.SVC_METRICS_INTERVAL_MS) } : {}) },
   });
 }
 

@@ -92,6 +92,20 @@ export function cloudCodeRoutes(deps: CloudCodeRouteDeps): RouteDef[] {
     },
     {
       method: 'GET',
+      path: '/1/logs/functions',
+      auth: 'master',
+      body: 'none',
+      summary: "The newest log lines of every function of the application on the instance that answers, newest first (the console's live log)",
+      responses: { 200: resultsOf({ type: 'object', required: ['at', 'function', 'level', 'message'] }) },
+      handler: (rc) => {
+        const limit = Number(rc.query.get('limit') ?? 100);
+        if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw svcError('invalidParameter', 'limit must be 1 to 1000');
+        const results: Json[] = logs.recent(rc.caller.app.applicationId, null, limit).map((e) => ({ at: shown(rc, e.at), function: e.function, level: e.level, message: e.message }));
+        return { body: { results } };
+      },
+    },
+    {
+      method: 'GET',
       path: '/1/cloudCode/:name/logs',
       auth: 'master',
       body: 'none',

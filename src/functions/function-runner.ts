@@ -1,5 +1,6 @@
 import type { Caller } from '../app/caller.js';
 import type { Clock } from '../core/clock.js';
+import type { MetricsPort } from '../core/metrics.js';
 import { isSvcError, svcError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { CloudFunction, FunctionModules, FunctionRequest, FunctionResponse } from './contract.js';
@@ -137,6 +138,8 @@ export interface FunctionRunnerDeps {
   readonly logger: Logger;
   /** The modules of one invocation, bound to its caller and depth. */
   readonly modules: (call: FunctionCall) => FunctionModules;
+  /** Where each invocation that ran is counted, with its time (none by default). */
+  readonly metrics?: MetricsPort;
 }
 
 interface Health {
@@ -229,6 +232,8 @@ export class FunctionRunner {
    */
   private runOne(fn: RunnableFunction, name: string, outer: FunctionCall, timeoutMs: number, running: { count: number } | null): SentReply | Promise<SentReply> {
     const call = new RunningCall(outer.caller, name, outer.request, outer.depth, outer.signal);
+    const metrics = this.deps.metrics;
+    const startedAt = metrics?.enabled ? performance.now() : 0;
     let settled = false;
     // A queued function's time starts when it says so; a host function's at once.
     let began = typeof fn === 'function';
@@ -240,6 +245,7 @@ export class FunctionRunner {
       cancel?.();
       call.end();
       if (running) running.count--;
+      if (startedAt !== 0) metrics!.functionCall(outer.caller.app.applicationId, name, !('reply' in result), performance.now() - startedAt);
       if (!later) outcome = result;
       else if ('reply' in result) later.resolve(result.reply);
       else later.reject(result.error);

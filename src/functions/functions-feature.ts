@@ -224,6 +224,7 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
         timer,
         logger: ctx.logger,
         modules: (call) => hostModules(moduleDeps, call),
+        ...(ctx.metrics ? { metrics: ctx.metrics } : {}),
       });
       records.declareTable(CLOUD_CODE_TABLE, MASTER_ONLY_TABLE);
       const routes = functionRoutes({ runner, path });

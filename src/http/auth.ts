@@ -53,10 +53,13 @@ export async function authenticate(
   options: AuthOptions,
   routePath = '',
   signedHeads: readonly string[] = [],
+  bearerToken?: string,
 ): Promise<Authenticated | null> {
   switch (routeAuth) {
     case 'none':
       return null;
+    case 'bearer':
+      return bearer(request, bearerToken);
     case 'upload':
       throw new Error('[svcbase] [http] an upload route authenticates through authenticateUpload');
     case 'function-path':
@@ -81,6 +84,14 @@ export async function authenticate(
   // master-only operation answers (403 / 11006), as push and refund do; wrong keys stay 401.
   if (routeAuth === 'master' && !authed.auth.isMaster) throw svcError('masterKeyRequired');
   return authed;
+}
+
+/** An operator's token route: the exact `Bearer <token>`, compared in constant time; no application. */
+function bearer(request: SvcRequest, token: string | undefined): null {
+  const header = request.headers.authorization;
+  if (token === undefined || token === '') throw new Error('[svcbase] [http] a bearer route without its token');
+  if (typeof header !== 'string' || !header.startsWith('Bearer ') || !secretsEqual(header.slice(7).trim(), token)) throw new AuthFailure('no bearer token');
+  return null;
 }
 
 async function signed(request: SvcRequest, creds: CredentialHeaders, rawBodyText: () => string, options: AuthOptions, sessionToken: string | null, signedHeads: readonly string[]): Promise<Authenticated> {

@@ -5,6 +5,7 @@ import type { AppRegistry } from '../app/registry.js';
 import type { Clock } from '../core/clock.js';
 import { svcError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { type MetricsPort, routeGroup } from '../core/metrics.js';
 import type { KvStore } from '../kv/port.js';
 import { type Authenticated, authenticate } from './auth.js';
 import { type UploadAuthentication, authenticateUpload } from './upload-auth.js';
@@ -39,6 +40,15 @@ export interface HandlerOptions {
    * plain, else a fresh UUID); without it only a client's own id is echoed.
    */
   readonly accessLog?: boolean;
+  /** Where each answered request is counted (the console's dashboard, `/metrics`); none by default. */
+  readonly metrics?: MetricsPort;
+}
+
+/** What a request is logged and counted as, filled in while it is handled. */
+interface Logged {
+  path: string;
+  app: string;
+  group: string;
 }
 
 /** An incoming X-Request-Id is kept only when it is short and plain; anything else gets a fresh id. */
@@ -67,8 +77,15 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
   };
 
   const accessLog = options.accessLog === true;
-  /** `logged.path`: the path as the access log writes it (a secret key in it masked). */
-  const handle = async (request: SvcRequest, requestId: string | undefined, logged: { path: string }): Promise<SvcResponse> => {
+  const metrics = options.metrics;
+  const measured = metrics?.enabled === true;
+  const groups = new Map<RouteDef, string>();
+  if (measured) for (const route of options.routes) groups.set(route, routeGroup(route.path));
+  /**
+   * `logged.path`: the path as the access log writes it (a secret key in it masked); `app` and
+   * `group`: what the metrics count the request under.
+   */
+  const handle = async (request: SvcRequest, requestId: string | undefined, logged: Logged): Promise<SvcResponse> => {
     const method = request.method.toUpperCase();
     const cors = corsHeaders(request.headers.origin, options.corsOrigins);
     if (method === 'OPTIONS') return preflightResponse(cors, headerNames.allHeaders);
@@ -76,6 +93,7 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       const match = router.match(method, request.path);
       if (!match) throw svcError('routeNotFound', method, request.path);
       const { route, params } = match;
+      if (measured) logged.group = groups.get(route) ?? 'other';
       // The plain-HTTP function paths carry an application's secret key: never into a log line (a
       // wrong guess neither). Short first segments (`/1/...` routes that fell through) stay readable.
       const secret = params['secretKey'];
@@ -88,7 +106,8 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       // Uploads: their signature variants may need the body, and their form fields may carry the credentials.
       const upload = route.auth === 'upload' ? await authenticateUpload(request, signedRoute(route, params), stream ?? limitedChunks([], 0), route.signedBodyLimit, authOptions) : undefined;
       if (upload) stream = upload.body;
-      const authed = upload ? upload.authed : await authenticate(request, route.auth, params, rawText, authOptions, route.path, route.signedHeads);
+      const authed = upload ? upload.authed : await authenticate(request, route.auth, params, rawText, authOptions, route.path, route.signedHeads, route.bearerToken);
+      if (measured && authed) logged.app = authed.app.applicationId;
       const body = readBody(route, raw, request.headers['content-type'], limits);
       if (body !== undefined) validators.get(route)?.(body);
       const ctx = routeContext(request, raw, stream, method, params, body, authed, options, upload);
@@ -99,11 +118,12 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
     }
   };
   return async (request) => {
-    const started = accessLog ? performance.now() : 0;
+    const started = accessLog || measured ? performance.now() : 0;
     const incoming = request.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : accessLog ? randomUUID() : undefined;
-    const logged = { path: request.path };
+    const logged: Logged = { path: request.path, app: '', group: 'unmatched' };
     const response = await handle(request, requestId, logged);
+    if (measured) metrics!.request(logged.app, logged.group, response.status, performance.now() - started, request.method.toUpperCase(), logged.path);
     if (requestId === undefined) return response;
     response.headers['x-request-id'] = requestId;
     if (accessLog) options.logger.info(`${request.method.toUpperCase()} ${logged.path} ${response.status} ${Math.round(performance.now() - started)}ms`, { requestId });

@@ -53,6 +53,8 @@ function security(route: RouteDef): Json {
       return [{ applicationId: [], restApiKey: [] }, { applicationId: [], restApiKey: [], sessionToken: [] }, { masterKey: [] }];
     case 'master':
       return [{ masterKey: [] }];
+    case 'bearer':
+      return [{ operatorToken: [] }];
     default:
       return [];
   }
@@ -75,7 +77,7 @@ export function openApiDocument(input: OpenApiInput): Record<string, Json> {
       responses[status] = { description: `HTTP ${status}`, content: { 'application/json': { schema: schema as Json } } };
     }
     if (Object.keys(responses).length === 0) responses['200'] = { description: 'Success (see the docs of this route for its body)' };
-    if (route.auth === 'app' || route.auth === 'master' || route.auth === 'upload') responses['401'] = { description: 'Missing or wrong credentials', content: { 'application/json': { schema: UNAUTHORIZED_SCHEMA } } };
+    if (route.auth === 'app' || route.auth === 'master' || route.auth === 'upload' || route.auth === 'bearer') responses['401'] = { description: 'Missing or wrong credentials', content: { 'application/json': { schema: UNAUTHORIZED_SCHEMA } } };
     responses['default'] = { description: 'A coded error (docs/errors.md)', content: { 'application/json': { schema: ERROR_SCHEMA } } };
     const body = requestBody(route);
     const operation: Record<string, Json> = {
@@ -98,6 +100,7 @@ export function openApiDocument(input: OpenApiInput): Record<string, Json> {
         restApiKey: { type: 'apiKey', in: 'header', name: `${prefix}REST-API-Key` },
         masterKey: { type: 'apiKey', in: 'header', name: `${prefix}Master-Key` },
         sessionToken: { type: 'apiKey', in: 'header', name: `${prefix}Session-Token` },
+        operatorToken: { type: 'http', scheme: 'bearer' },
       },
     },
   };

@@ -4,6 +4,7 @@ import type { Application } from '../app/application.js';
 import type { Caller, SessionResolver, SessionUser } from '../app/caller.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import type { MetricsPort } from '../core/metrics.js';
 import type { Random } from '../core/random.js';
 import type { Json } from '../core/wire-values.js';
 import type { CounterStore } from '../counters/port.js';
@@ -126,9 +127,11 @@ export interface RouteResult {
  *   secret key) names the app; an unknown one answers 400/11010 as an unknown captcha token does;
  * - `upload`: what `app` accepts plus the upload signature variants (sdk-wire §2.6, D71), from the
  *   headers or, for a multipart body, from its form fields (`RouteContext.upload`); `body: 'stream'` only;
+ * - `bearer`: `Authorization: Bearer <RouteDef.bearerToken>` (an operator's token, not an
+ *   application's: the route has no application, like `none`); anything else answers 401;
  * - `none`: public (links mailed to users, timestamps).
  */
-export type RouteAuth = 'app' | 'master' | 'secret-path' | 'function-path' | 'captcha-link' | 'upload' | 'none';
+export type RouteAuth = 'app' | 'master' | 'secret-path' | 'function-path' | 'captcha-link' | 'upload' | 'bearer' | 'none';
 
 /**
  * `auth: 'upload'` routes: the request's credentials as the upload's head carried them. A multipart
@@ -171,6 +174,8 @@ export interface RouteDef {
    * The timestamp header is still checked for skew; such a signature is accepted once a day.
    */
   readonly signedHeads?: readonly string[];
+  /** `auth: 'bearer'` routes: the token the `Authorization: Bearer` header must carry (compared in constant time). */
+  readonly bearerToken?: string;
   /** A JSON Schema for the body (compiled once with ajv; errors name the field). */
   readonly schema?: object;
   /** This route's body limit in bytes, larger or smaller than the service's `bodyLimit` (the default). */
@@ -234,6 +239,11 @@ export interface ServiceContext {
    * features announce cache invalidations on it, and realtime fans out through it unless given its own.
    */
   readonly bus?: EventBus;
+  /**
+   * Where the features report what the console's dashboard and `/metrics` show (`noMetrics` when
+   * neither is on). Contexts built by hand may omit it.
+   */
+  readonly metrics?: MetricsPort;
 }
 
 /** A feature plugs routes (and optionally cleanup) into the service. */

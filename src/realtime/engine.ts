@@ -1,4 +1,5 @@
 import type { Application } from '../app/application.js';
+import type { MetricsPort } from '../core/metrics.js';
 import type { Logger } from '../core/logger.js';
 import type { StoredRecord } from '../core/values.js';
 import { type Json, encodeRecord } from '../core/wire-values.js';
@@ -40,6 +41,8 @@ export interface EngineDeps {
   readonly tables: TableRules;
   /** The matching budgets (docs/realtime.md, "Where budgets and matching"); defaults: DEFAULT_REALTIME_LIMITS. */
   readonly matching?: MatchingLimits;
+  /** Counts each event delivered (none by default). */
+  readonly metrics?: MetricsPort;
 }
 
 /** How much matching an application may ask of this instance, and how it is spread over time. */
@@ -198,7 +201,10 @@ export class SubscriptionEngine {
         if (view === null) break;
         const seen = view;
         const match = matchChange(subscription, change, (record) => seen.mayRead(record, 'find'));
-        if (match) subscriber.deliver(subscription, match, encode(match.record, seen, subscriber.caller.app.settings.timeZone));
+        if (match) {
+          subscriber.deliver(subscription, match, encode(match.record, seen, subscriber.caller.app.settings.timeZone));
+          this.deps.metrics?.realtimeEvent(change.app);
+        }
       }
     }
   }

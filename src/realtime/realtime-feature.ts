@@ -42,11 +42,17 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
   const bus = given ?? memoryEventBus();
   // Every subscribe and every delivery asks access/ (the records feature's, which `createService` passes).
   const access = options.access ?? createAccessControl({ storage: ctx.storage, clock: ctx.clock });
-  const engine = new SubscriptionEngine({ bus, storage: ctx.storage, logger: ctx.logger, tables: access.tables, matching: limits });
+  const engine = new SubscriptionEngine({ bus, storage: ctx.storage, logger: ctx.logger, tables: access.tables, matching: limits, ...(ctx.metrics ? { metrics: ctx.metrics } : {}) });
   const slots = new ConnectionSlots(limits.maxConnectionsPerApp, limits.maxConnectionsPerAddress);
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false, clientTracking: false });
   const open = new Map<RealtimeConnection, () => void>();
   let closing = false;
+  const removeGauge = ctx.metrics?.gauges({
+    name: 'svcbase_realtime_connections',
+    help: 'Open realtime connections on this instance, by application.',
+    sampled: true,
+    read: () => [...ctx.applications.values()].filter((app) => app.settings.features.realtime).map((app) => ({ app: app.applicationId, value: slots.count(app.applicationId) })),
+  });
 
   // Observing costs every write a before-image read, so only when some application has realtime on.
   const realtimeApps = [...ctx.applications.values()].filter((app) => app.settings.features.realtime);
@@ -159,6 +165,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
     upgrades,
     async close() {
       closing = true;
+      removeGauge?.();
       stopObserving();
       stopSweeping();
       stopHeartbeats();

@@ -1,3 +1,4 @@
+import type { MetricsPort } from '../core/metrics.js';
 import type { Application, SmsTemplate } from '../app/application.js';
 import type { Clock } from '../core/clock.js';
 import { isSvcError, retryError, svcError } from '../core/errors.js';
@@ -44,6 +45,8 @@ export interface SenderDeps {
   readonly quota: SmsQuota;
   readonly status: SmsStatusStore;
   readonly captcha: CaptchaGate | undefined;
+  /** Counts each message handed to the transport or refused by it, by template. */
+  readonly metrics?: MetricsPort;
 }
 
 /** The per-number windows of an application: per minute, hour and 24 hours (sliding). */
@@ -90,10 +93,12 @@ export function createSmsSender(deps: SenderDeps): (request: SendRequest) => Pro
     } catch (error) {
       await quota.refund(app, messages);
       await prepared.discard();
+      deps.metrics?.sms(app.applicationId, template.name, false);
       logger.warn('sms send failed', { transport: transport.name, smsId, error: error instanceof Error ? error.message : String(error) });
       if (isSvcError(error)) throw error;
       throw svcError('smsProviderFailed', `${transport.name}: ${error instanceof Error ? error.message : String(error)}`);
     }
+    deps.metrics?.sms(app.applicationId, template.name, true);
     await prepared.commit();
     await status.sent(app.applicationId, smsId, transport.name, result.providerId, result.state ?? 'SENDING');
     return smsId;

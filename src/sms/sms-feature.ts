@@ -1,3 +1,4 @@
+import { type MetricsPort, noMetrics } from '../core/metrics.js';
 import { configError } from '../core/errors.js';
 import { memoryCounterStore } from '../counters/memory-counter-store.js';
 import type { CounterStore } from '../counters/port.js';
@@ -46,6 +47,8 @@ export interface SmsFeatureContext {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly random: Random;
+  /** Where sent and failed messages are counted, and the quota read from (none by default). */
+  readonly metrics?: MetricsPort;
 }
 
 export interface SmsFeature {
@@ -81,7 +84,8 @@ export function createSmsFeature(ctx: SmsFeatureContext, options: SmsFeatureOpti
   const status = createSmsStatusStore({ kv, clock, logger, retentionMs: options.statusRetentionMs ?? WEEK_MS });
   const quota = createSmsQuota({ kv, clock });
   const codes = createCodeBook({ kv, clock, random, hasher: createCodeHasher(options.codeHasherKey), status });
-  const send = createSmsSender({ kv, counters, clock, logger, transport, quota, status, captcha: options.captcha });
+  const metrics = ctx.metrics ?? noMetrics;
+  const send = createSmsSender({ kv, counters, clock, logger, transport, quota, status, captcha: options.captcha, metrics });
 
   const api: SmsApi = {
     async requestCode(app, phone, opts = {}) {
@@ -108,6 +112,17 @@ export function createSmsFeature(ctx: SmsFeatureContext, options: SmsFeatureOpti
     quota: (app) => quota.usage(app),
   };
 
+  const removeGauges = metrics.gauges({
+    name: 'svcbase_sms_quota_used',
+    help: 'Billed SMS messages counted against the quota, by application (read when asked).',
+    read: () => Promise.all([...ctx.applications.values()].map(async (app) => ({ app: app.applicationId, value: (await quota.usage(app)).used }))),
+  });
+  const removeLimit = metrics.gauges({
+    name: 'svcbase_sms_quota_limit',
+    help: "The applications' SMS quota in billed messages (absent when unlimited).",
+    sampled: true,
+    read: () => [...ctx.applications.values()].flatMap((app) => (app.settings.sms.quota === 'unlimited' ? [] : [{ app: app.applicationId, value: app.settings.sms.quota }])),
+  });
   const unsubscribe = transport.onDeliveryReport?.((report) => {
     status.report(transport.name, report).catch((error: unknown) => {
       logger.error('sms delivery report failed', { providerId: report.providerId, error: error instanceof Error ? error.message : String(error) });
@@ -119,6 +134,8 @@ export function createSmsFeature(ctx: SmsFeatureContext, options: SmsFeatureOpti
     routes: smsRoutes(api),
     api,
     async close() {
+      removeGauges();
+      removeLimit();
       unsubscribe?.();
       await transport.close?.();
       await counters.close?.();

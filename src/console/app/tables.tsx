@@ -7,12 +7,13 @@ export interface TableSchema {
   readonly className: string;
   readonly fields: Record<string, { type: string; targetClass?: string }>;
   readonly indexes?: Record<string, Record<string, unknown>>;
+  readonly classLevelPermissions?: JsonObject;
 }
 
 const NAME = /^[A-Za-z][A-Za-z0-9_]{0,99}$/;
 
 /** The tables of the application (the schema API), and the one selected in the URL. */
-export function Tables(props: { api: Api; selected: string | undefined }) {
+export function Tables(props: { api: Api; selected: string | undefined; where: string | undefined }) {
   const [schemas, setSchemas] = useState<TableSchema[] | null>(null);
   const [error, setError] = useState('');
   const [newName, setNewName] = useState('');
@@ -26,11 +27,21 @@ export function Tables(props: { api: Api; selected: string | undefined }) {
     }
   };
   useEffect(() => void load(), [props.api.credentials.applicationId]);
-  const create = (event: Event) => {
+  const create = async (event: Event) => {
     event.preventDefault();
     if (!NAME.test(newName)) return setError('A table name starts with a letter and has letters, digits and _ only.');
+    // An existing table is opened; a new one is created empty (its columns are added next).
+    if (!schemas?.some((schema) => schema.className === newName)) {
+      try {
+        await props.api.request('POST', `/1/schemas/${encodeURIComponent(newName)}`, { body: { className: newName } });
+        await load();
+      } catch (failure) {
+        return setError(errorText(failure));
+      }
+    }
     location.hash = `#/tables/${encodeURIComponent(newName)}`;
     setNewName('');
+    setError('');
   };
   const selected = props.selected;
   return (
@@ -55,15 +66,15 @@ export function Tables(props: { api: Api; selected: string | undefined }) {
             New table
             <input name="newTable" value={newName} placeholder="Name" onInput={(e) => setNewName(e.currentTarget.value)} />
           </label>
-          <button type="submit">Open</button>
+          <button type="submit">Create</button>
         </form>
         <Messages error={error} />
       </aside>
       <section class="content">
         {selected ? (
-          <TableView key={selected} api={props.api} table={selected} schema={schemas?.find((schema) => schema.className === selected)} onSchemaChanged={load} />
+          <TableView key={`${selected}?${props.where ?? ''}`} api={props.api} table={selected} schema={schemas?.find((schema) => schema.className === selected)} initialWhere={props.where} onSchemaChanged={load} />
         ) : (
-          <p>Choose a table, or open a new one and add its first row.</p>
+          <p>Choose a table, or create one.</p>
         )}
       </section>
     </div>
