@@ -112,6 +112,10 @@ describe('every request bounded: memory and the event loop', () => {
     await deploy(server, 'builtinLoop', 'function onRequest(q, r) { Array.prototype.indexOf.call({ length: 3e8 }, 1); r.send(1) }');
     await deploy(server, 'allocBomb', 'function onRequest(q, r) { const a = []; for (let i = 0; i < 40; i++) a.push(new Uint8Array(25 * 1024 * 1024)); r.send(a.length) }');
     await deploy(server, 'pushBomb', 'function onRequest(q, r) { const a = []; for (;;) a.push(a.length) }');
+    // The same GETs with nothing hostile running: on a machine too loaded to serve them well under
+    // 100 ms even then, the bound is 3x that idle p99 (the regression held every request for seconds).
+    const idle = await latencyWhile(server, new Promise((resolve) => setTimeout(resolve, 500)));
+    const bound = Math.max(100, 3 * idle.p99);
     const hostile = (async () => {
       const until = performance.now() + 2500;
       while (performance.now() < until) {
@@ -122,7 +126,7 @@ describe('every request bounded: memory and the event loop', () => {
     const { p99, count } = await latencyWhile(server, hostile);
     await hostile;
     expect(count).toBeGreaterThan(20);
-    expect(p99).toBeLessThan(100);
+    expect(p99, `GET p99 ${p99.toFixed(1)} ms under hostile functions, ${idle.p99.toFixed(1)} ms idle`).toBeLessThan(bound);
   }, 30_000);
 });
 

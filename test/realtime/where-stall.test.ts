@@ -61,20 +61,6 @@ describe('realtime: heavy where subscriptions never stall unrelated requests (is
       if (String(data).includes('"id":"witness"')) witnessed++;
     });
 
-    // Writes that make every where work: a long array for the `$in`, a long string for the regex, a new column.
-    let writing = true;
-    let writes = 0;
-    const failedWrites: number[] = [];
-    const writer = (async () => {
-      while (writing) {
-        const body: Record<string, unknown> = { tag: Array.from({ length: 1000 }, (_, k) => `x${k}`), name: `h${'e'.repeat(2000)}${writes}` };
-        if (writes < NEW_COLUMNS) body[`c${writes}`] = writes;
-        const res = await server.request('PUT', `/1/classes/Hot/${hot}`, { body });
-        if (res.status !== 200) failedWrites.push(res.status);
-        writes++;
-      }
-    })();
-
     // Several probes at once, so the p99 is not just the slowest GET; the event loop's own delay says
     // whether a slow window was this process blocking or the machine descheduling it.
     const measure = async () => {
@@ -98,17 +84,36 @@ describe('realtime: heavy where subscriptions never stall unrelated requests (is
       const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))]!;
       return { p99, gets: latencies.length, loopMaxMs: loop.max / 1e6 };
     };
+    // The same probes before any write: on a machine too loaded to serve them well under 100 ms even
+    // then, the bound is 3x that idle p99 (before the fix each write stalled every GET ~0.3-1 s).
+    const idle = await measure();
+    const bound = Math.max(100, 3 * idle.p99);
+
+    // Writes that make every where work: a long array for the `$in`, a long string for the regex, a new column.
+    let writing = true;
+    let writes = 0;
+    const failedWrites: number[] = [];
+    const writer = (async () => {
+      while (writing) {
+        const body: Record<string, unknown> = { tag: Array.from({ length: 1000 }, (_, k) => `x${k}`), name: `h${'e'.repeat(2000)}${writes}` };
+        if (writes < NEW_COLUMNS) body[`c${writes}`] = writes;
+        const res = await server.request('PUT', `/1/classes/Hot/${hot}`, { body });
+        if (res.status !== 200) failedWrites.push(res.status);
+        writes++;
+      }
+    })();
+
     // A second window only when the first missed: on a shared two-core machine one descheduling can
     // delay every probe at once. Before the fix every window missed (each write stalled ~0.3-1 s).
     let window = await measure();
     const first = window;
-    if (window.p99 >= 100) window = await measure();
+    if (window.p99 >= bound) window = await measure();
     writing = false;
     await writer;
 
-    const said = `GET p99 ${window.p99.toFixed(1)} ms over ${window.gets} GETs (first window ${first.p99.toFixed(1)} ms), event loop delay max ${window.loopMaxMs.toFixed(1)} ms, ${writes} writes, ${witnessed} events`;
+    const said = `GET p99 ${window.p99.toFixed(1)} ms over ${window.gets} GETs (first window ${first.p99.toFixed(1)} ms, idle ${idle.p99.toFixed(1)} ms), event loop delay max ${window.loopMaxMs.toFixed(1)} ms, ${writes} writes, ${witnessed} events`;
     expect(failedWrites).toEqual([]);
-    expect(window.p99, said).toBeLessThan(100);
+    expect(window.p99, said).toBeLessThan(bound);
     // Not vacuous: the GETs, the writes and the matching all went on during the window.
     expect(window.gets, said).toBeGreaterThan(100);
     expect(writes, said).toBeGreaterThan(10);
