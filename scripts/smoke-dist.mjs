@@ -33,8 +33,9 @@ for (const [name, lib] of Object.entries(builds)) {
   // The console's script is built into dist/console/ and served from there.
   const script = await service.handle({ method: 'GET', path: '/console/app.js', search: '', headers: {}, body: null });
   if (script.status !== 200 || String(script.body).length < 5000) throw new Error(`[smoke] ${name} console script: ${script.status}`);
+  // With no public URL configured the captcha URL is relative to the service (never the request's Host).
   const captcha = await call('POST', '/1/requestCaptcha', {});
-  const image = await service.handle({ method: 'GET', path: '/1/captchaImage', search: new URL(captcha.body.captcha_url).search.slice(1), headers: {}, body: null });
+  const image = await service.handle({ method: 'GET', path: '/1/captchaImage', search: new URL(captcha.body.captcha_url, 'http://smoke.invalid').search.slice(1), headers: {}, body: null });
   await service.close();
   if (created.status !== 201 || captcha.status !== 200 || image.status !== 200 || image.headers['content-type'] !== 'image/png') {
     throw new Error(`[smoke] ${name} build failed: ${JSON.stringify({ created, captcha, image: image.status })}`);
