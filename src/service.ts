@@ -416,6 +416,7 @@ function builtInFeatures(options: ServiceOptions, registry: ServiceRegistry): Fe
           counters: ctx.counters,
           classPolicies: ctx.use(RECORDS).policies,
           access: ctx.use(RECORDS).access,
+          records: ctx.use(RECORDS).service,
         });
         return instanceOf(users, users);
       },

@@ -20,6 +20,13 @@ describe('layers (docs/architecture.md)', () => {
     expect(layerViolations()).toEqual([]);
   });
 
+  it('issue 38: features are peers: none imports a module inside another (45 on main before), no ambient caller, fakes under testing/', () => {
+    const violations = layerViolations();
+    expect(violations.filter((v) => v.startsWith('feature reaches into another'))).toEqual([]);
+    expect(violations.filter((v) => v.startsWith('ambient caller'))).toEqual([]);
+    expect(violations.filter((v) => v.startsWith('test fake outside'))).toEqual([]);
+  });
+
   it('docs/architecture.md exists (it shows the layers this check enforces)', () => {
     expect(layerViolations()).not.toContain('no docs/architecture.md');
   });
