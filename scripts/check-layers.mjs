@@ -7,6 +7,9 @@
 //   authentication modules (the package entry re-exports requestSignature for clients);
 // - features are peers (issue 38): a feature reaches another only through that feature's index.ts
 //   (its published API), never a module inside it;
+// - http/ is the host kit: only http/ itself, route files, the host glue at the top of src/ (the
+//   package entries and service.ts) and the CLI import it; features declare routes with the types
+//   of src/features/ (issue 38);
 // - no ambient caller: nothing in src/ uses AsyncLocalStorage (the caller is passed, D137);
 // - test fakes live under src/testing/ (a `fake-*` file anywhere else fails).
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -91,6 +94,9 @@ for (const file of files) {
     }
     if (from === 'query' && ENGINE_MUST_NOT_IMPORT.includes(to)) {
       violations.push(`engine does I/O or config: ${relative(SRC, file)} -> ${to}/`);
+    }
+    if (to === 'http' && from !== 'http' && from !== '(root)' && from !== 'cli' && !/route/i.test(basename(file))) {
+      violations.push(`imports the host kit outside routes and glue: ${relative(SRC, file)} -> ${relative(SRC, target)}`);
     }
     if (from !== to && FEATURES.includes(from) && FEATURES.includes(to) && target !== join(SRC, to, 'index.ts')) {
       violations.push(`feature reaches into another: ${relative(SRC, file)} -> ${relative(SRC, target)}`);

@@ -27,6 +27,10 @@ describe('layers (docs/architecture.md)', () => {
     expect(violations.filter((v) => v.startsWith('test fake outside'))).toEqual([]);
   });
 
+  it('issue 38: the feature contract is free of HTTP: only http/, route files and host glue import the host kit (8 feature files before)', () => {
+    expect(layerViolations().filter((v) => v.startsWith('imports the host kit'))).toEqual([]);
+  });
+
   it('docs/architecture.md exists (it shows the layers this check enforces)', () => {
     expect(layerViolations()).not.toContain('no docs/architecture.md');
   });

@@ -2,7 +2,7 @@ import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
 import { svcError } from '../core/errors.js';
 import { type FeatureDefinition, featureKey } from '../features/contract.js';
-import type { UpgradeDef } from '../http/types.js';
+import type { UpgradeDef } from '../features/routes.js';
 import { type AiSettings, DEFAULT_AI_SETTINGS, resolveAiSettings } from './ai-settings.js';
 import { ChatContextStore } from './chat-context.js';
 import { serveChatConnection } from './chat-connection.js';
