@@ -10,6 +10,9 @@
 // - http/ is the host kit: only http/ itself, route files, the host glue at the top of src/ (the
 //   package entries and service.ts) and the CLI import it; features declare routes with the types
 //   of src/features/ (issue 38);
+// - features take sockets through the FeatureSocket port: no feature imports `ws`, or node's server
+//   side (IncomingMessage, ServerResponse, Server, Duplex, createServer); outbound clients may use
+//   node:http's `request` (issue 38);
 // - no ambient caller: nothing in src/ uses AsyncLocalStorage (the caller is passed, D137);
 // - test fakes live under src/testing/ (a `fake-*` file anywhere else fails).
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -41,6 +44,14 @@ function importsOf(file) {
   const text = readFileSync(file, 'utf8');
   const pattern = /(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
   return [...text.matchAll(pattern)].map((m) => resolve(dirname(file), (m[1] ?? m[2]).replace(/\.js$/, '.ts')));
+}
+
+/** Whether a file imports `ws` or node's server-side HTTP/stream types. */
+function importsServerSide(text) {
+  const SERVER_SIDE = /\b(IncomingMessage|ServerResponse|Server|Duplex|createServer)\b/;
+  return [...text.matchAll(/import\s+(?:type\s+)?([^'";]*?)\s*from\s+['"]([^'"]+)['"]/g)].some(
+    ([, names, from]) => from === 'ws' || (['node:http', 'node:https', 'node:net', 'node:stream'].includes(from) && SERVER_SIDE.test(names)),
+  );
 }
 
 /** Folder cycles: the strongly connected components (more than one folder) of the import graph. */
@@ -101,6 +112,9 @@ for (const file of files) {
     if (from !== to && FEATURES.includes(from) && FEATURES.includes(to) && target !== join(SRC, to, 'index.ts')) {
       violations.push(`feature reaches into another: ${relative(SRC, file)} -> ${relative(SRC, target)}`);
     }
+  }
+  if ([...FEATURES, 'features'].includes(folderOf(file)) && importsServerSide(readFileSync(file, 'utf8'))) {
+    violations.push(`feature holds a host's socket or server: ${relative(SRC, file)}`);
   }
   if (/\bAsyncLocalStorage\b/.test(readFileSync(file, 'utf8'))) violations.push(`ambient caller (AsyncLocalStorage): ${relative(SRC, file)}`);
   if (basename(file).startsWith('fake-') && folderOf(file) !== 'testing') violations.push(`test fake outside src/testing/: ${relative(SRC, file)}`);

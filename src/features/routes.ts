@@ -1,8 +1,7 @@
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
 import type { Application } from '../app/application.js';
 import type { Caller, SessionUser } from '../app/caller.js';
 import type { Json } from '../core/wire-values.js';
+import type { AcceptOptions, FeatureSocket } from './sockets.js';
 
 /**
  * What a feature declares to be served: routes and upgrades, and what their handlers get. The host
@@ -140,7 +139,7 @@ export interface RouteDef {
   readonly handler: (ctx: RouteContext) => Promise<RouteResult> | RouteResult;
 }
 
-/** What an upgrade handler gets: the authenticated request and the socket to take over. */
+/** What an upgrade handler gets: the authenticated request, and the handshake to accept. */
 export interface UpgradeContext {
   /** The application; undefined for `auth: 'none'`. */
   readonly app: Application | undefined;
@@ -149,10 +148,13 @@ export interface UpgradeContext {
   readonly params: Readonly<Record<string, string>>;
   readonly query: URLSearchParams;
   readonly remoteAddress: string | undefined;
-  /** The node request, socket and first packet, as `ws`'s `handleUpgrade(request, socket, head, cb)` takes them. */
-  readonly request: IncomingMessage;
-  readonly socket: Duplex;
-  readonly head: Buffer;
+  /**
+   * Completes the WebSocket handshake and hands over the socket; undefined when the client left
+   * first (or its handshake was malformed: the host answered it). Call it at most once.
+   */
+  accept(options: AcceptOptions): Promise<FeatureSocket | undefined>;
+  /** Called once when the underlying connection ends, accepted or not (e.g. to release a slot). */
+  onEnd(listener: () => void): void;
   /** The signed-in user of the session token; null when anonymous. */
   user(): Promise<SessionUser | null>;
   /** Who asks (undefined for `auth: 'none'`): the same Caller routes get. */
@@ -160,9 +162,9 @@ export interface UpgradeContext {
 }
 
 /**
- * A WebSocket (or other protocol) upgrade on a path. Credentials are read from the upgrade request's
- * headers exactly as for routes. The handler takes the socket over; throwing (a coded error) before it
- * touches the socket answers the client in plain HTTP and closes it.
+ * A WebSocket upgrade on a path. Credentials are read from the upgrade request's
+ * headers exactly as for routes. The handler accepts it (`ctx.accept`); throwing (a coded error) before it
+ * accepts answers the client in plain HTTP and closes the connection.
  */
 export interface UpgradeDef {
   /** Pattern with `:name` segments, relative to the mount prefix, e.g. `/1/realtime/:channel`. */

@@ -7,8 +7,10 @@ import { brandHeaderNames } from './credentials.js';
 import { type FailedRequest, errorResponse } from './error-response.js';
 import { type HandlerOptions, callerOf } from './handler.js';
 import { flattenHeaders, nodeBaseUrl, nodeClientAddress } from './host/node-request.js';
+import { nodeSocketAcceptor } from './host/ws-socket.js';
 import { normalizePrefix, splitTarget } from './host/prefix.js';
 import { createRouter } from './router.js';
+import type { FeatureSocket } from '../features/sockets.js';
 import type { RouteDef, SvcRequest, SvcResponse, UpgradeDef } from './types.js';
 
 export interface UpgradeOptions {
@@ -25,8 +27,9 @@ const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthor
 
 /**
  * Serves the features' upgrade handlers: matches the path (after the prefix), authenticates the
- * upgrade request's headers like any route, then hands the socket to the handler. Unknown paths and
- * refused credentials get a plain HTTP error on the socket, which is then destroyed.
+ * upgrade request's headers like any route, then lets the handler accept the WebSocket (`ws` here:
+ * features only see a FeatureSocket). Unknown paths, refused credentials and errors before the
+ * handshake get a plain HTTP error on the socket, which is then destroyed.
  */
 export function createUpgradeHandler(options: HandlerOptions): UpgradeHandler {
   const byDef = new Map<RouteDef, UpgradeDef>();
@@ -36,11 +39,13 @@ export function createUpgradeHandler(options: HandlerOptions): UpgradeHandler {
     return route;
   });
   const router = createRouter(routes);
+  const acceptSocket = nodeSocketAcceptor();
   const authOptions = { apps: options.apps, headerNames: brandHeaderNames(options.brands), clock: options.clock, kv: options.kv, signatureSkewMs: options.signatureSkewMs };
 
   return async (req, socket, head, mount = {}) => {
     const url = req.url ?? '/';
     let failed: FailedRequest = { method: 'GET', path: url };
+    let accepted: Promise<FeatureSocket | undefined> | undefined;
     try {
       const prefix = normalizePrefix(mount.prefix);
       const trust = compileTrustProxy(mount.trustProxy);
@@ -68,14 +73,16 @@ export function createUpgradeHandler(options: HandlerOptions): UpgradeHandler {
         params: match.params,
         query: new URLSearchParams(request.search),
         remoteAddress: request.remoteAddress,
-        request: req,
-        socket,
-        head,
+        accept: (acceptOptions) => (accepted ??= acceptSocket(req, socket, head, acceptOptions)),
+        onEnd: (listener) => void socket.once('close', listener),
         caller,
         user: () => (caller ? caller.user() : Promise.resolve(null)),
       });
     } catch (error) {
-      refuse(socket, errorResponse(error, options.logger, failed));
+      if (!accepted) return refuse(socket, errorResponse(error, options.logger, failed));
+      // Past the handshake the socket speaks WebSocket: close it as one.
+      options.logger.error('upgrade: the handler failed after accepting', { path: failed.path, error: String(error) });
+      (await accepted)?.close(1011, 'server error');
     }
   };
 }

@@ -1,16 +1,17 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket, WebSocketServer } from 'ws';
+import { WebSocket } from 'ws';
+import type { FeatureSocket } from '../../src/features/sockets.js';
 import { svcError } from '../../src/core/errors.js';
 import { memoryStorage } from '../../src/memory.js';
 import { type FeatureFactory, type Service, createService } from '../../src/service.js';
 import { HOSTS, type HostName, type MountedHost } from '../helpers/hosts.js';
 import { TEST_APP, appHeaders } from '../helpers/server.js';
 
-/** A test feature: echoes every message over WebSocket, after greeting with the caller's application. */
+/** A test feature: echoes every text message over WebSocket, after greeting with the caller's application. */
 const echoFeature: FeatureFactory = () => {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const open = new Set<FeatureSocket>();
   return {
     name: 'test-echo',
     routes: [],
@@ -18,18 +19,19 @@ const echoFeature: FeatureFactory = () => {
       {
         path: '/1/test/echo/:room',
         auth: 'app',
-        handler: (ctx) => {
+        handler: async (ctx) => {
           if (ctx.params.room === 'closed') throw svcError('featureDisabled', 'room closed');
-          wss.handleUpgrade(ctx.request, ctx.socket, ctx.head, (ws) => {
-            ws.send(JSON.stringify({ app: ctx.app?.applicationId, room: ctx.params.room, client: ctx.remoteAddress }));
-            ws.on('message', (data, isBinary) => ws.send(data, { binary: isBinary }));
-          });
+          const socket = await ctx.accept({ maxPayload: 64 * 1024 });
+          if (!socket) return;
+          open.add(socket);
+          socket.onClose(() => open.delete(socket));
+          socket.send(JSON.stringify({ app: ctx.app?.applicationId, room: ctx.params.room, client: ctx.remoteAddress }));
+          socket.onMessage((message) => socket.send(typeof message === 'string' ? message : `binary ${message.byteLength}`));
         },
       },
     ],
     close: () => {
-      for (const client of wss.clients) client.terminate();
-      return new Promise<void>((resolve) => wss.close(() => resolve()));
+      for (const socket of open) socket.terminate();
     },
   };
 };
