@@ -12,7 +12,7 @@ import type { Feature, ServiceContext } from './features/contract.js';
 import type { RouteDef } from './features/routes.js';
 import type { SessionResolver } from './app/caller.js';
 import type { SvcRequest, SvcResponse } from './http/types.js';
-import { type UpgradeHandler, createUpgradeHandler } from './http/upgrade.js';
+import { type UpgradeHandler, type UpgradeServer, createUpgradeServer, nodeUpgradeHandler } from './http/upgrade.js';
 import { memoryKvStore } from './kv/memory-kv.js';
 import type { KvStore } from './kv/port.js';
 import { type AiOptions, aiFeature } from './ai/ai-feature.js';
@@ -249,6 +249,12 @@ export interface Service {
    * server.on('upgrade', (req, socket, head) => service.handleUpgrade(req, socket, head, { prefix: '/api' }));
    */
   handleUpgrade: UpgradeHandler;
+  /**
+   * The features' upgrade handlers over any transport: the host glue of a runtime without node's
+   * upgrade event (svcbase/fetch's `toHonoUpgrade`) passes the request and how it completes a
+   * handshake; a refusal before the handshake comes back as a response to send. Never rejects.
+   */
+  serveUpgrade: UpgradeServer;
   readonly applications: ReadonlyMap<string, Application>;
   readonly context: ServiceContext;
   readonly registry: ServiceRegistry;
@@ -345,12 +351,14 @@ export function createService(options: ServiceOptions): Service {
     metrics: context.metrics!,
   };
   const handle = createRequestHandler(handlerOptions);
-  const handleUpgrade = createUpgradeHandler(handlerOptions);
+  const serveUpgrade = createUpgradeServer(handlerOptions);
+  const handleUpgrade = nodeUpgradeHandler(serveUpgrade, handlerOptions.logger);
 
   let closing: Promise<void> | undefined;
   return {
     handle,
     handleUpgrade,
+    serveUpgrade,
     applications: apps.byId,
     context,
     registry,

@@ -74,8 +74,13 @@ export class RealtimeConnection {
     return this.clock.now() - this.lastSeen > this.limits.idleTimeoutMs;
   }
 
+  /**
+   * A protocol ping; the pong is heard. A host whose sockets cannot ping (a web WebSocket) cannot
+   * tell a silent peer from a dead one: the peer then counts as heard, and a dead one goes when its
+   * connection closes.
+   */
   ping(): void {
-    if (!this.closed) this.socket.ping();
+    if (!this.closed && !this.socket.ping() && this.socket.isOpen) this.heard();
   }
 
   /** Closes politely (close frame with a reason of at most 123 bytes). */
