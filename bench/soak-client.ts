@@ -46,12 +46,12 @@ function summary(latencies: number[], failures: Record<string, number>): Latency
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Times one request; a non-2xx answer or a network failure is counted in `failures`. */
+/** Times one request; a non-2xx answer, a network failure or no answer within 30 s is counted in `failures`. */
 async function timed(url: string, init: RequestInit, latencies: number[], failures: Record<string, number>): Promise<void> {
   const started = performance.now();
   let status: string;
   try {
-    const response = await fetch(url, init);
+    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
     await response.arrayBuffer();
     status = String(response.status);
   } catch {

@@ -35,7 +35,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** One REST call: its `status/code` key and its JSON answer. */
 async function call(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ key: string; code?: number; body?: Record<string, unknown> }> {
   try {
-    const response = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const response = await fetch(`${base}${path}`, { method, headers, signal: AbortSignal.timeout(30_000), ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
     const text = await response.text();
     let answer: Record<string, unknown> | undefined;
     try {

@@ -23,9 +23,14 @@ export interface SoakSettings {
   readonly bombLoops: number;
   /** Calls in one function burst (SVC_SOAK_BURST; default 100), one burst every 5 s. */
   readonly burstSize: number;
+  /** The hostile loads to run (SVC_SOAK_LOADS, comma-separated; default all): bombs, burst, flood, sockets. */
+  readonly loads: ReadonlySet<SoakLoad>;
   /** Ratio of the well-behaved client's p99 under load to its idle p99 that passes (SVC_SOAK_P99_RATIO; default 3). */
   readonly p99Ratio: number;
 }
+
+export type SoakLoad = 'bombs' | 'burst' | 'flood' | 'sockets';
+const LOADS: readonly SoakLoad[] = ['bombs', 'burst', 'flood', 'sockets'];
 
 function positive(name: string, fallback: number): number {
   const value = Number(process.env[name]);
@@ -45,6 +50,7 @@ export function soakSettings(quick: boolean): SoakSettings {
     bombLoops: positive('SVC_SOAK_BOMBS', 2),
     burstSize: positive('SVC_SOAK_BURST', 100),
     p99Ratio: positive('SVC_SOAK_P99_RATIO', 3),
+    loads: new Set(process.env.SVC_SOAK_LOADS ? LOADS.filter((l) => process.env.SVC_SOAK_LOADS!.split(',').includes(l)) : LOADS),
   };
 }
 
