@@ -17,7 +17,7 @@ export interface SoakSettings {
   readonly keepAliveSockets: number;
   /** Realtime connections the flood tries to hold (SVC_SOAK_WS; default 120, past the per-address share of 100). */
   readonly wsConnections: number;
-  /** Heavy where subscribes per connection and second (SVC_SOAK_SUBSCRIBES; default 10). */
+  /** Heavy where subscribes per connection and second (SVC_SOAK_SUBSCRIBES; default 2, a tenth of what the per-connection message limit allows). */
   readonly subscribesPerSecond: number;
   /** Concurrent allocation-bomb callers (SVC_SOAK_BOMBS; default 2). */
   readonly bombLoops: number;
@@ -46,7 +46,7 @@ export function soakSettings(quick: boolean): SoakSettings {
     slowlorisSockets: positive('SVC_SOAK_SLOWLORIS', 200),
     keepAliveSockets: positive('SVC_SOAK_KEEPALIVE', 100),
     wsConnections: positive('SVC_SOAK_WS', 120),
-    subscribesPerSecond: positive('SVC_SOAK_SUBSCRIBES', 10),
+    subscribesPerSecond: positive('SVC_SOAK_SUBSCRIBES', 2),
     bombLoops: positive('SVC_SOAK_BOMBS', 2),
     burstSize: positive('SVC_SOAK_BURST', 100),
     p99Ratio: positive('SVC_SOAK_P99_RATIO', 3),
