@@ -106,12 +106,15 @@ export async function subscriptionFlood(base: string, connections: number, perSe
     const ws = new WebSocket(wsUrl, { headers: REST });
     const held: string[] = [];
     let timer: ReturnType<typeof setInterval> | undefined;
+    let refused = false;
     ws.on('unexpected-response', (_req, res) => {
+      refused = true;
       count(tally, `upgrade ${res.statusCode ?? 0}`);
       res.resume();
       ws.terminate();
     });
-    ws.on('error', () => count(tally, 'socket error'));
+    // A refused upgrade also ends in an error event: counted once, as the refusal.
+    ws.on('error', () => void (refused || count(tally, 'socket error')));
     ws.on('open', () => {
       live.add(ws);
       timer = setInterval(() => {
