@@ -2,7 +2,9 @@ import { svcError } from '../core/errors.js';
 import type { Json } from '../core/wire-values.js';
 import { limitedAddress } from '../counters/address-limit.js';
 import { memoryEventBus } from '../events/memory-event-bus.js';
-import type { Feature, ServiceContext } from '../features/contract.js';
+import type { Feature, FeatureDefinition, ServiceContext } from '../features/contract.js';
+import { RECORDS } from '../records/index.js';
+import { USERS } from '../users/index.js';
 import type { FeatureSocket } from '../features/sockets.js';
 import type { RouteDef, UpgradeContext, UpgradeDef } from '../features/routes.js';
 import { RealtimeConnection } from './connection.js';
@@ -170,6 +172,22 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
       await engine.close();
       for (const connection of [...open.keys()]) connection.terminate();
       if (ownBus) await bus.close?.();
+    },
+  };
+}
+
+/**
+ * Realtime as a feature definition, after users and records: subscriptions ask the records feature's
+ * access control (shared roles and permissions) unless `options.access` is given.
+ */
+export function realtimeFeature(options: RealtimeOptions = {}): FeatureDefinition {
+  return {
+    id: 'realtime',
+    after: [USERS.id, RECORDS.id],
+    init(ctx) {
+      const access = options.access ?? ctx.find(RECORDS)?.access;
+      const feature = createRealtimeFeature(ctx, access ? { ...options, access } : options);
+      return { routes: feature.routes, upgrades: feature.upgrades, close: () => feature.close?.() };
     },
   };
 }

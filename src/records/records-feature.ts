@@ -1,3 +1,5 @@
+import { type FeatureDefinition, featureKey } from '../features/contract.js';
+import { SESSIONS } from '../features/sessions-key.js';
 import type { SessionResolver } from '../app/caller.js';
 import type { Clock } from '../core/clock.js';
 import type { Random } from '../core/random.js';
@@ -112,5 +114,22 @@ export function createRecordsFeature(ctx: RecordsFeatureContext, options: Record
     registerClassPolicy: (className, policy) => policies.register(className, policy),
     declareTable: (className, rule) => access.tables.declare(className, rule),
     close: async () => changes?.close(),
+  };
+}
+
+/** The key of the records feature's API: `ctx.use(RECORDS)`. */
+export const RECORDS = featureKey<RecordsFeature>('records');
+
+/**
+ * Records REST as a feature definition: session tokens resolve through the SESSIONS key (the users
+ * feature's), found per request since users starts after records.
+ */
+export function recordsFeature(options: Omit<RecordsOptions, 'sessions'> = {}): FeatureDefinition<RecordsFeature> {
+  return {
+    id: RECORDS.id,
+    init(ctx) {
+      const records = createRecordsFeature(ctx, { ...options, sessions: () => ctx.find(SESSIONS) });
+      return { api: records, routes: records.routes, close: () => records.close() };
+    },
   };
 }
