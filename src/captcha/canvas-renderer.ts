@@ -46,7 +46,8 @@ export function createCanvasRenderer(options: CanvasRendererOptions = {}): SyncC
     let surface = surfaces.get(key);
     if (!surface) {
       if (surfaces.size >= MAX_SIZES) surfaces.clear();
-      surface = { image: createRgbImage(width, height), coverage: new Uint8Array(width * height) };
+      const pixels = width * height;
+      surface = { image: createRgbImage(width, height), stroke: { coverage: new Uint8Array(pixels), touched: new Int32Array(pixels) } };
       surfaces.set(key, surface);
     }
     return surface;

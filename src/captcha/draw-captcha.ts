@@ -2,12 +2,12 @@ import { GLYPH_ROTATIONS, GLYPH_SCALES, GLYPH_SHEARS, type GlyphAtlas } from './
 import { drawMask } from './glyph-mask.js';
 import type { DrawRandom } from './random-draw.js';
 import { type RgbImage, fillImage, fillSquare } from './rgb-image.js';
-import { strokeCubic } from './stroke-curve.js';
+import { type StrokeScratch, strokeCubic } from './stroke-curve.js';
 
-/** Where a captcha is painted: the image, and one byte per pixel of zeroed scratch for strokes. */
+/** Where a captcha is painted: the image, and scratch space for strokes. */
 export interface CaptchaSurface {
   readonly image: RgbImage;
-  readonly coverage: Uint8Array;
+  readonly stroke: StrokeScratch;
 }
 
 /**
@@ -56,7 +56,7 @@ function drawCurve(surface: CaptchaSurface, r: DrawRandom, lineWidth: number, li
     r.range(width * 0.55, width * 0.8), r.range(-height * 0.2, height * 1.2),
     r.range(width * 0.85, width), r.range(height * 0.2, height * 0.8),
   ] as const;
-  strokeCubic(surface.image, curve, lineWidth, colour, alpha, surface.coverage);
+  strokeCubic(surface.image, curve, lineWidth, colour, alpha, surface.stroke);
 }
 
 /** Specks (small squares) in a few colours. */

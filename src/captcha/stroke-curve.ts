@@ -3,14 +3,20 @@ import { type Rgb, type RgbImage, blendPixel } from './rgb-image.js';
 /** A cubic Bézier curve: start, two control points, end (x, y pairs). */
 export type Cubic = readonly [number, number, number, number, number, number, number, number];
 
+/** Scratch space of a stroke, one entry per pixel: `coverage` all zero (and left so), `touched` any. */
+export interface StrokeScratch {
+  readonly coverage: Uint8Array;
+  readonly touched: Int32Array;
+}
+
 /**
  * Strokes a cubic Bézier `lineWidth` pixels wide with round caps, anti-aliased, at opacity `alpha`.
  * The curve is flattened into short segments; each pixel's coverage comes from its distance to the
  * nearest one, and is the most any segment gives it (never summed, so a pixel the line crosses twice
- * is painted once, as a canvas stroke paints it). `coverage` is scratch space of one byte per pixel,
- * all zero, and is left zero.
+ * is painted once, as a canvas stroke paints it).
  */
-export function strokeCubic(image: RgbImage, curve: Cubic, lineWidth: number, colour: Rgb, alpha: number, coverage: Uint8Array): void {
+export function strokeCubic(image: RgbImage, curve: Cubic, lineWidth: number, colour: Rgb, alpha: number, scratch: StrokeScratch): void {
+  const { coverage, touched } = scratch;
   const [x0, y0, x1, y1, x2, y2, x3, y3] = curve;
   const { width, height } = image;
   const half = lineWidth / 2;
@@ -21,10 +27,8 @@ export function strokeCubic(image: RgbImage, curve: Cubic, lineWidth: number, co
   // Segments of about 3 pixels along the control polygon (longer than the curve): at the gentle
   // curvature of captcha curves a chord that short strays from the curve by well under 0.1 pixel.
   const segments = Math.max(1, Math.ceil((Math.hypot(x1 - x0, y1 - y0) + Math.hypot(x2 - x1, y2 - y1) + Math.hypot(x3 - x2, y3 - y2)) / 3));
-  let minX = width;
-  let maxX = -1;
-  let minY = height;
-  let maxY = -1;
+  // Pixels given coverage are listed in `touched`, so only they are painted (and zeroed) afterwards.
+  let count = 0;
   let ax = x0;
   let ay = y0;
   for (let s = 1; s <= segments; s++) {
@@ -51,23 +55,18 @@ export function strokeCubic(image: RgbImage, curve: Cubic, lineWidth: number, co
         if (distance2 >= reach2) continue;
         const c = distance2 <= inner2 ? 255 : Math.round((reach - Math.sqrt(distance2)) * 255);
         const i = y * width + x;
-        if (c > coverage[i]!) coverage[i] = c;
+        const before = coverage[i]!;
+        if (c <= before) continue;
+        if (before === 0) touched[count++] = i;
+        coverage[i] = c;
       }
     }
-    if (fromX < minX) minX = fromX;
-    if (toX > maxX) maxX = toX;
-    if (fromY < minY) minY = fromY;
-    if (toY > maxY) maxY = toY;
     ax = bx;
     ay = by;
   }
-  for (let y = minY; y <= maxY; y++) {
-    for (let x = minX; x <= maxX; x++) {
-      const i = y * width + x;
-      const c = coverage[i]!;
-      if (c === 0) continue;
-      blendPixel(image.pixels, i * 3, colour, Math.round(c * alpha));
-      coverage[i] = 0;
-    }
+  for (let k = 0; k < count; k++) {
+    const i = touched[k]!;
+    blendPixel(image.pixels, i * 3, colour, Math.round(coverage[i]! * alpha));
+    coverage[i] = 0;
   }
 }

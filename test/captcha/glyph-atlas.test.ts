@@ -57,7 +57,7 @@ describe('captcha strokes and PNG checksums', () => {
     const image = createRgbImage(40, 20);
     fillImage(image, [255, 255, 255]);
     const coverage = new Uint8Array(40 * 20);
-    strokeCubic(image, [2, 10, 12, 10, 28, 10, 38, 10], 2, [0, 0, 0], 1, coverage);
+    strokeCubic(image, [2, 10, 12, 10, 28, 10, 38, 10], 2, [0, 0, 0], 1, { coverage, touched: new Int32Array(40 * 20) });
     const at = (x: number, y: number) => image.pixels[(y * 40 + x) * 3]!;
     expect(at(20, 9)).toBe(0); // on the line (y = 10 lies between rows 9 and 10)
     expect(at(20, 10)).toBe(0);
