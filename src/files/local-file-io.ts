@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 /**
  * Writes `body` to a new file at `path` (`wx`: never over an existing one) through one file handle:
  * open, a write per chunk, close, with no stream machinery in between. With `sync`, the bytes reach
- * the disk (`fdatasync`) before it returns. `onChunk` sees every chunk before it is written.
+ * the disk (`fdatasync`) before it returns. `onChunk` sees every chunk while it is being written.
  * Removes the file when the body or a write fails, then rethrows.
  */
 export async function writeNewFile(
@@ -16,8 +16,10 @@ export async function writeNewFile(
   const handle = await open(path, 'wx');
   try {
     for await (const chunk of body) {
+      // The write runs on libuv's pool while `onChunk` (hashing) runs here: they overlap.
+      const written = chunk.length > 0 ? writeAll(handle, chunk) : undefined;
       onChunk(chunk);
-      if (chunk.length > 0) await writeAll(handle, chunk);
+      await written;
     }
     if (sync) await handle.datasync();
   } catch (error) {
@@ -28,7 +30,8 @@ export async function writeNewFile(
   await handle.close();
 }
 
-async function writeAll(handle: FileHandle, chunk: Uint8Array): Promise<void> {
+/** Writes all of `chunk` at the handle's position (a write may take less than asked). */
+export async function writeAll(handle: FileHandle, chunk: Uint8Array): Promise<void> {
   for (let at = 0; at < chunk.length; ) at += (await handle.write(chunk, at, chunk.length - at)).bytesWritten;
 }
 

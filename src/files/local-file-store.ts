@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, readdir, unlink } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { type Clock, systemClock } from '../core/clock.js';
 import type { ByteRange, FileMeta, FileReadStream, FileStore, StoredFileInfo } from './file-store.js';
-import { makeDirectory, readSmallFile, syncDirectory, writeNewFile } from './local-file-io.js';
+import { makeDirectory, readSmallFile, syncDirectory } from './local-file-io.js';
+import { putLocalFile } from './local-file-put.js';
 
 /** Options of {@link localFileStore}. */
 export interface LocalFileStoreOptions {
@@ -72,38 +72,24 @@ export function localFileStore(options: LocalFileStoreOptions): FileStore {
       const path = pathOf(key);
       const folder = dirname(path);
       await ensureFolder(folder);
-      const hash = createHash('sha256');
-      let size = 0;
-      const count = (chunk: Uint8Array) => {
-        size += chunk.length;
-        hash.update(chunk);
+      const put = {
+        path,
+        recordPath: path + META_SUFFIX,
+        folder,
+        sync,
+        info: { key, contentType: meta.contentType, filename: meta.filename, lastModified: clock.now() },
       };
       try {
-        await writeNewFile(path, body, sync, count);
+        return await putLocalFile(put, body);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        // Only opening gives ENOENT, before any byte is read: the folder was removed behind our
-        // back, so make it again and start over.
+        const { code, path: failed } = error as NodeJS.ErrnoException;
+        if (code !== 'ENOENT' || failed !== path) throw error;
+        // Creating the bytes' file failed, before any byte was read: the folder was removed behind
+        // our back, so make it again and start over.
         knownFolders.delete(folder);
         await ensureFolder(folder);
-        await writeNewFile(path, body, sync, count);
+        return putLocalFile(put, body);
       }
-      const info: StoredFileInfo = {
-        key,
-        size,
-        contentType: meta.contentType,
-        filename: meta.filename,
-        etag: `"${hash.digest('hex').slice(0, 32)}"`,
-        lastModified: clock.now(),
-      };
-      try {
-        await writeNewFile(path + META_SUFFIX, [Buffer.from(JSON.stringify(info))], sync);
-        if (sync) await syncDirectory(folder);
-      } catch (error) {
-        await unlink(path).catch(() => {});
-        throw error;
-      }
-      return info;
     },
     async get(key: string, range?: ByteRange): Promise<FileReadStream | null> {
       const info = await readInfo(key);
