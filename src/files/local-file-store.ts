@@ -25,6 +25,8 @@ const META_SUFFIX = '.meta.json';
 const KEY = /^[A-Za-z0-9_]+(?:\/[A-Za-z0-9_.-]+)+$/;
 /** Folders known to exist (keys share a folder per application and day): at most this many. */
 const MAX_KNOWN_FOLDERS = 1024;
+/** Metadata records kept in memory (a few hundred bytes each): the most recently written or read. */
+const MAX_CACHED_RECORDS = 1024;
 
 /**
  * Files on local disk under `root`: the bytes at `<root>/<key>`, the metadata record beside them in
@@ -49,15 +51,27 @@ export function localFileStore(options: LocalFileStoreOptions): FileStore {
     if (!path.startsWith(root + sep)) throw new Error(`[svcbase] [files] store key '${key}' leaves the root`);
     return path;
   };
+  // Records never change (keys are fresh, a record only goes away on delete) and one process owns
+  // the folder, so a record this store wrote or read stays true until it deletes it.
+  const records = new Map<string, StoredFileInfo>();
+  const remember = (info: StoredFileInfo) => {
+    if (records.size >= MAX_CACHED_RECORDS) records.delete(records.keys().next().value as string);
+    records.set(info.key, info);
+  };
   const readInfo = async (key: string): Promise<StoredFileInfo | null> => {
+    const path = pathOf(key);
+    const known = records.get(key);
+    if (known) return known;
     let text: string;
     try {
-      text = await readSmallFile(pathOf(key) + META_SUFFIX);
+      text = await readSmallFile(path + META_SUFFIX);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
     }
-    return parseInfo(text);
+    const info = parseInfo(text);
+    if (info) remember(info);
+    return info;
   };
   const ensureFolder = async (folder: string): Promise<void> => {
     if (knownFolders.has(folder)) return;
@@ -80,7 +94,9 @@ export function localFileStore(options: LocalFileStoreOptions): FileStore {
         info: { key, contentType: meta.contentType, filename: meta.filename, lastModified: clock.now() },
       };
       try {
-        return await putLocalFile(put, body);
+        const info = await putLocalFile(put, body);
+        remember(info);
+        return info;
       } catch (error) {
         const { code, path: failed } = error as NodeJS.ErrnoException;
         if (code !== 'ENOENT' || failed !== path) throw error;
@@ -88,7 +104,9 @@ export function localFileStore(options: LocalFileStoreOptions): FileStore {
         // our back, so make it again and start over.
         knownFolders.delete(folder);
         await ensureFolder(folder);
-        return putLocalFile(put, body);
+        const info = await putLocalFile(put, body);
+        remember(info);
+        return info;
       }
     },
     async get(key: string, range?: ByteRange): Promise<FileReadStream | null> {
@@ -100,6 +118,7 @@ export function localFileStore(options: LocalFileStoreOptions): FileStore {
     stat: readInfo,
     async delete(key: string): Promise<boolean> {
       const path = pathOf(key);
+      records.delete(key);
       // The record first: once it is gone the file is gone for readers, whatever happens next.
       const existed = await removeIfPresent(path + META_SUFFIX);
       await removeIfPresent(path);

@@ -31,9 +31,10 @@ describe('local file store on disk', () => {
     const info = await store.put('app/2026/11/28/bb.txt', chunks('hello'), meta);
     const record = join(root, 'app/2026/11/28/bb.txt.meta.json');
     writeFileSync(record, JSON.stringify(info).slice(0, 20));
-    expect(await store.stat('app/2026/11/28/bb.txt')).toBeNull();
-    expect(await store.get('app/2026/11/28/bb.txt')).toBeNull();
-    expect(await store.usage('app/')).toBe(0);
+    const restarted = localFileStore({ root });
+    expect(await restarted.stat('app/2026/11/28/bb.txt')).toBeNull();
+    expect(await restarted.get('app/2026/11/28/bb.txt')).toBeNull();
+    expect(await restarted.usage('app/')).toBe(0);
   });
 
   it('makes the folder again when it was removed behind its back', async () => {
@@ -43,6 +44,16 @@ describe('local file store on disk', () => {
     rmSync(join(root, 'app'), { recursive: true });
     await store.put('app/2026/11/28/dd.txt', chunks('two'), meta);
     expect(await store.stat('app/2026/11/28/dd.txt')).toMatchObject({ size: 3 });
+  });
+
+  it('answers from the records it wrote or read, and forgets a record on delete', async () => {
+    const root = join(temp.dir, 'records');
+    const store = localFileStore({ root });
+    await store.put('app/2026/11/28/ff.txt', chunks('cached'), meta);
+    rmSync(join(root, 'app/2026/11/28/ff.txt.meta.json'));
+    expect(await store.stat('app/2026/11/28/ff.txt')).toMatchObject({ size: 6 }); // from memory: one process per folder
+    expect(await store.delete('app/2026/11/28/ff.txt')).toBe(false); // the record file was already gone
+    expect(await store.stat('app/2026/11/28/ff.txt')).toBeNull();
   });
 
   it('never writes over an existing file (keys are fresh: a clash is a bug, not a replace)', async () => {
