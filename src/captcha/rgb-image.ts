@@ -26,9 +26,10 @@ export function fillImage(image: RgbImage, [r, g, b]: Rgb): void {
 
 /** Paints `colour` over the pixel at byte offset `i` with coverage `a` (0-255), source-over. */
 export function blendPixel(p: Uint8Array, i: number, [r, g, b]: Rgb, a: number): void {
-  p[i] = p[i]! + Math.round(((r - p[i]!) * a) / 255);
-  p[i + 1] = p[i + 1]! + Math.round(((g - p[i + 1]!) * a) / 255);
-  p[i + 2] = p[i + 2]! + Math.round(((b - p[i + 2]!) * a) / 255);
+  // dst + (src - dst) * a / 255, rounded, in integers: x * 257 / 65536 is x / 255 to within 1/2.
+  p[i] = p[i]! + (((r - p[i]!) * a * 257 + 32768) >> 16);
+  p[i + 1] = p[i + 1]! + (((g - p[i + 1]!) * a * 257 + 32768) >> 16);
+  p[i + 2] = p[i + 2]! + (((b - p[i + 2]!) * a * 257 + 32768) >> 16);
 }
 
 /**

@@ -24,9 +24,10 @@ export function strokeCubic(image: RgbImage, curve: Cubic, lineWidth: number, co
   const reach2 = reach * reach;
   // Pixels nearer than this are fully covered.
   const inner2 = half > 0.5 ? (half - 0.5) ** 2 : -1;
-  // Segments of about 3 pixels along the control polygon (longer than the curve): at the gentle
-  // curvature of captcha curves a chord that short strays from the curve by well under 0.1 pixel.
-  const segments = Math.max(1, Math.ceil((Math.hypot(x1 - x0, y1 - y0) + Math.hypot(x2 - x1, y2 - y1) + Math.hypot(x3 - x2, y3 - y2)) / 3));
+  // Segments of about 4 pixels along the control polygon (longer than the curve): at the gentle
+  // curvature of captcha curves (radius 20 pixels or more) a chord that short strays from the curve
+  // by about 0.1 pixel.
+  const segments = Math.max(1, Math.ceil((Math.hypot(x1 - x0, y1 - y0) + Math.hypot(x2 - x1, y2 - y1) + Math.hypot(x3 - x2, y3 - y2)) / 4));
   // Pixels given coverage are listed in `touched`, so only they are painted (and zeroed) afterwards.
   let count = 0;
   let ax = x0;
