@@ -79,7 +79,8 @@ function rasteriseVariants(canvas: CanvasModuleShape, layout: GlyphLayout, glyph
   g.textBaseline = 'middle';
   g.fillStyle = '#fff';
   const origins: Array<[number, number]> = [];
-  GLYPH_ROTATIONS.forEach((rotation) => {
+  // The same order as `mask` indexes: rotation, then scale, then shear.
+  for (const rotation of GLYPH_ROTATIONS) {
     for (const scale of GLYPH_SCALES) {
       for (const shear of GLYPH_SHEARS) {
         const index = origins.length;
@@ -92,7 +93,7 @@ function rasteriseVariants(canvas: CanvasModuleShape, layout: GlyphLayout, glyph
         g.fillText(glyph, 0, 0);
       }
     }
-  });
+  }
   const rgba = g.getImageData(0, 0, columns * cell, rows * cell).data;
   return origins.map(([x, y]) => cutOut(rgba, columns * cell, x, y, cell, centre));
 }
