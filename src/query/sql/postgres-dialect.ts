@@ -100,4 +100,6 @@ export const postgresDialect: SqlDialect = {
   insertIgnore: { prefix: 'INSERT INTO', suffix: ' ON CONFLICT DO NOTHING' },
   lockRow: ' FOR UPDATE',
   insertionOrder: { column: ', "seq" bigserial', orderBy: '"seq"' },
+  aclReadArray: { type: 'text[]', overlaps: (column, principals) => sql`${column} && ${param(principals)}::text[]` },
+  indexTerm: (quoted, text) => `${quoted}${text ? ' COLLATE "C"' : ''} ASC NULLS FIRST`,
 };

@@ -145,6 +145,8 @@ export class PgCore {
     if (missing.length === 0) return schema;
     const columns = missing.filter(([name]) => name !== '');
     await withPgErrors(() => this.store.materialize(ref, schema, columns));
+    // First sight of the table by this instance: indexes an older version made are made again (D160).
+    if (columns.length < missing.length) await withPgErrors(() => this.store.upgradeIndexes(ref, schema));
     this.cache.markMaterialized(ref, schema);
     return schema;
   }
