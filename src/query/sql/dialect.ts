@@ -92,6 +92,13 @@ export interface SqlDialect {
    * point order). Absent (SQLite): index columns are plain names.
    */
   readonly indexTerm?: (quoted: string, text: boolean) => string;
+  /**
+   * Present where a find's LIMIT is written into its text (PostgreSQL, D162): a prepared statement's
+   * generic plan then knows how few rows it returns and walks an index in order instead of sorting
+   * a tenth of the table. Returns the clause for a validated limit and skip. Absent (SQLite): both
+   * are parameters.
+   */
+  readonly inlineLimit?: (limit: number, skip: number) => Sql | null;
   /** Appended to the CREATE TABLE of a table only ever read by its primary key (SQLite `WITHOUT ROWID`). */
   readonly keyOnlyTable: string;
   /** An INSERT that skips a row whose key exists: `<prefix> "t" (...) VALUES (...)<suffix>`. */
