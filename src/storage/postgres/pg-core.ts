@@ -247,6 +247,20 @@ export class PgCore {
     });
   }
 
+  /**
+   * `update` answering only whether the record exists: the REST update replies `updatedAt` alone, so
+   * its statement returns `"objectId"` and no row is decoded (an Increment is one `UPDATE ... SET n =
+   * COALESCE(n, 0) + $1 ... RETURNING "objectId"`).
+   */
+  async updateWithoutReturning(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<boolean> {
+    const schema = await this.freshFor(ref, opColumns(ops));
+    if (!schema) return false;
+    return this.repairingWrite(ref, schema, opColumns(ops), (current) => {
+      const plan = planUpdate(ref, current, objectId, ops, updatedAt);
+      return withPgErrors(() => (plan.single ? plan.runWithoutRecord(this.client) : this.atomically((client) => plan.runWithoutRecord(client))));
+    });
+  }
+
   /** The row locked (`FOR UPDATE`) and read, then updated, in one transaction (a savepoint when nested). */
   async updateReturningBefore(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<UpdateImages | null> {
     const schema = await this.freshFor(ref, opColumns(ops));
