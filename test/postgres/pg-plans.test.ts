@@ -153,3 +153,54 @@ describe.skipIf(!available)('PostgreSQL plans of the bench rows', () => {
     for (const statement of statements) expect({ sql: statement.sql, faults: await faultsOf(statement) }).toEqual({ sql: statement.sql, faults: [] });
   });
 });
+
+describe.skipIf(!available)('a table made before D160 and D161', () => {
+  let schema: TestSchema;
+  afterAll(async () => {
+    await schema?.drop();
+  });
+
+  it('gets its read principals from each ACL and its indexes in the order finds emit', async () => {
+    schema = await createTestSchema('svc_plans_old');
+    const admin = schema.client({ max: 1 });
+    const ref = { namespace: 'app', className: 'Post' };
+    const table = 'app__Post';
+    const before = postgresStorage({ sql: schema.client() });
+    await before.ensureColumns(ref, { title: { type: 'String' }, score: { type: 'Number' }, ACL: { type: 'Object' } });
+    await before.createIndex(ref, { name: 'by_title', columns: ['title'], unique: true });
+    await before.createIndex(ref, { name: 'by_score', columns: ['score'], unique: false });
+    const at = { __type: 'Date', iso: '2026-01-01T00:00:00.000Z' } as const;
+    const acls: Array<Record<string, Value> | undefined> = [undefined, { u1: { read: true } }, { u2: { read: true }, 'role:r': { read: true } }, { '*': { read: true } }, { u1: { write: true } }];
+    for (const [i, acl] of acls.entries()) {
+      await before.insert(ref, { objectId: `p${i}`, createdAt: at, updatedAt: at, title: `t${i}`, score: i, ...(acl && { ACL: acl }) } as StoredRecord);
+    }
+    // What an older version left: no ACL$read, indexes in the default order.
+    await admin.unsafe(`ALTER TABLE "${table}" DROP COLUMN "ACL$read"`);
+    await admin.unsafe(`DROP INDEX "${table}$ix$by_title"; CREATE UNIQUE INDEX "${table}$ix$by_title" ON "${table}" ("title")`);
+    await admin.unsafe(`DROP INDEX "${table}$ix$by_score"; CREATE INDEX "${table}$ix$by_score" ON "${table}" ("score")`);
+    await admin.unsafe(`DROP INDEX "${table}$$createdAt"; CREATE INDEX "${table}$$createdAt" ON "${table}" ("createdAt", "objectId")`);
+
+    const after = postgresStorage({ sql: schema.client() });
+    const readable = async (principals: string[]) => {
+      const plan = { where: { kind: 'acl_read', principals } as const, order: [{ field: { column: 'score', path: [] }, descending: false }], skip: 0, limit: 100, projection: { kind: 'all' } as const };
+      return (await after.find(ref, plan)).map((r) => r.objectId);
+    };
+    expect(await readable(['*'])).toEqual(['p0', 'p3']);
+    expect(await readable(['*', 'u1'])).toEqual(['p0', 'p1', 'p3']);
+    expect(await readable(['*', 'u2'])).toEqual(['p0', 'p2', 'p3']);
+    expect(await readable(['*', 'role:r', 'u9'])).toEqual(['p0', 'p2', 'p3']);
+    expect(await after.count(ref, { kind: 'acl_read', principals: ['*', 'u1'] })).toBe(3);
+    const definitions = (await admin.unsafe(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 ORDER BY indexname`, [table])).map((row) => `${row.indexname}: ${String(row.indexdef).replace(/^.* USING /, '')}`);
+    expect(definitions).toEqual([
+      `${table}$$aclread: gin ("ACL$read")`,
+      `${table}$$createdAt: btree ("createdAt" NULLS FIRST, "objectId" COLLATE "C" NULLS FIRST)`,
+      `${table}$ix$by_score: btree (score NULLS FIRST, "objectId" COLLATE "C" NULLS FIRST)`,
+      `${table}$ix$by_title: btree (title COLLATE "C" NULLS FIRST)`,
+      `${table}_pkey: btree ("objectId")`,
+    ]);
+    // A write after the upgrade keeps the column in step with the ACL.
+    await after.update(ref, 'p0', [{ kind: 'set', column: 'ACL', path: [], value: { u3: { read: true } } }], at);
+    expect(await readable(['*', 'u3'])).toEqual(['p0', 'p3']);
+    expect(await readable(['*'])).toEqual(['p3']);
+  });
+});

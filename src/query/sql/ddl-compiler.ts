@@ -52,7 +52,6 @@ export function compileCreateTable(dialect: SqlDialect, table: string, columns: 
   return [
     ddl(`CREATE TABLE IF NOT EXISTS ${t} ("objectId" ${text} PRIMARY KEY NOT NULL, "createdAt" ${ms} NOT NULL, "updatedAt" ${ms} NOT NULL${extra})`),
     ddl(`CREATE INDEX IF NOT EXISTS ${physicalIdent(dialect, `${table}$$createdAt`)} ON ${t} (${defaultOrderColumns(dialect)})`),
-    ...aclReadArrayIndex(dialect, table, columns),
   ];
 }
 
@@ -65,12 +64,6 @@ function defaultOrderColumns(dialect: SqlDialect): string {
 /** The name of the GIN index over the read principals array (D161). */
 export function aclReadArrayIndexName(table: string): string {
   return `${table}$$aclread`;
-}
-
-/** The GIN index over `ACL$read` where the dialect keeps it as an array and the table has an ACL column. */
-export function aclReadArrayIndex(dialect: SqlDialect, table: string, columns: ReadonlyArray<readonly [string, ColumnSchema]>): CompiledQuery[] {
-  if (!dialect.aclReadArray || !columns.some(([name, column]) => carriesAclRead(name, column))) return [];
-  return [ddl(`CREATE INDEX IF NOT EXISTS ${physicalIdent(dialect, aclReadArrayIndexName(table))} ON ${physicalIdent(dialect, table)} USING gin (${physicalIdent(dialect, ACL_READ_COLUMN)})`)];
 }
 
 /** `ALTER TABLE ... ADD COLUMN` per physical column (none for a Relation). */

@@ -27,7 +27,7 @@ export function aclReadPrincipals(acl: Value | undefined): string[] {
 const PRINCIPALS_OF_ACL = `CASE WHEN "ACL" IS NULL THEN '{*}'::text[] WHEN jsonb_typeof("ACL") <> 'object' THEN '{}'::text[] ELSE ARRAY(SELECT e.key FROM jsonb_each("ACL") AS e WHERE jsonb_typeof(e.value) = 'object' AND e.value -> 'read' = 'true'::jsonb) END`;
 
 /**
- * Gives a table with an `ACL` column its `ACL$read` when it lacks one (a table made by a version
+ * Gives a table with an `ACL` column its `ACL$read` GIN index, and first the column when it lacks one (a table made by a version
  * before D161, or one whose ACL column was added after it was made): the column, its values from
  * each row's ACL and its GIN index in one multi-statement query, which PostgreSQL runs as one
  * transaction: no reader sees the column's default `{*}` on a row its ACL restricts. Safe to race
@@ -40,13 +40,9 @@ export async function ensureAclReadColumn(client: PgQueryable, table: string): P
     [t, ACL_READ_COLUMN] as never[],
     { prepare: true },
   );
-  if (present.length > 0) return;
   const column = physicalIdent(postgresDialect, ACL_READ_COLUMN);
-  await client.unsafe(
-    [
-      `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${column} text[] NOT NULL DEFAULT '{*}'`,
-      `UPDATE ${t} SET ${column} = ${PRINCIPALS_OF_ACL} WHERE "ACL" IS NOT NULL`,
-      `CREATE INDEX IF NOT EXISTS ${physicalIdent(postgresDialect, aclReadArrayIndexName(table))} ON ${t} USING gin (${column})`,
-    ].join('; '),
-  );
+  const index = `CREATE INDEX IF NOT EXISTS ${physicalIdent(postgresDialect, aclReadArrayIndexName(table))} ON ${t} USING gin (${column})`;
+  // A table made with its ACL column has the column (CREATE TABLE); its index is made here.
+  if (present.length > 0) return void (await client.unsafe(index));
+  await client.unsafe([`ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${column} text[] NOT NULL DEFAULT '{*}'`, `UPDATE ${t} SET ${column} = ${PRINCIPALS_OF_ACL} WHERE "ACL" IS NOT NULL`, index].join('; '));
 }

@@ -10,7 +10,7 @@ import {
   compileSelectSchemaRows,
   compileSelectTableNames,
 } from '../../query/sql/bookkeeping-sql.js';
-import { compileAddColumn, compileCreateIndex, compileCreateJoinTable, compileCreateTable, compileDropIndex, indexName } from '../../query/sql/ddl-compiler.js';
+import { compileAddColumn, compileCreateIndex, compileCreateJoinTable, compileCreateTable, indexName } from '../../query/sql/ddl-compiler.js';
 import { carriesAclRead } from '../../query/sql/acl-read-column.js';
 import { physicalIdent } from '../../query/sql/identifier.js';
 import { shortIdentifier } from '../../query/sql/long-identifier.js';
@@ -96,21 +96,28 @@ export class PgSchemaStore {
   /**
    * Makes again the indexes of a table made before D160, whose columns are not spelled in the order
    * finds emit (no `NULLS FIRST`, no `objectId` tie-break): the `(createdAt, objectId)` index and
-   * each declared one. Replaced rather than supplemented, so writes keep one entry per index; a
-   * find between the drop and the create is slower, never wrong. Once per table per instance.
+   * each declared one. Each is replaced, not supplemented (writes keep one entry per index): the new
+   * one is built under a temporary name, the old one dropped and the new one renamed, in one
+   * multi-statement query that PostgreSQL runs as one transaction, so a unique index never lapses.
+   * Once per table per instance.
    */
   async upgradeIndexes(ref: TableRef, schema: TableSchema): Promise<void> {
     const table = physicalTableName(ref.namespace, ref.className);
     const rows = await runQuery(this.client, { sql: OLD_INDEXES, parameters: [physicalIdent(D, table)] });
     if (rows.length === 0) return;
     const old = new Set(rows.map((row) => String(row.name)));
-    const statements: CompiledQuery[] = [];
-    const createdAt = compileCreateTable(D, table, [])[1]!;
-    if (old.has(shortIdentifier(`${table}$$createdAt`, 63))) statements.push({ sql: `DROP INDEX IF EXISTS ${physicalIdent(D, `${table}$$createdAt`)}`, parameters: [] }, createdAt);
-    for (const index of schema.indexes) {
-      if (old.has(shortIdentifier(indexName(table, index), 63))) statements.push(compileDropIndex(D, table, index), compileCreateIndex(D, table, index, schema));
+    const swap = (name: string, create: (name: string) => string): string =>
+      [create(`${name}$new`), `DROP INDEX IF EXISTS ${physicalIdent(D, name)}`, `ALTER INDEX ${physicalIdent(D, `${name}$new`)} RENAME TO ${physicalIdent(D, name)}`].join('; ');
+    const swaps: string[] = [];
+    const createdAt = `${table}$$createdAt`;
+    if (old.has(shortIdentifier(createdAt, 63))) {
+      swaps.push(swap(createdAt, (name) => compileCreateTable(D, table, [])[1]!.sql.replace(physicalIdent(D, createdAt), () => physicalIdent(D, name))));
     }
-    await ddl(this.client, statements);
+    for (const index of schema.indexes) {
+      const name = indexName(table, index);
+      if (old.has(shortIdentifier(name, 63))) swaps.push(swap(name, () => compileCreateIndex(D, table, { ...index, name: `${index.name}$new` }, schema).sql));
+    }
+    for (const statement of swaps) await retryingDdl(() => this.client.unsafe(statement));
   }
 
   /** Creates a declared index and records it (a racing record of the same index is kept). */
