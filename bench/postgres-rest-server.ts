@@ -33,6 +33,8 @@ export interface PgServerReady {
   readonly schema: string;
   readonly server: string;
   readonly records: number;
+  /** The objectIds GET by id and Increment use, in order (Parse's side maps them to its own). */
+  readonly ids: readonly string[];
   readonly headers: Readonly<Record<string, string>>;
   readonly workloads: readonly HttpWorkload[];
 }
@@ -124,7 +126,7 @@ async function main(): Promise<void> {
     workloads.push({ ...workload, ...(unavailable && { unavailable }), ...(sameWorkUnavailable && { sameWorkUnavailable }) });
   }
 
-  const ready: PgServerReady = { svcPort, samePort, schema, server: version, records: size, headers: REST_HEADERS, workloads };
+  const ready: PgServerReady = { svcPort, samePort, schema, server: version, records: size, ids, headers: REST_HEADERS, workloads };
   process.send!(ready);
   let stopping = false;
   const stop = async () => {

@@ -46,6 +46,7 @@ async function childEntry(group: Group): Promise<{ file: string; args: string[];
   try {
     if (group === 'rest') await bundle('rest-server', { file: join(HERE, 'rest-server.ts') });
     if (group === 'postgres-rest') await bundle('postgres-rest-server', { file: join(HERE, 'postgres-rest-server.ts') });
+    if (group === 'postgres-rest') await bundle('parse-rest-server', { file: join(HERE, 'parse-rest-server.ts') });
     if (group === 'startup') await bundle('startup-server', { file: join(HERE, 'startup-server.ts') });
     if (group === 'realtime') await bundle('realtime-fleet', { file: join(HERE, 'realtime-fleet.ts') });
     if (group === 'functions') await bundle('functions-server', { file: join(HERE, 'functions-server.ts') });
