@@ -53,6 +53,8 @@ async function main(): Promise<void> {
     serverURL: `http://127.0.0.1:${port}/parse`,
     silent: true,
     logLevel: 'error',
+    // No ./logs folder in the working tree.
+    logsFolder: null,
   });
   await api.start();
   app.use('/parse', api.app);
