@@ -4,7 +4,8 @@
  * install --prefix`, gitignored). It serves a database of its own (dropped on stop) holding the same
  * records as svcbase's table, created through Parse's batch endpoint with the master key, with btree
  * indexes on `score` and `category` (Parse creates none for declared fields), vacuumed and analyzed.
- * Its pool is pg-promise's default, 10 connections, as svcbase's.
+ * Its pool is pg-promise's default, 10 connections, as svcbase's. It runs with bench/.parse-server as
+ * its working directory, where Parse writes its `logs/` folder.
  */
 import { randomBytes } from 'node:crypto';
 import { type Server, createServer } from 'node:http';
@@ -53,8 +54,6 @@ async function main(): Promise<void> {
     serverURL: `http://127.0.0.1:${port}/parse`,
     silent: true,
     logLevel: 'error',
-    // No ./logs folder in the working tree.
-    logsFolder: null,
   });
   await api.start();
   app.use('/parse', api.app);

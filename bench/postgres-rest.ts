@@ -44,9 +44,9 @@ async function reachable(): Promise<string | null> {
 }
 
 /** Forks a server module bundled next to this one (or, under tsx, its TypeScript source) and waits for its ready message. */
-function startChild<T>(name: string, args: string[], seconds: number): Promise<{ child: ChildProcess; ready: T }> {
+function startChild<T>(name: string, args: string[], seconds: number, cwd?: string): Promise<{ child: ChildProcess; ready: T }> {
   const entry = import.meta.url.endsWith('.ts') ? `./${name}.ts` : `./${name}.mjs`;
-  const child = fork(fileURLToPath(new URL(entry, import.meta.url)), args, { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(new URL(entry, import.meta.url)), args, { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(cwd && { cwd }) });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start within ${seconds} s`)), seconds * 1000);
     child.once('message', (ready: T) => {
@@ -102,9 +102,10 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
   const rounds = config.quick ? 2 : 9;
   const { child, ready } = await startChild<PgServerReady>('postgres-rest-server', [String(records)], 300);
   let parse: { child: ChildProcess; ready: ParseReady } | { error: string };
-  const where = parseServerDir();
+  // A quick run's group has 60 s: Parse Server's start and seeding alone take about that long here.
+  const where = config.quick ? { error: 'not in a --quick run (its start and seeding take about a minute)' } : parseServerDir();
   if ('error' in where) parse = where;
-  else parse = await startChild<ParseReady>('parse-rest-server', [String(records), where.dir], 600).catch((error: unknown) => ({ error: `Parse Server did not start: ${error instanceof Error ? error.message : String(error)}` }));
+  else parse = await startChild<ParseReady>('parse-rest-server', [String(records), where.dir], 600, where.dir).catch((error: unknown) => ({ error: `Parse Server did not start: ${error instanceof Error ? error.message : String(error)}` }));
   const rows: ResultRow[] = [];
   try {
     for (const workload of ready.workloads) {
