@@ -156,6 +156,7 @@ function restClientOf(args: ParsedArgs, io: CliIo, side: 'from' | 'to'): () => P
   }
   return async () => {
     const stores = storesFor({ env: io.env, ...optionalString('dbFile', option(args, 'db')), ...optionalString('databaseUrl', option(args, 'database-url')), ...optionalString('redisUrl', option(args, 'redis-url')) });
+    await stores.connected();
     await stores.carryOver();
     const publicUrl = option(args, 'public-url', io.env.SVC_PUBLIC_URL ?? `http://127.0.0.1:${io.env.PORT ?? 3000}`)!;
     // Warnings only: the access log of every internal call would drown the progress.

@@ -112,6 +112,8 @@ export async function start(options: StartOptions = {}): Promise<StartedServer> 
   // Listen first: the listen URL is the base of mailed links unless SVC_PUBLIC_URL says otherwise.
   const server = applyServerLimits(createServer(), options.serverLimits);
   try {
+    // The commands client queues nothing (fail fast): wait for Redis once, before the first command.
+    await stores.connected();
     // Redis keys written before the application id was part of them stay readable.
     await stores.carryOver();
     await new Promise<void>((resolve, reject) => {
