@@ -1,3 +1,4 @@
+import { guardKnownDriverCrash } from './driver-crash-guard.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { closeOnSignals } from '../http/host/node-server.js';
@@ -121,6 +122,8 @@ async function serve(args: ParsedArgs, io: CliIo): Promise<number> {
   io.stdout.write(banner(started.url, started.dbFile, started.deployed, io.env));
   for (const note of started.notes) io.stdout.write(`${note}\n`);
   closeOnSignals(() => started.close());
+  // Terminated PostgreSQL backends must not take the process down (driver-crash-guard.ts, D153).
+  if (started.dbFile.startsWith('PostgreSQL')) guardKnownDriverCrash((line) => io.stdout.write(`${line}\n`));
   return 0;
 }
 
