@@ -89,6 +89,7 @@ describe('three instances under faults (issue 40)', async () => {
     for (const subscriber of subscribers) subscriber.stop();
     await cluster?.close();
     if (Object.keys(recovery).length > 0) console.log(`[faults] recovery (ms): ${JSON.stringify(recovery)}`);
+    if (process.env.SVC_FAULTS_LOG) for (const instance of cluster?.instances ?? []) console.log(`[${instance.name}]\n${instance.output().split('\n').filter((l) => !l.includes('publish failed') && !/ (200|201) \d+ms/.test(l)).join('\n')}`);
   }, 60_000);
 
   it.skipIf(!cluster)('traffic flows through every instance', async () => {
