@@ -44,7 +44,7 @@ describe('the quick start with a store away (issue 40: fail fast, with a code, a
     await db.drop();
   });
 
-  it.skipIf(!db)('Redis killed: SMS, sign-up and login answer 11230 within 2 s, reads go on, /ready says kv; all back once Redis returns', async () => {
+  it.skipIf(!db)('Redis killed: SMS, sign-up, login and captcha answer 11230 within 2 s, reads go on, /ready says kv; all back once Redis returns', async () => {
     const created = await post(`${base}/1/classes/Note`, { text: 'kept' });
     expect(created.status).toBe(201);
     const signedUp = await post(`${base}/1/users`, { username: 'ann', password: 'pw-123456', email: 'ann@example.com' });
@@ -56,6 +56,7 @@ describe('the quick start with a store away (issue 40: fail fast, with a code, a
       ['SMS code', await post(`${base}/1/requestSmsCode`, { mobilePhoneNumber: '13800138000' })],
       ['sign-up', await post(`${base}/1/users`, { username: 'bob', password: 'pw-123456', email: 'bob@example.com' })],
       ['login', await timed(`${base}/1/login?username=ann&password=pw-123456`)],
+      ['captcha', await post(`${base}/1/requestCaptcha`, {})],
     ] as const) {
       expect({ what, status: reply.status, code: reply.body['code'] }).toEqual({ what, status: 424, code: 11230 });
       expect(reply.retryAfter).toBe('1');
