@@ -6,7 +6,7 @@ import { type ParsedArgs, UsageError, assertKnownOptions, option, parseArgs, req
 import { devApplication } from './dev-application.js';
 import { type SchemaDescription, typesFromSchemas } from './gen-types.js';
 import { banner, listenFailure, quickStartService, start, storesFor } from './serve.js';
-import { MissingPackageError } from './stores.js';
+import { MissingPackageError, StoreStartError } from './stores.js';
 import { dirSink, dirSource } from './transfer/dir-endpoints.js';
 import type { TransferSink, TransferSource } from './transfer/endpoints.js';
 import { streamProgress, silentProgress } from './transfer/progress.js';
@@ -116,6 +116,10 @@ async function serve(args: ParsedArgs, io: CliIo): Promise<number> {
     });
   } catch (error) {
     if (error instanceof MissingPackageError) throw error;
+    if (error instanceof StoreStartError) {
+      io.stderr.write(`svcbase: ${error.message}\n`);
+      return 1;
+    }
     io.stderr.write(`${listenFailure(error as NodeJS.ErrnoException, host, port)}\n`);
     return 1;
   }

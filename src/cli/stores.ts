@@ -97,6 +97,11 @@ export class MissingPackageError extends Error {
   }
 }
 
+/** A store that did not answer at start-up: the CLI prints the message and exits 1. */
+export class StoreStartError extends Error {
+  override readonly name = 'StoreStartError';
+}
+
 function required<T>(pkg: string, why: string): T {
   const mod = loadOptional(pkg) as { default?: T } | T | undefined;
   if (mod === undefined) throw new MissingPackageError(pkg, why);
@@ -173,7 +178,7 @@ export function openStores(settings: StoreSettings): OpenedStores {
 function untilReady(client: RedisClient, ms: number, where: string): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Redis at ${where} did not answer within ${ms} ms`)), ms);
+    const timer = setTimeout(() => reject(new StoreStartError(`Redis at ${where} did not answer within ${ms} ms (is it running? SVC_REDIS_URL)`)), ms);
     client.once('ready', () => {
       clearTimeout(timer);
       resolve();
