@@ -8,7 +8,7 @@ import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { type Comparison, round3, spread } from './harness.js';
 
-export type Group = 'storage' | 'evaluator' | 'rest' | 'limiter' | 'captcha' | 'growth' | 'redis' | 'startup' | 'files' | 'realtime' | 'postgres' | 'access' | 'functions';
+export type Group = 'storage' | 'evaluator' | 'rest' | 'limiter' | 'captcha' | 'growth' | 'redis' | 'startup' | 'files' | 'realtime' | 'postgres' | 'access' | 'functions' | 'soak';
 
 /** One line of the result table. */
 export interface ResultRow {
@@ -22,8 +22,10 @@ export interface ResultRow {
   readonly reference: number | null;
   /** ours / reference (median of paired per-round ratios), or the group's own ratio (growth). */
   readonly ratio: number | null;
-  /** Minimal ratio that passes; null = informational. */
+  /** Minimal ratio that passes (the maximal one when `atMost`); null = informational. */
   readonly target: number | null;
+  /** The ratio passes at or below `target` (a latency or memory bound), not at or above it. */
+  readonly atMost?: boolean;
   readonly pass: boolean | null;
   /** Extra figures: per-side spread, p99 latency, sizes, SQL, ... */
   readonly detail?: Readonly<Record<string, unknown>>;
@@ -137,7 +139,7 @@ export function formatTable(rows: readonly ResultRow[]): string {
     r.referenceName,
     formatOps(r.reference),
     formatRatio(r.ratio),
-    r.target === null ? 'info' : `>= ${r.target}x`,
+    r.target === null ? 'info' : `${r.atMost ? '<=' : '>='} ${r.target}x`,
     resultText(r),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));

@@ -2,7 +2,8 @@
  * `npm run bench` runs every benchmark group, prints one table and writes bench/results.json.
  * `npm run bench -- --quick` is a smoke run of under a minute (written to bench/results.quick.json,
  * so it never replaces the full figures). `--only=storage,rest` runs some groups (written to
- * bench/results.partial.json).
+ * bench/results.partial.json). The soak group runs only when named: `--only=soak` (3 minutes of hostile
+ * load; SVC_SOAK_SECONDS=30 for a shorter one); a broken soak bound makes the run exit 1.
  *
  * Each group runs in its own child process (a fresh heap and JIT state, so one group's garbage or
  * deoptimisations do not bleed into the next), compiled the way the package ships (bench/build.ts:
@@ -18,9 +19,12 @@ import { fileURLToPath } from 'node:url';
 import { bundle, loadEsbuild } from './build.js';
 import { type ChildMessage, childMain } from './child.js';
 import type { BenchConfig } from './harness.js';
+import { soakLimitMs } from './soak-settings.js';
 import { type Group, type ResultRow, formatTable, machineInfo, skippedRow } from './report.js';
 
-const GROUPS: readonly Group[] = ['storage', 'evaluator', 'rest', 'limiter', 'captcha', 'growth', 'redis', 'startup', 'files', 'realtime', 'postgres', 'access', 'functions'];
+const GROUPS: readonly Group[] = ['storage', 'evaluator', 'rest', 'limiter', 'captcha', 'growth', 'redis', 'startup', 'files', 'realtime', 'postgres', 'access', 'functions', 'soak'];
+/** Groups only `--only` runs: the soak takes minutes by design (docs/performance.md, "Soak"). */
+const OPT_IN: readonly Group[] = ['soak'];
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 interface GroupModule {
@@ -48,6 +52,7 @@ async function childEntry(group: Group): Promise<{ file: string; args: string[];
     if (group === 'startup') await bundle('startup-server', { file: join(HERE, 'startup-server.ts') });
     if (group === 'realtime') await bundle('realtime-fleet', { file: join(HERE, 'realtime-fleet.ts') });
     if (group === 'functions') await bundle('functions-server', { file: join(HERE, 'functions-server.ts') });
+    if (group === 'soak') await bundle('soak-client', { file: join(HERE, 'soak-client.ts') });
     // The SQLite adapter and the functions sandbox start their workers from files next to their own module, as in dist/.
     await bundle('sqlite-reader-worker', { file: join(HERE, '../src/storage/sqlite/sqlite-reader-worker.ts') });
     await bundle('sqlite-checkpoint-worker', { file: join(HERE, '../src/storage/sqlite/sqlite-checkpoint-worker.ts') });
@@ -86,7 +91,7 @@ async function runGroup(group: Group, limitMs: number): Promise<ResultRow[]> {
 
 async function main(): Promise<void> {
   const only = argValue('only')?.split(',') as Group[] | undefined;
-  const groups = only ? GROUPS.filter((g) => only.includes(g)) : GROUPS;
+  const groups = only ? GROUPS.filter((g) => only.includes(g)) : GROUPS.filter((g) => !OPT_IN.includes(g));
   const machine = machineInfo();
   const startedAt = new Date();
   log(`${quick ? 'quick' : 'full'} run of ${groups.join(', ')} on ${String(machine.cpuModel)} x${String(machine.cores)}, node ${process.version}`);
@@ -94,7 +99,7 @@ async function main(): Promise<void> {
   const durations: Record<string, number> = {};
   for (const group of groups) {
     const t0 = Date.now();
-    rows.push(...(await runGroup(group, quick ? 60_000 : 45 * 60_000)));
+    rows.push(...(await runGroup(group, group === 'soak' ? soakLimitMs(quick) : quick ? 60_000 : 45 * 60_000)));
     durations[group] = Math.round((Date.now() - t0) / 100) / 10;
     log(`${group}: done in ${durations[group]} s`);
   }
@@ -123,6 +128,8 @@ async function main(): Promise<void> {
   };
   writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
   log(`wrote ${out}`);
+  // A broken soak bound is a failed run (the other groups' rows below target are figures to read).
+  if (rows.some((r) => r.group === 'soak' && r.pass === false)) process.exitCode = 1;
 }
 
 if (process.argv.includes('--child')) {

@@ -60,6 +60,7 @@ export type {
   UpgradeContext,
   UpgradeDef,
 } from './http/types.js';
+export type { AcceptOptions, FeatureSocket } from './features/sockets.js';
 export type { UpgradeHandler, UpgradeOptions } from './http/upgrade.js';
 export { requestSignature } from './http/signature.js';
 

@@ -1,15 +1,18 @@
 import { type ApplicationConfig, type Application, checkedPublicUrl } from './app/application.js';
 import { createAppRegistry } from './app/registry.js';
 import { type Clock, systemClock } from './core/clock.js';
-import { configError } from './core/errors.js';
+import { configError, svcError } from './core/errors.js';
 import { type PublishedApis, composeFeatures, legacyFeature } from './features/compose.js';
 import { type FeatureDefinition, type FeatureInstance, featureKey } from './features/contract.js';
 import { type Logger, silentLogger } from './core/logger.js';
 import { type Random, cryptoRandom } from './core/random.js';
 import { createRequestHandler } from './http/handler.js';
 import { openApiRoute } from './http/openapi-route.js';
-import type { Feature, RouteDef, ServiceContext, SessionResolver, SvcRequest, SvcResponse } from './http/types.js';
-import { type UpgradeHandler, createUpgradeHandler } from './http/upgrade.js';
+import type { Feature, ServiceContext } from './features/contract.js';
+import type { RouteDef } from './features/routes.js';
+import type { SessionResolver } from './app/caller.js';
+import type { SvcRequest, SvcResponse } from './http/types.js';
+import { type UpgradeHandler, type UpgradeServer, createUpgradeServer, nodeUpgradeHandler } from './http/upgrade.js';
 import { memoryKvStore } from './kv/memory-kv.js';
 import type { KvStore } from './kv/port.js';
 import { type AiOptions, aiFeature } from './ai/ai-feature.js';
@@ -33,7 +36,6 @@ import { type RecordsFeature, createRecordsFeature } from './records/index.js';
 import { type SmsFeatureOptions, createSmsFeature } from './sms/sms-feature.js';
 import { unconfiguredSmsFeature } from './sms/unconfigured.js';
 import { type UsersFeature, type UsersFeatureOptions, createUsersFeature } from './users/index.js';
-import { svcError } from './core/errors.js';
 import type { SmsApi } from './sms/sms-api.js';
 import { type FilesApi, type FilesOptions, createFilesFeature } from './files/index.js';
 import { type RealtimeOptions, createRealtimeFeature } from './realtime/index.js';
@@ -247,6 +249,12 @@ export interface Service {
    * server.on('upgrade', (req, socket, head) => service.handleUpgrade(req, socket, head, { prefix: '/api' }));
    */
   handleUpgrade: UpgradeHandler;
+  /**
+   * The features' upgrade handlers over any transport: the host glue of a runtime without node's
+   * upgrade event (svcbase/fetch's `toHonoUpgrade`) passes the request and how it completes a
+   * handshake; a refusal before the handshake comes back as a response to send. Never rejects.
+   */
+  serveUpgrade: UpgradeServer;
   readonly applications: ReadonlyMap<string, Application>;
   readonly context: ServiceContext;
   readonly registry: ServiceRegistry;
@@ -343,12 +351,14 @@ export function createService(options: ServiceOptions): Service {
     metrics: context.metrics!,
   };
   const handle = createRequestHandler(handlerOptions);
-  const handleUpgrade = createUpgradeHandler(handlerOptions);
+  const serveUpgrade = createUpgradeServer(handlerOptions);
+  const handleUpgrade = nodeUpgradeHandler(serveUpgrade, handlerOptions.logger);
 
   let closing: Promise<void> | undefined;
   return {
     handle,
     handleUpgrade,
+    serveUpgrade,
     applications: apps.byId,
     context,
     registry,
@@ -416,6 +426,7 @@ function builtInFeatures(options: ServiceOptions, registry: ServiceRegistry): Fe
           counters: ctx.counters,
           classPolicies: ctx.use(RECORDS).policies,
           access: ctx.use(RECORDS).access,
+          records: ctx.use(RECORDS).service,
         });
         return instanceOf(users, users);
       },

@@ -20,6 +20,17 @@ describe('layers (docs/architecture.md)', () => {
     expect(layerViolations()).toEqual([]);
   });
 
+  it('issue 38: features are peers: none imports a module inside another (45 on main before), no ambient caller, fakes under testing/', () => {
+    const violations = layerViolations();
+    expect(violations.filter((v) => v.startsWith('feature reaches into another'))).toEqual([]);
+    expect(violations.filter((v) => v.startsWith('ambient caller'))).toEqual([]);
+    expect(violations.filter((v) => v.startsWith('test fake outside'))).toEqual([]);
+  });
+
+  it('issue 38: the feature contract is free of HTTP: only http/, route files and host glue import the host kit (8 feature files before)', () => {
+    expect(layerViolations().filter((v) => v.startsWith('imports the host kit'))).toEqual([]);
+  });
+
   it('docs/architecture.md exists (it shows the layers this check enforces)', () => {
     expect(layerViolations()).not.toContain('no docs/architecture.md');
   });

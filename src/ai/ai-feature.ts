@@ -1,8 +1,7 @@
-import { WebSocketServer } from 'ws';
-import type { WebSocket } from 'ws';
 import { svcError } from '../core/errors.js';
 import { type FeatureDefinition, featureKey } from '../features/contract.js';
-import type { UpgradeDef } from '../http/types.js';
+import type { UpgradeDef } from '../features/routes.js';
+import type { FeatureSocket } from '../features/sockets.js';
 import { type AiSettings, DEFAULT_AI_SETTINGS, resolveAiSettings } from './ai-settings.js';
 import { ChatContextStore } from './chat-context.js';
 import { serveChatConnection } from './chat-connection.js';
@@ -41,33 +40,32 @@ export function aiFeature(options: AiOptions = {}): FeatureDefinition<AiApi, AiS
     init(ctx) {
       const contexts = new ChatContextStore(ctx.kv, ctx.clock);
       const limits = new ChatLimits(ctx.counters, ctx.kv, ctx.clock);
-      const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD, perMessageDeflate: false, clientTracking: false });
-      const open = new Set<WebSocket>();
+      const open = new Set<FeatureSocket>();
       let closing = false;
       const upgrades: UpgradeDef[] = [
         {
           path: '/1/ai/:secretKey',
           auth: 'secret-path',
-          handler: (upgrade) => {
+          handler: async (upgrade) => {
             const app = upgrade.app!;
             const settings = ctx.settings(app);
             const provider = options.provider;
             if (!provider) throw svcError('aiNotConfigured', 'no provider: set ai.provider, or SVC_AI_BASE_URL in the quick start');
             if (!settings.enabled) throw svcError('aiNotConfigured', 'off for this application');
-            wss.handleUpgrade(upgrade.request, upgrade.socket, upgrade.head, (ws) => {
-              if (closing) return ws.close(1001, 'server closing');
-              open.add(ws);
-              ws.on('close', () => open.delete(ws));
-              serveChatConnection(ws, {
-                appId: app.applicationId,
-                settings,
-                defaultModel: options.model ?? null,
-                provider,
-                contexts,
-                limits,
-                logger: ctx.logger,
-                maxBufferedBytes: options.maxBufferedBytes ?? 1024 * 1024,
-              });
+            const socket = await upgrade.accept({ maxPayload: MAX_PAYLOAD });
+            if (!socket) return;
+            if (closing) return socket.close(1001, 'server closing');
+            open.add(socket);
+            socket.onClose(() => open.delete(socket));
+            serveChatConnection(socket, {
+              appId: app.applicationId,
+              settings,
+              defaultModel: options.model ?? null,
+              provider,
+              contexts,
+              limits,
+              logger: ctx.logger,
+              maxBufferedBytes: options.maxBufferedBytes ?? 1024 * 1024,
             });
           },
         },
@@ -78,8 +76,7 @@ export function aiFeature(options: AiOptions = {}): FeatureDefinition<AiApi, AiS
         upgrades,
         close() {
           closing = true;
-          for (const ws of open) ws.close(1001, 'server closing');
-          wss.close();
+          for (const socket of open) socket.close(1001, 'server closing');
         },
       };
     },

@@ -1,6 +1,6 @@
-import type { WebSocket } from 'ws';
 import { isSvcError, svcError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import type { FeatureSocket } from '../features/sockets.js';
 import type { AiSettings } from './ai-settings.js';
 import type { ContextBounds, ChatContextStore } from './chat-context.js';
 import type { ChatLimits } from './chat-limits.js';
@@ -50,7 +50,7 @@ function closeReasonOf(error: unknown): string {
  * frame in the protocol: a refused or failed turn closes the socket with a coded reason. Closing the
  * socket aborts the running stream upstream.
  */
-export function serveChatConnection(ws: WebSocket, deps: ChatConnectionDeps): void {
+export function serveChatConnection(ws: FeatureSocket, deps: ChatConnectionDeps): void {
   const { settings, logger } = deps;
   const gone = new AbortController();
   let queue: Promise<void> = Promise.resolve();
@@ -64,15 +64,13 @@ export function serveChatConnection(ws: WebSocket, deps: ChatConnectionDeps): vo
     ws.close(closeCodeOf(error), closeReasonOf(error));
   };
 
-  ws.on('close', () => gone.abort());
-  ws.on('error', (error) => logger.debug('ai: socket error', { error: String(error) }));
-  ws.on('message', (data, isBinary) => {
+  ws.onClose(() => gone.abort());
+  ws.onError((error) => logger.debug('ai: socket error', { error: String(error) }));
+  ws.onMessage((text) => {
     if (gone.signal.aborted) return;
-    if (isBinary) return fail(svcError('aiBadMessage', 'frames are JSON text'));
-    const bytes = Array.isArray(data) ? data.reduce((n, b) => n + b.byteLength, 0) : data.byteLength;
-    if (bytes > settings.maxMessageBytes) return fail(svcError('aiBadMessage', `a frame is at most ${settings.maxMessageBytes} bytes`));
+    if (typeof text !== 'string') return fail(svcError('aiBadMessage', 'frames are JSON text'));
+    if (Buffer.byteLength(text) > settings.maxMessageBytes) return fail(svcError('aiBadMessage', `a frame is at most ${settings.maxMessageBytes} bytes`));
     if (queued >= MAX_QUEUED_TURNS) return fail(svcError('aiBusy', `${MAX_QUEUED_TURNS} turns queued on one connection`));
-    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
     queued++;
     queue = queue.then(async () => {
       try {

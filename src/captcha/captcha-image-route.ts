@@ -1,6 +1,6 @@
 import type { Application } from '../app/application.js';
 import { svcError } from '../core/errors.js';
-import type { RouteDef } from '../http/types.js';
+import type { RouteDef } from '../features/routes.js';
 import type { CaptchaEngine } from './captcha-engine.js';
 
 /** Response headers of the image: never cached, never sniffed. */

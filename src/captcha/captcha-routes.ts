@@ -1,4 +1,4 @@
-import type { RouteDef } from '../http/types.js';
+import type { RouteDef } from '../features/routes.js';
 import type { CaptchaEngine } from './captcha-engine.js';
 import type { CaptchaService } from './captcha-feature.js';
 import { captchaImageRoute, captchaImageUrl } from './captcha-image-route.js';

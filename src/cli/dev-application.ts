@@ -1,5 +1,6 @@
 import type { AiOptions, ApplicationConfig, PushOptions } from '../index.js';
 import { openAiCompatibleProvider, webPushTransport } from '../index.js';
+import { UsageError } from './args.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -33,6 +34,50 @@ export function devApplication(env: Env = process.env, publicUrl?: string): Appl
     },
     ...(wechat || flag(env.SVC_PUSH_CLIENT) ? { featureSettings: { ...(wechat ? { wechat } : {}), ...(flag(env.SVC_PUSH_CLIENT) ? { push: { clientPush: true } } : {}) } } : {}),
   };
+}
+
+const EXTRA_KEYS = ['applicationId', 'restApiKey', 'masterKey', 'secretKey', 'securityCode'] as const;
+
+/**
+ * Further applications `svcbase serve` hosts beside the dev application, from SVC_EXTRA_APPS: a JSON
+ * array of `{applicationId, restApiKey, masterKey, secretKey?, securityCode?}`. Each gets the dev
+ * application's settings (realtime, `$regex`, the SMS templates) and public URL, its own keys and
+ * data; the functions folder is deployed to the dev application only. A malformed value is a usage
+ * error (exit 2), never ignored.
+ */
+export function extraApplications(env: Env = process.env, publicUrl?: string): ApplicationConfig[] {
+  const text = env.SVC_EXTRA_APPS?.trim() ?? '';
+  if (!text) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`SVC_EXTRA_APPS is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!Array.isArray(parsed)) throw new UsageError('SVC_EXTRA_APPS must be a JSON array of {applicationId, restApiKey, masterKey, secretKey?, securityCode?}');
+  const { settings, publicUrl: linkBase } = devApplication(env, publicUrl);
+  return parsed.map((entry: unknown, i) => {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new UsageError(`SVC_EXTRA_APPS[${i}] must be an object`);
+    const fields = entry as Record<string, unknown>;
+    const unknown = Object.keys(fields).find((key) => !(EXTRA_KEYS as readonly string[]).includes(key));
+    if (unknown !== undefined) throw new UsageError(`SVC_EXTRA_APPS[${i}]: '${unknown.slice(0, 40)}' is not one of ${EXTRA_KEYS.join(', ')}`);
+    for (const key of EXTRA_KEYS) {
+      const value = fields[key];
+      const required = key === 'applicationId' || key === 'restApiKey' || key === 'masterKey';
+      if (value === undefined && !required) continue;
+      if (typeof value !== 'string' || value === '') throw new UsageError(`SVC_EXTRA_APPS[${i}].${key} must be a non-empty string`);
+    }
+    const keys = fields as Partial<Record<(typeof EXTRA_KEYS)[number], string>>;
+    return {
+      applicationId: keys.applicationId!,
+      restApiKey: keys.restApiKey!,
+      masterKey: keys.masterKey!,
+      ...(keys.secretKey ? { secretKey: keys.secretKey } : {}),
+      ...(keys.securityCode ? { securityCode: keys.securityCode } : {}),
+      ...(linkBase ? { publicUrl: linkBase } : {}),
+      ...(settings ? { settings } : {}),
+    };
+  });
 }
 
 /** `1` or `true` (any case) turns a switch on; anything else leaves it off. */

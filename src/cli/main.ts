@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { closeOnSignals } from '../http/host/node-server.js';
 import { type ParsedArgs, UsageError, assertKnownOptions, option, parseArgs, requiredOption, withoutOption } from './args.js';
-import { devApplication } from './dev-application.js';
+import { devApplication, extraApplications } from './dev-application.js';
 import { type SchemaDescription, typesFromSchemas } from './gen-types.js';
 import { banner, listenFailure, quickStartService, start, storesFor } from './serve.js';
 import { MissingPackageError, StoreStartError } from './stores.js';
@@ -102,6 +102,8 @@ async function serve(args: ParsedArgs, io: CliIo): Promise<number> {
   const port = option(args, 'port', io.env.PORT ?? '3000')!;
   const host = option(args, 'host', io.env.HOST ?? '127.0.0.1')!;
   if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) throw new UsageError(`--port must be a port number, got '${port}'`);
+  // A malformed SVC_EXTRA_APPS is a usage error before anything opens.
+  extraApplications(io.env);
   let started;
   try {
     started = await start({

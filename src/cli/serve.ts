@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { type AiOptions, type ApplicationConfig, type Service, consoleMailTransport, consoleSmsTransport, createService, lineLogger, localFileStore } from '../index.js';
 import { type ServerLimitOptions, applyServerLimits, closeGracefully, trackRequests } from '../http/host/node-server.js';
 import { toNodeListener } from '../node.js';
-import { aiFromEnv, devApplication, pushFromEnv } from './dev-application.js';
+import { aiFromEnv, devApplication, extraApplications, pushFromEnv } from './dev-application.js';
 import { quickStartFunctions } from './quick-start-functions.js';
 import { type OpenedStores, openStores } from './stores.js';
 
@@ -85,7 +85,8 @@ export function quickStartService(stores: OpenedStores, publicUrl: string, log: 
     ...(stores.kv ? { kv: stores.kv } : {}),
     ...(stores.counters ? { counters: stores.counters } : {}),
     ...(stores.bus ? { bus: stores.bus } : {}),
-    applications: [devApplication(env, publicUrl)],
+    // SVC_EXTRA_APPS: further applications beside the dev one (docs/cli.md).
+    applications: [devApplication(env, publicUrl), ...extraApplications(env, publicUrl)],
     brands: ['Svc', 'Bmob'],
     sms: { transport: consoleSmsTransport({ write: (line) => log(`[sms] ${line}`) }) },
     mail: consoleMailTransport({ write: (line) => log(`[mail] ${line}`) }),
@@ -201,6 +202,7 @@ export function banner(url: string, dbFile: string, deployed: readonly string[] 
     `  master key     ${app.masterKey}`,
     `  secret key     ${app.secretKey}`,
     `  security code  ${app.securityCode}`,
+    ...extraApplications(env).map((extra) => `Also serving (SVC_EXTRA_APPS): ${extra.applicationId}`),
     '',
     'Try:',
     `curl -s -X POST ${url}/1/classes/GameScore ${keys} -H 'Content-Type: application/json' -d '{"score":1337,"playerName":"Sean"}'`,

@@ -1,6 +1,6 @@
 import { configError } from '../core/errors.js';
 import type { FeatureDefinition } from '../features/contract.js';
-import type { RouteDef, RouteResult } from '../http/types.js';
+import type { RouteDef, RouteResult } from '../features/routes.js';
 import { consoleAssets } from './console-assets.js';
 
 export interface ConsoleOptions {

@@ -1,8 +1,7 @@
 import type { Application } from '../app/application.js';
 import { svcError } from '../core/errors.js';
-import type { Feature, ServiceContext } from '../http/types.js';
-import type { WriteHookRegistry } from '../records/pipeline/write-hooks.js';
-import type { FeatureContext, FeatureDefinition, FeatureInstance, FeatureKey, FeatureSettings } from './contract.js';
+import type { Feature, ServiceContext, FeatureContext, FeatureDefinition, FeatureInstance, FeatureKey, FeatureSettings } from './contract.js';
+import type { WriteHookRegistry } from '../events/write-hook-types.js';
 import { orderFeatures } from './order.js';
 
 /** Wraps a factory as a definition (`host-1`, `host-2`, ... in declaration order). */

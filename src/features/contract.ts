@@ -1,6 +1,53 @@
 import type { Application } from '../app/application.js';
-import type { RouteDef, ServiceContext, UpgradeDef } from '../http/types.js';
-import type { WriteHookRegistry } from '../records/pipeline/write-hooks.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { MetricsPort } from '../core/metrics.js';
+import type { Random } from '../core/random.js';
+import type { CounterStore } from '../counters/port.js';
+import type { EventBus } from '../events/port.js';
+import type { WriteObserver } from '../events/write-event.js';
+import type { KvStore } from '../kv/port.js';
+import type { StorageAdapter } from '../storage/port.js';
+import type { RouteDef, UpgradeDef } from './routes.js';
+import type { WriteHookRegistry } from '../events/write-hook-types.js';
+
+
+/** Everything a feature needs from the service; passed to every feature factory. */
+export interface ServiceContext {
+  readonly storage: StorageAdapter;
+  readonly kv: KvStore;
+  /** Rate-limit counters shared by every feature (SMS send limits, login throttling). */
+  readonly counters: CounterStore;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly logger: Logger;
+  /** Applications by id. */
+  readonly applications: ReadonlyMap<string, Application>;
+  /**
+   * Registers a write observer (as `service.onWrite`): called once per changed record after commit.
+   * Returns the unsubscribe function. Set by `createService`; contexts built by hand may omit it.
+   */
+  readonly onWrite?: (observer: WriteObserver) => () => void;
+  /**
+   * The event bus shared by the service's instances (`ServiceOptions.bus`), when the host gave one:
+   * features announce cache invalidations on it, and realtime fans out through it unless given its own.
+   */
+  readonly bus?: EventBus;
+  /**
+   * Where the features report what the console's dashboard and `/metrics` show (`noMetrics` when
+   * neither is on). Contexts built by hand may omit it.
+   */
+  readonly metrics?: MetricsPort;
+}
+
+/** A feature plugs routes (and optionally cleanup) into the service. */
+export interface Feature {
+  readonly name: string;
+  readonly routes: readonly RouteDef[];
+  /** Upgrade handlers by path, served by `service.handleUpgrade`. */
+  readonly upgrades?: readonly UpgradeDef[];
+  close?(): Promise<void> | void;
+}
 
 /**
  * A typed handle on one feature's API: features (and hosts) reach each other through keys, never

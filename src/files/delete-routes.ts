@@ -1,6 +1,6 @@
 import { svcError } from '../core/errors.js';
 import type { Json } from '../core/wire-values.js';
-import type { RouteContext, RouteDef, RouteResult } from '../http/types.js';
+import type { RouteContext, RouteDef, RouteResult } from '../features/routes.js';
 import type { FileService } from './file-service.js';
 
 /** Most paths in one `cdnBatchDelete`. */

@@ -1,4 +1,4 @@
-import type { Feature, ServiceContext } from '../http/types.js';
+import type { Feature, ServiceContext } from '../features/contract.js';
 import { deleteRoutes } from './delete-routes.js';
 import { listRoute } from './list-route.js';
 import { ffmpegMediaProcessor } from './ffmpeg-processor.js';

@@ -2,7 +2,7 @@ import type { Application } from '../app/application.js';
 import { retryError, svcError } from '../core/errors.js';
 import type { CounterStore, RateWindow } from '../counters/port.js';
 import type { Clock } from '../core/clock.js';
-import type { RouteContext, RouteDef, RouteResult } from '../http/types.js';
+import type { RouteContext, RouteDef, RouteResult } from '../features/routes.js';
 import { isMultipart, parseMultipart } from './multipart.js';
 
 /** Largest image checked: 1 MB, as the hosted service documents. */

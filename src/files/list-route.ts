@@ -1,7 +1,7 @@
 import { svcError } from '../core/errors.js';
 import { formatDateTime } from '../core/time.js';
 import type { Json } from '../core/wire-values.js';
-import type { RouteDef } from '../http/types.js';
+import type { RouteDef } from '../features/routes.js';
 import type { FileService } from './file-service.js';
 
 const LISTED = {

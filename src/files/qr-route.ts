@@ -1,5 +1,5 @@
 import { svcError } from '../core/errors.js';
-import type { RouteContext, RouteDef, RouteResult } from '../http/types.js';
+import type { RouteContext, RouteDef, RouteResult } from '../features/routes.js';
 import type { FileService } from './file-service.js';
 import { requireQrCode } from './optional-modules.js';
 import type { Application } from '../app/application.js';

@@ -1,5 +1,5 @@
 import { svcError } from '../core/errors.js';
-import type { RouteContext, RouteDef, RouteResult } from '../http/types.js';
+import type { RouteContext, RouteDef, RouteResult } from '../features/routes.js';
 import { isActiveType } from './content-type.js';
 import type { ByteRange, FileStore, StoredFileInfo } from './file-store.js';
 

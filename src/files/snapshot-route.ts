@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { svcError } from '../core/errors.js';
-import type { RouteContext, RouteDef, RouteResult } from '../http/types.js';
+import type { RouteContext, RouteDef, RouteResult } from '../features/routes.js';
 import type { FileService } from './file-service.js';
 import { checkFileName } from './file-names.js';
 import type { MediaProcessor } from './media-processor.js';

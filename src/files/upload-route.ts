@@ -1,6 +1,6 @@
 import { svcError } from '../core/errors.js';
 import type { Caller } from '../app/caller.js';
-import type { RouteContext, RouteDef, RouteResult } from '../http/types.js';
+import type { RouteContext, RouteDef, RouteResult } from '../features/routes.js';
 import type { FileRef, FileService } from './file-service.js';
 import { isMultipart, parseMultipart } from './multipart.js';
 

@@ -2,7 +2,7 @@ import { svcError } from '../core/errors.js';
 import { formatDateTime } from '../core/time.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
 import { OK_REPLY, resultsOf } from '../http/reply-schemas.js';
-import type { RouteContext, RouteDef } from '../http/types.js';
+import type { RouteContext, RouteDef } from '../features/routes.js';
 import type { CloudCodeStore, DeployedSource } from './cloud-code-store.js';
 import type { DeployedFunctions } from './deployed-functions.js';
 import type { FunctionLogs } from './function-logs.js';

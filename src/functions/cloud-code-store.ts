@@ -3,10 +3,10 @@ import { isSvcError } from '../core/errors.js';
 import type { Random } from '../core/random.js';
 import { dateMs, dateValue, type StoredRecord } from '../core/values.js';
 import type { FindPlan } from '../query/plan.js';
-import { newObjectId } from '../records/object-id.js';
+import { newObjectId } from '../core/object-id.js';
 import type { StorageAdapter, TableRef } from '../storage/port.js';
 
-import { CLOUD_CODE_TABLE } from '../records/internal-tables.js';
+import { CLOUD_CODE_TABLE } from '../records/index.js';
 
 export { CLOUD_CODE_TABLE };
 

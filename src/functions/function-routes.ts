@@ -1,6 +1,6 @@
 import type { Json } from '../core/wire-values.js';
 import { isJsonContentType, parseFormBody, parseJsonBody } from '../http/body.js';
-import type { RouteContext, RouteDef, RouteResult } from '../http/types.js';
+import type { RouteContext, RouteDef, RouteResult } from '../features/routes.js';
 import type { FunctionRequest } from './contract.js';
 import type { FunctionRunner } from './function-runner.js';
 import type { SentReply } from './function-response.js';

@@ -1,7 +1,7 @@
 import { type FeatureDefinition, featureKey } from '../features/contract.js';
-import type { RecordsFeature } from '../records/records-feature.js';
-import type { UsersFeature } from '../users/users-feature.js';
-import type { SmsApi } from '../sms/sms-api.js';
+import type { RecordsFeature } from '../records/index.js';
+import type { UsersFeature } from '../users/index.js';
+import type { SmsApi } from '../sms/index.js';
 import type { SessionResolver } from '../app/caller.js';
 import { configError } from '../core/errors.js';
 import type { CloudFunction } from './contract.js';
@@ -9,7 +9,7 @@ import { DEFAULT_FUNCTION_LIMITS, type FunctionLimits, FunctionRunner, type Func
 import { functionRoutes } from './function-routes.js';
 import { type HostModuleDeps, hostModules } from './host-modules.js';
 import type { HttpModuleOptions } from './http-module.js';
-import type { FilesApi } from '../files/files-api.js';
+import type { FilesApi } from '../files/index.js';
 import type { FunctionRedisOptions } from './redis-module.js';
 import type { Caller } from '../app/caller.js';
 import { MASTER_ONLY_TABLE } from '../access/table-rules.js';

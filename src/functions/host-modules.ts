@@ -5,11 +5,10 @@ import { type Caller, type SessionResolver, internalCaller, sessionCaller } from
 import { isSvcError, svcError } from '../core/errors.js';
 import { secretsEqual } from '../core/secrets.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
-import type { RecordsService } from '../records/records-service.js';
-import type { UsersService } from '../users/users-service.js';
-import type { FilesApi } from '../files/files-api.js';
-import { parseBatch, runBatch } from '../records/batch.js';
-import { bqlValues, executeBql } from '../records/bql.js';
+import type { RecordsService } from '../records/index.js';
+import type { UsersService } from '../users/index.js';
+import type { FilesApi } from '../files/index.js';
+import { parseBatch, runBatch, bqlValues, executeBql } from '../records/index.js';
 import type { StorageAdapter } from '../storage/port.js';
 import { type HttpModuleOptions, httpModule } from './http-module.js';
 import { type FunctionRedisOptions, redisModule } from './redis-module.js';

@@ -7,3 +7,4 @@ export { type FunctionsApi, type FunctionsOptions, functionsFeature } from './fu
 export { DEFAULT_FUNCTION_LIMITS, type FunctionLimits, FunctionRunner, type FunctionTimer } from './function-runner.js';
 export type { DeployedFunctionSource, FunctionRuntime, RuntimeInvocation } from './runtime.js';
 export type { SandboxLimits } from './sandbox/quickjs-sandbox.js';
+export { type FunctionWechatAccount, type WechatForFunctions } from './java/java-wechat.js';

@@ -4,7 +4,7 @@ import type { Logger } from '../core/logger.js';
 import { type Ticker, intervalTicker } from '../core/ticker.js';
 import { formatDateTime } from '../core/time.js';
 import type { FeatureDefinition } from '../features/contract.js';
-import type { RouteDef } from '../http/types.js';
+import type { RouteDef } from '../features/routes.js';
 import type { Application } from '../app/application.js';
 import { GaugeReader } from './gauge-reader.js';
 import { MetricsRegistry } from './metrics-registry.js';

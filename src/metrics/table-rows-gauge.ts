@@ -1,6 +1,6 @@
 import type { Application } from '../app/application.js';
 import type { GaugeSource, GaugeValue } from '../core/metrics.js';
-import { INTERNAL_TABLES } from '../records/internal-tables.js';
+import { INTERNAL_TABLES } from '../records/index.js';
 import type { StorageAdapter } from '../storage/port.js';
 
 const ALL = { kind: 'all_records' } as const;

@@ -1,7 +1,7 @@
 import { svcError } from '../core/errors.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
 import { tableRule } from '../access/table-rules.js';
-import type { ClassPolicy } from '../records/class-policy.js';
+import type { ClassPolicy } from '../records/index.js';
 import type { PushTarget } from './push-transport.js';
 
 export const INSTALLATION_CLASS = '_Installation';

@@ -1,7 +1,7 @@
 import { type FeatureDefinition, featureKey } from '../features/contract.js';
 import { MASTER_ONLY_TABLE } from '../access/table-rules.js';
-import type { RecordsFeature } from '../records/records-feature.js';
-import { tableRoutes } from '../records/records-routes.js';
+import type { RecordsFeature } from '../records/index.js';
+import { tableRoutes } from '../records/index.js';
 import { type FcmOptions, fcmTransport } from './fcm-transport.js';
 import { INSTALLATION_CLASS, INSTALLATION_TABLE_RULE, PUSH_STATUS_CLASS, installationPolicy } from './installation-policy.js';
 import { type PushService, createPushService } from './push-service.js';

@@ -2,7 +2,7 @@ import { internalCaller, type Caller } from '../app/caller.js';
 import { svcError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
-import type { RecordsService } from '../records/records-service.js';
+import type { RecordsService } from '../records/index.js';
 import { INSTALLATION_CLASS, PUSH_STATUS_CLASS, targetOf } from './installation-policy.js';
 import type { PushOutcome, PushTarget, PushTransport } from './push-transport.js';
 

@@ -1,5 +1,5 @@
-import type { WebSocket } from 'ws';
 import type { Clock } from '../core/clock.js';
+import type { FeatureSocket } from '../features/sockets.js';
 import type { RealtimeLimits } from './options.js';
 
 /**
@@ -17,7 +17,7 @@ export class RealtimeConnection {
   closed = false;
 
   constructor(
-    private readonly ws: WebSocket,
+    private readonly socket: FeatureSocket,
     private readonly limits: RealtimeLimits,
     private readonly clock: Clock,
     /** Called once when a send finds the peer too far behind (before the socket is terminated). */
@@ -25,7 +25,7 @@ export class RealtimeConnection {
   ) {
     this.lastSeen = clock.now();
     this.openedAt = this.lastSeen;
-    ws.on('pong', () => this.heard());
+    socket.onPong(() => this.heard());
   }
 
   /** The connection made a subscription (it then stays open while its peer answers). */
@@ -50,12 +50,12 @@ export class RealtimeConnection {
    */
   send(text: string): boolean {
     if (this.closed) return false;
-    if (this.ws.readyState !== this.ws.OPEN) return false;
-    if (this.ws.bufferedAmount > this.limits.maxBufferedBytes) {
+    if (!this.socket.isOpen) return false;
+    if (this.socket.bufferedAmount > this.limits.maxBufferedBytes) {
       this.cut();
       return false;
     }
-    this.ws.send(text);
+    this.socket.send(text);
     return true;
   }
 
@@ -74,21 +74,26 @@ export class RealtimeConnection {
     return this.clock.now() - this.lastSeen > this.limits.idleTimeoutMs;
   }
 
+  /**
+   * A protocol ping; the pong is heard. A host whose sockets cannot ping (a web WebSocket) cannot
+   * tell a silent peer from a dead one: the peer then counts as heard, and a dead one goes when its
+   * connection closes.
+   */
   ping(): void {
-    if (!this.closed && this.ws.readyState === this.ws.OPEN) this.ws.ping();
+    if (!this.closed && !this.socket.ping() && this.socket.isOpen) this.heard();
   }
 
   /** Closes politely (close frame with a reason of at most 123 bytes). */
   close(code: number, reason: string): void {
     if (this.closed) return;
     this.closed = true;
-    this.ws.close(code, reason.slice(0, 120));
+    this.socket.close(code, reason);
   }
 
   /** Drops the socket at once (slow consumers, dead peers). */
   terminate(): void {
     this.closed = true;
-    this.ws.terminate();
+    this.socket.terminate();
   }
 
   private cut(): void {

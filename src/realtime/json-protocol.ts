@@ -1,4 +1,4 @@
-import type { WebSocket } from 'ws';
+import type { FeatureSocket } from '../features/sockets.js';
 import { isSvcError, svcError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Json } from '../core/wire-values.js';
@@ -27,7 +27,7 @@ export interface JsonProtocolDeps {
  * svcbase's JSON-over-WebSocket protocol on an authenticated socket (docs/realtime.md): one JSON
  * object per text frame each way. Messages of one connection are handled in order.
  */
-export function serveJsonProtocol(ws: WebSocket, connection: RealtimeConnection, caller: RealtimeCaller, deps: JsonProtocolDeps): void {
+export function serveJsonProtocol(socket: FeatureSocket, connection: RealtimeConnection, caller: RealtimeCaller, deps: JsonProtocolDeps): void {
   const send = (message: { [key: string]: Json }) => connection.send(JSON.stringify(message));
   const session = new RealtimeSession(caller, connection, (subscription, match, data) =>
     JSON.stringify({ op: 'event', id: subscription.id, action: match.action, tableName: subscription.className, objectId: match.record.objectId, data }),
@@ -42,16 +42,16 @@ export function serveJsonProtocol(ws: WebSocket, connection: RealtimeConnection,
     },
   );
 
-  ws.on('message', (raw, isBinary) => {
+  socket.onMessage((message) => {
     connection.heard();
     if (!connection.allowMessage()) {
       send(errorBody(svcError('realtimeRateLimited', deps.maxMessagesPerSecond)));
       return;
     }
-    const text = isBinary ? null : rawText(raw);
+    const text = typeof message === 'string' ? message : null;
     queue = queue.then(() => handle(text)).catch((error: unknown) => deps.logger.error('realtime: message failed', { error: String(error) }));
   });
-  ws.on('close', () => {
+  socket.onClose(() => {
     session.clear();
     deps.engine.detach(session);
   });
@@ -110,10 +110,4 @@ function idOf(text: string): string | undefined {
 function errorBody(error: unknown): { op: 'error'; code?: number; error: string } {
   if (isSvcError(error)) return { op: 'error', code: error.code, error: error.message };
   return { op: 'error', error: 'internal server error' };
-}
-
-/** The text of a ws message (a Buffer, or fragments). */
-export function rawText(raw: Buffer | ArrayBuffer | Buffer[]): string {
-  if (Array.isArray(raw)) return Buffer.concat(raw).toString('utf8');
-  return Buffer.from(raw as ArrayBuffer).toString('utf8');
 }

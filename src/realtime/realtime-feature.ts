@@ -1,10 +1,11 @@
 import { storeUnavailable } from '../core/store-failure.js';
-import { WebSocketServer, type WebSocket } from 'ws';
 import { svcError } from '../core/errors.js';
 import type { Json } from '../core/wire-values.js';
 import { limitedAddress } from '../counters/address-limit.js';
 import { memoryEventBus } from '../events/memory-event-bus.js';
-import type { Feature, RouteDef, ServiceContext, UpgradeContext, UpgradeDef } from '../http/types.js';
+import type { Feature, ServiceContext } from '../features/contract.js';
+import type { FeatureSocket } from '../features/sockets.js';
+import type { RouteDef, UpgradeContext, UpgradeDef } from '../features/routes.js';
 import { RealtimeConnection } from './connection.js';
 import { ConnectionSlots } from './connection-slots.js';
 import { SubscriptionEngine } from './engine.js';
@@ -45,7 +46,6 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
   const access = options.access ?? createAccessControl({ storage: ctx.storage, clock: ctx.clock });
   const engine = new SubscriptionEngine({ bus, storage: ctx.storage, logger: ctx.logger, tables: access.tables, matching: limits, ...(ctx.metrics ? { metrics: ctx.metrics } : {}) });
   const slots = new ConnectionSlots(limits.maxConnectionsPerApp, limits.maxConnectionsPerAddress);
-  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false, clientTracking: false });
   const open = new Map<RealtimeConnection, () => void>();
   let closing = false;
   // While the bus may be losing changes no socket stays open as if it missed nothing: each is closed
@@ -86,21 +86,18 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
     limitedAddress(ctx.logger, upgrade.remoteAddress, 'realtime.maxConnectionsPerAddress') ? upgrade.remoteAddress : undefined;
 
   /** Completes the WebSocket handshake and tracks the connection until it closes. */
-  function accept(upgrade: UpgradeContext, heartbeat: (connection: RealtimeConnection) => void, serve: (ws: WebSocket, connection: RealtimeConnection) => void): void {
-    wss.handleUpgrade(upgrade.request, upgrade.socket, upgrade.head, (ws) => {
-      if (closing) {
-        ws.close(1001, 'server closing');
-        return;
-      }
-      const connection = new RealtimeConnection(ws, limits, ctx.clock, () => ctx.logger.warn('realtime: slow consumer cut', { limit: limits.maxBufferedBytes }));
-      open.set(connection, () => heartbeat(connection));
-      ws.on('close', () => {
-        connection.closed = true;
-        open.delete(connection);
-      });
-      ws.on('error', (error) => ctx.logger.debug('realtime: socket error', { error: String(error) }));
-      serve(ws, connection);
+  async function accept(upgrade: UpgradeContext, heartbeat: (connection: RealtimeConnection) => void, serve: (socket: FeatureSocket, connection: RealtimeConnection) => void): Promise<void> {
+    const socket = await upgrade.accept({ maxPayload: limits.maxMessageBytes });
+    if (!socket) return;
+    if (closing) return socket.close(1001, 'server closing');
+    const connection = new RealtimeConnection(socket, limits, ctx.clock, () => ctx.logger.warn('realtime: slow consumer cut', { limit: limits.maxBufferedBytes }));
+    open.set(connection, () => heartbeat(connection));
+    socket.onClose(() => {
+      connection.closed = true;
+      open.delete(connection);
     });
+    socket.onError((error) => ctx.logger.debug('realtime: socket error', { error: String(error) }));
+    serve(socket, connection);
   }
 
   const upgrades: UpgradeDef[] = [
@@ -114,10 +111,10 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
         const user = upgrade.auth.sessionToken ? await upgrade.user() : null;
         if (upgrade.auth.sessionToken && !user) throw svcError('sessionInvalid');
         const release = slots.reserve(app.applicationId, addressOf(upgrade));
-        upgrade.socket.once('close', release);
+        upgrade.onEnd(release);
         const caller = realtimeCaller(access, { app, isMaster: upgrade.auth.isMaster, user, sessionToken: upgrade.auth.sessionToken ?? null, credential: 'rest' });
-        accept(upgrade, (connection) => connection.ping(), (ws, connection) =>
-          serveJsonProtocol(ws, connection, caller, { engine, access, storage: ctx.storage, logger: ctx.logger, maxSubscriptions: limits.maxSubscriptionsPerConnection, maxMessagesPerSecond: limits.maxMessagesPerSecond, maxWhereCost: limits.maxWhereCostPerConnection }),
+        await accept(upgrade, (connection) => connection.ping(), (socket, connection) =>
+          serveJsonProtocol(socket, connection, caller, { engine, access, storage: ctx.storage, logger: ctx.logger, maxSubscriptions: limits.maxSubscriptionsPerConnection, maxMessagesPerSecond: limits.maxMessagesPerSecond, maxWhereCost: limits.maxWhereCostPerConnection }),
         );
       },
     },
@@ -148,15 +145,15 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
     upgrades.push({
       path: `${base}/1/websocket/:sid`,
       auth: 'none',
-      handler: (upgrade) => {
+      handler: async (upgrade) => {
         if (!SID.test(upgrade.params.sid ?? '')) throw svcError('realtimeBadMessage', 'the socket.io session id is malformed');
         if (busDown) throw storeUnavailable('shared store');
         // Until its first subscription names an application, a socket holds a slot of the unbound pool.
         const address = addressOf(upgrade);
         const releaseUnbound = slots.reserve(UNBOUND, address);
-        upgrade.socket.once('close', releaseUnbound);
-        accept(upgrade, (connection) => connection.send('2:::'), (ws, connection) =>
-          serveSocketIo(ws, connection, {
+        upgrade.onEnd(releaseUnbound);
+        await accept(upgrade, (connection) => connection.send('2:::'), (socket, connection) =>
+          serveSocketIo(socket, connection, {
             engine,
             access,
             applications: ctx.applications,
@@ -185,7 +182,6 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
       stopHeartbeats();
       for (const connection of [...open.keys()]) connection.close(1001, 'server closing');
       await engine.close();
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
       for (const connection of [...open.keys()]) connection.terminate();
       if (ownBus) await bus.close?.();
     },

@@ -1,4 +1,4 @@
-import type { WebSocket } from 'ws';
+import type { FeatureSocket } from '../features/sockets.js';
 import type { Application } from '../app/application.js';
 import { isSvcError, svcError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
@@ -7,7 +7,6 @@ import { isValidTableName } from '../core/names.js';
 import type { RealtimeConnection } from './connection.js';
 import type { ConnectionSlots } from './connection-slots.js';
 import type { SubscriptionEngine } from './engine.js';
-import { rawText } from './json-protocol.js';
 import type { AccessControl } from '../access/access-control.js';
 import { assertMaySubscribe, realtimeCaller } from './realtime-caller.js';
 import { RealtimeSession } from './session.js';
@@ -49,23 +48,23 @@ export function socketIoEvent(name: string, payload: Json): string {
  * `server_pub`. The first subscription binds the socket to its application (`appKey` is the
  * application id); such a subscriber is anonymous. Coded errors go back as an `error` event.
  */
-export function serveSocketIo(ws: WebSocket, connection: RealtimeConnection, deps: SocketIoDeps): void {
+export function serveSocketIo(socket: FeatureSocket, connection: RealtimeConnection, deps: SocketIoDeps): void {
   let session: RealtimeSession | undefined;
   let release: (() => void) | undefined;
   let queue: Promise<void> = Promise.resolve();
   connection.send('1::');
   connection.send(socketIoEvent('client_send_data', {}));
 
-  ws.on('message', (raw, isBinary) => {
+  socket.onMessage((message) => {
     connection.heard();
     if (!connection.allowMessage()) {
       connection.send(errorEvent(svcError('realtimeRateLimited', deps.maxMessagesPerSecond)));
       return;
     }
-    const text = isBinary ? null : rawText(raw);
+    const text = typeof message === 'string' ? message : null;
     queue = queue.then(() => handle(text)).catch((error: unknown) => deps.logger.error('realtime: socket.io frame failed', { error: String(error) }));
   });
-  ws.on('close', () => {
+  socket.onClose(() => {
     if (session) {
       session.clear();
       deps.engine.detach(session);

@@ -1,4 +1,4 @@
-import type { RouteDef } from '../http/types.js';
+import type { RouteDef } from '../features/routes.js';
 import { bqlValues, executeBql } from './bql.js';
 import type { RecordsService } from './records-service.js';
 

@@ -8,7 +8,7 @@ import type { Json } from '../core/wire-values.js';
 import type { FindPlan } from '../query/plan.js';
 import type { StorageAdapter, TableRef } from '../storage/port.js';
 import type { Random } from '../core/random.js';
-import { newObjectId } from './object-id.js';
+import { newObjectId } from '../core/object-id.js';
 
 /** The system table holding each table's class-level permissions (master key only, never batched). */
 export const CLASS_PERMISSIONS_TABLE = '_ClassPermissions';

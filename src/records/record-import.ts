@@ -9,7 +9,7 @@ import type { Json, JsonObject } from '../core/wire-values.js';
 import { applyOps } from '../operators/apply.js';
 import type { ColumnSchema, TableSchema } from '../query/plan.js';
 import type { FieldOp, StorageAdapter, TableRef } from '../storage/port.js';
-import { isPlausibleObjectId } from './object-id.js';
+import { isPlausibleObjectId } from '../core/object-id.js';
 import { parseWriteWithAcl } from './record-access.js';
 import type { RecordDeps } from './record-ops.js';
 

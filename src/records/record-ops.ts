@@ -13,7 +13,7 @@ import type { Awaitable, FieldOp, SchemaLimits, StorageAdapter, TableRef } from 
 import { actingAs } from './pipeline/write-pipeline.js';
 import { updateWithoutRecord } from '../storage/update-without-record.js';
 import type { ClassPolicy, ClassPolicyRegistry, ClassWriteContext } from './class-policy.js';
-import { isPlausibleObjectId, newObjectId } from './object-id.js';
+import { isPlausibleObjectId, newObjectId } from '../core/object-id.js';
 import type { AccessControl } from '../access/access-control.js';
 import { isRoleTable } from '../access/access-control.js';
 import { ACL_COLUMN } from '../access/acl-filter.js';

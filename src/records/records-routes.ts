@@ -2,7 +2,7 @@ import type { SessionResolver } from '../app/caller.js';
 import { isSvcError, svcError } from '../core/errors.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
 import { CREATED_REPLY as CREATED, LIST_REPLY as LIST, OK_REPLY as OK, RECORD_REPLY as RECORD, UPDATED_REPLY as UPDATED } from '../http/reply-schemas.js';
-import type { RouteContext, RouteDef } from '../http/types.js';
+import type { RouteContext, RouteDef } from '../features/routes.js';
 import { commaList } from '../query/parse/options.js';
 import type { StorageAdapter } from '../storage/port.js';
 import { parseBatch, runBatch } from './batch.js';

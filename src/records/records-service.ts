@@ -9,7 +9,7 @@ import { parseKeys } from '../query/parse/options.js';
 import { parseInclude } from '../query/parse/include.js';
 import type { StorageAdapter } from '../storage/port.js';
 import type { ClassPolicyRegistry, OwnCreateResult } from './class-policy.js';
-import { isPlausibleObjectId } from './object-id.js';
+import { isPlausibleObjectId } from '../core/object-id.js';
 import { type ListDeps, expandRecordIncludes, handleList } from './list-service.js';
 import { type CreatedRecord, type RecordDeps, createRecord, deleteRecord, readRecord, updateRecord } from './record-ops.js';
 import type { AccessControl } from '../access/access-control.js';

@@ -1,5 +1,5 @@
 import { ROLE_CLASS } from '../access/role-lookup.js';
-import type { RouteDef } from '../http/types.js';
+import type { RouteDef } from '../features/routes.js';
 import type { RecordsService } from './records-service.js';
 import { tableRoutes } from './records-routes.js';
 

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../core/wire-values.js';
-import type { RouteContext, RouteDef } from '../http/types.js';
+import type { RouteContext, RouteDef } from '../features/routes.js';
 import type { SchemaService } from './schema-service.js';
 import { OK_REPLY, SCHEMA_REPLY, resultsOf } from '../http/reply-schemas.js';
 

@@ -1,6 +1,6 @@
 import type { Json } from '../core/wire-values.js';
 import { svcError } from '../core/errors.js';
-import type { RouteContext, RouteDef } from '../http/types.js';
+import type { RouteContext, RouteDef } from '../features/routes.js';
 import type { SmsApi } from './sms-api.js';
 import { OK_REPLY } from '../http/reply-schemas.js';
 

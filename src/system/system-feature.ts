@@ -1,6 +1,6 @@
 import { formatDateTime } from '../core/time.js';
 import type { Json } from '../core/wire-values.js';
-import type { Feature, ServiceContext } from '../http/types.js';
+import type { Feature, ServiceContext } from '../features/contract.js';
 
 /** The table a readiness probe reads (never created: a schema lookup of a missing table is a query). */
 const PROBE = { namespace: 'svchealth', className: 'Probe' };

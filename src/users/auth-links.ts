@@ -5,7 +5,8 @@ import { type Random, randomHex } from '../core/random.js';
 import { type StoredRecord, dateValue } from '../core/values.js';
 import type { JsonObject } from '../core/wire-values.js';
 import type { StorageAdapter } from '../storage/port.js';
-import { authLinkRef, findPlan, whereEquals } from './user-table.js';
+import { authLinkRef } from './user-table.js';
+import { findPlan, whereEquals } from '../query/plan-builders.js';
 
 /** One user's link to one platform identity. */
 export interface AuthLink {

@@ -24,3 +24,4 @@ export { DEFAULT_HASHING_LIMITS, type HashingLimits, gatedHasher } from './hash-
 export { SESSION_CLASS, USER_CLASS } from './user-table.js';
 export { defaultUserPhoneValidator } from './user-fields.js';
 export { userClassPolicy } from './user-class-policy.js';
+export { type AuthProvider, type VerifiedIdentity } from './auth-providers.js';

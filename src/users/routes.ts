@@ -1,7 +1,7 @@
 import type { Application } from '../app/application.js';
 import type { JsonObject } from '../core/wire-values.js';
 import { LIST_REPLY, OK_REPLY, RECORD_REPLY, SESSION_USER_REPLY, UPDATED_REPLY } from '../http/reply-schemas.js';
-import type { RouteContext, RouteDef, RouteResult } from '../http/types.js';
+import type { RouteContext, RouteDef, RouteResult } from '../features/routes.js';
 import type { UsersDeps } from './deps.js';
 import { followVerifyLink } from './email-verification.js';
 import type { LinkPage } from './html.js';

@@ -3,9 +3,10 @@ import type { Clock } from '../core/clock.js';
 import { type Random, randomHex } from '../core/random.js';
 import { sha256Hex } from '../core/secrets.js';
 import { type StoredRecord, dateMs, dateValue, isDate } from '../core/values.js';
-import { newObjectId } from '../records/object-id.js';
+import { newObjectId } from '../core/object-id.js';
 import type { StorageAdapter } from '../storage/port.js';
-import { findPlan, sessionRef, whereEquals } from './user-table.js';
+import { sessionRef } from './user-table.js';
+import { findPlan, whereEquals } from '../query/plan-builders.js';
 
 /** Bytes of randomness in a session token (shown as 64 lowercase hex characters). */
 export const SESSION_TOKEN_BYTES = 32;

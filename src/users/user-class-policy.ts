@@ -1,6 +1,6 @@
 import { svcError } from '../core/errors.js';
-import type { ClassPolicy } from '../records/class-policy.js';
-import { isPlausibleObjectId } from '../records/object-id.js';
+import type { ClassPolicy } from '../records/index.js';
+import { isPlausibleObjectId } from '../core/object-id.js';
 import type { UsersDeps } from './deps.js';
 import { signUp } from './sign-up.js';
 import { deleteUser, updateUser } from './user-updates.js';

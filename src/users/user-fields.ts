@@ -1,7 +1,7 @@
 import type { Application } from '../app/application.js';
 import { svcError } from '../core/errors.js';
 import type { Json } from '../core/wire-values.js';
-import type { PhoneValidator } from '../sms/phone.js';
+import type { PhoneValidator } from '../sms/index.js';
 import { MAX_PASSWORD_LENGTH } from './password-hash.js';
 
 /** Longest username and email accepted, in characters. */

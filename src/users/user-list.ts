@@ -1,9 +1,7 @@
+import type { Application } from '../app/application.js';
 import type { Caller } from '../app/caller.js';
 import type { JsonObject } from '../core/wire-values.js';
-import { handleList } from '../records/list-service.js';
-import { listOperation, readViews } from '../records/read-restriction.js';
-import { secretColumnOf } from '../records/records-service.js';
-import type { UsersDeps } from './deps.js';
+import type { RecordsService } from '../records/index.js';
 import { USER_CLASS } from './user-table.js';
 
 /** Lists users for `GET /1/users`: the wire list parameters in, `{results}` (plus `count`) out. */
@@ -13,22 +11,17 @@ export type UserLister = (caller: Caller, query: URLSearchParams) => Promise<Jso
 export const USER_LIST_DEFAULT_LIMIT = 100;
 
 /**
- * `GET /1/users`: the records list service over `_User` (where, order, limit, skip, keys,
- * include, count, statistics) with passwords removed from every listed and included record. The
- * parsed query passes the list guard of every table it touches, as on `/1/classes/:table`: queries
- * naming `password` are refused (102); inner queries over `_Session` need the master key (11006).
- * Lists 100 users when `limit` is absent.
+ * `GET /1/users`: the records feature's list over `_User` (where, order, limit, skip, keys, include,
+ * count, statistics). Access is the records list's own decision, so passwords (a secret column of
+ * `_User` in access/) are removed from every listed and included record, queries naming `password`
+ * are refused (102) and inner queries over `_Session` need the master key (11006). Lists 100 users
+ * when `limit` is absent.
  */
-export function createUserLister(deps: UsersDeps): UserLister {
+export function createUserLister(ready: (app: Application) => Promise<void>, records: Pick<RecordsService, 'list'>): UserLister {
   return async (caller, params) => {
-    await deps.ready(caller.app);
+    await ready(caller.app);
     const query = new URLSearchParams(params);
     if (!query.has('limit')) query.set('limit', String(Math.min(USER_LIST_DEFAULT_LIMIT, caller.app.settings.query.maxLimit)));
-    const views = readViews(deps.storage, deps.access, await deps.access.accessOf(caller), caller.app.namespace);
-    const { body } = await handleList(
-      { app: caller.app, query },
-      { storage: deps.storage, className: USER_CLASS, views, operation: listOperation(query), isSecretColumn: secretColumnOf(deps.access.tables) },
-    );
-    return body;
+    return records.list(caller, USER_CLASS, query);
   };
 }

@@ -2,8 +2,8 @@ import type { Application } from '../app/application.js';
 import { type StoredRecord, dateValue } from '../core/values.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
 import { applyOps } from '../operators/apply.js';
-import { newObjectId } from '../records/object-id.js';
-import { actingAs } from '../records/pipeline/write-pipeline.js';
+import { newObjectId } from '../core/object-id.js';
+import { actingAs, parseWriteWithAcl } from '../records/index.js';
 import type { FieldOp, StorageAdapter } from '../storage/port.js';
 import type { UsersDeps } from './deps.js';
 import { type UserStore, createUserStore } from './user-store.js';
@@ -11,7 +11,6 @@ import { userRef } from './user-table.js';
 import type { Caller } from '../app/caller.js';
 import { svcError } from '../core/errors.js';
 import { newUserAcl } from '../access/acl.js';
-import { parseWriteWithAcl } from '../records/record-access.js';
 
 
 const isRelationOp = (op: FieldOp) => op.kind === 'add_relation' || op.kind === 'remove_relation';

@@ -2,7 +2,8 @@ import type { Application } from '../app/application.js';
 import { isSvcError, svcError } from '../core/errors.js';
 import type { DateValue, StoredRecord, Value } from '../core/values.js';
 import type { FieldOp, StorageAdapter } from '../storage/port.js';
-import { UNIQUE_USER_FIELDS, type UniqueUserField, findPlan, userRef, whereEquals } from './user-table.js';
+import { UNIQUE_USER_FIELDS, type UniqueUserField, userRef } from './user-table.js';
+import { findPlan, whereEquals } from '../query/plan-builders.js';
 
 const CONFLICT_ERROR = { username: 'usernameTaken', email: 'emailTaken', mobilePhoneNumber: 'phoneTaken' } as const;
 

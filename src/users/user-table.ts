@@ -1,8 +1,7 @@
 import type { Application } from '../app/application.js';
 import { isSvcError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import type { Value } from '../core/values.js';
-import type { ColumnSchema, FindPlan, WhereNode } from '../query/plan.js';
+import type { ColumnSchema } from '../query/plan.js';
 import type { StorageAdapter, TableRef } from '../storage/port.js';
 
 /** The user table. */
@@ -40,15 +39,6 @@ export function authLinkRef(app: Application): TableRef {
 }
 
 /** `column == value`. */
-export function whereEquals(column: string, value: Value): WhereNode {
-  return { kind: 'compare', field: { column, path: [] }, op: 'eq', value };
-}
-
-/** A find plan over `where` with no ordering beyond the default, returning every column. */
-export function findPlan(where: WhereNode, limit: number): FindPlan {
-  return { where, order: [], skip: 0, limit, projection: { kind: 'all' } };
-}
-
 /**
  * Creates the user and session tables with their columns and indexes on first use, once per
  * application namespace and storage. Unique indexes on username, email and mobilePhoneNumber are

@@ -3,7 +3,7 @@ import { formatDateTime } from '../core/time.js';
 import { dateMs } from '../core/values.js';
 import type { Caller } from '../app/caller.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
-import { isPlausibleObjectId } from '../records/object-id.js';
+import { isPlausibleObjectId } from '../core/object-id.js';
 import { requireSelfOrMaster } from './access.js';
 import type { UsersDeps } from './deps.js';
 import { mailVerifyAfterWrite, recipientOf } from './email-verification.js';

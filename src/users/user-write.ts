@@ -2,7 +2,7 @@ import type { Application } from '../app/application.js';
 import { svcError } from '../core/errors.js';
 import type { StoredRecord } from '../core/values.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
-import type { PhoneValidator } from '../sms/phone.js';
+import type { PhoneValidator } from '../sms/index.js';
 import { type EmailVerifiedState, emailTransition } from './email-state.js';
 import type { PasswordHasher } from './password-hash.js';
 import { assertEmail, assertNewPassword, assertUserPhone, assertUsername, emailRequired, isRemoval } from './user-fields.js';

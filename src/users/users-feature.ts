@@ -10,8 +10,8 @@ import type { Random } from '../core/random.js';
 import type { KvStore } from '../kv/port.js';
 import type { StorageAdapter } from '../storage/port.js';
 import type { MailTransport } from '../mail/port.js';
-import type { ClassPolicy } from '../records/class-policy.js';
-import type { PhoneValidator } from '../sms/phone.js';
+import type { ClassPolicy, RecordsService } from '../records/index.js';
+import type { PhoneValidator } from '../sms/index.js';
 import type { UserSmsCodes, UsersDeps } from './deps.js';
 import { type AccessControl, createAccessControl } from '../access/access-control.js';
 import { DEFAULT_HASHING_LIMITS, type HashingLimits, gatedHasher } from './hash-gate.js';
@@ -55,8 +55,10 @@ export interface UsersFeatureOptions {
    * follows the same rules as `/1/users`, and `/1/classes/_Session` needs the master key.
    */
   classPolicies?: { register(className: string, policy: ClassPolicy): void; resolve?(className: string): ClassPolicy };
-  /** Serves `GET /1/users` (default: the records list service over `_User`, passwords removed). */
+  /** Serves `GET /1/users` (default: `records.list` over `_User`, passwords removed). */
   list?: UserLister;
+  /** The records feature's service (`recordsFeature.service`): `GET /1/users` is its list over `_User`. Needed unless `list` is given. */
+  records?: Pick<RecordsService, 'list'>;
   /** The records feature's access control (`recordsFeature.access`), so both share one role cache; default: a new one. */
   access?: AccessControl;
 }
@@ -153,7 +155,9 @@ export function createUsersFeature(ctx: UsersFeatureContext, registry: SessionRe
   options.classPolicies?.register(USER_CLASS, classPolicy);
   // `_User` and `_Session` are built into access/ (a secret password; master key only); `_AuthLink` holds platform identities.
   deps.access.tables.declare(AUTH_LINK_CLASS, MASTER_ONLY_TABLE);
-  const service = createUsersService(deps, options.list ?? createUserLister(deps));
+  const list = options.list ?? (options.records ? createUserLister(deps.ready, options.records) : undefined);
+  if (!list) throw configError('users', 'createUsersFeature needs the records service (options.records) or a user lister (options.list)');
+  const service = createUsersService(deps, list);
   return {
     name: 'users',
     routes: userRoutes(service, deps, ctx.applications),

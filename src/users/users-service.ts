@@ -1,4 +1,4 @@
-import { isPlausibleObjectId } from '../records/object-id.js';
+import { isPlausibleObjectId } from '../core/object-id.js';
 import type { Caller } from '../app/caller.js';
 import { svcError } from '../core/errors.js';
 import type { Json, JsonObject } from '../core/wire-values.js';

@@ -4,7 +4,7 @@ import { type StoredRecord, dateValue } from '../core/values.js';
 import type { JsonObject } from '../core/wire-values.js';
 import type { Random } from '../core/random.js';
 import { randomHex } from '../core/random.js';
-import { findPlan, whereEquals } from '../users/user-table.js';
+import { findPlan, whereEquals } from '../query/plan-builders.js';
 import type { StorageAdapter } from '../storage/port.js';
 import { tableSetup } from './table-setup.js';
 

@@ -1,7 +1,7 @@
 import type { Application } from '../app/application.js';
 import { svcError } from '../core/errors.js';
 import type { JsonObject } from '../core/wire-values.js';
-import type { AuthProvider, VerifiedIdentity } from '../users/auth-providers.js';
+import type { AuthProvider, VerifiedIdentity } from '../users/index.js';
 import type { PlatformClient } from './platform-client.js';
 import { type SessionKeyLedger, proveSessionKey } from './session-keys.js';
 import type { WechatSettings } from './wechat-settings.js';

@@ -1,11 +1,10 @@
 import type { Application } from '../app/application.js';
 import { svcError } from '../core/errors.js';
-import type { FunctionWechatAccount, WechatForFunctions } from '../functions/java/java-wechat.js';
+import type { FunctionWechatAccount, WechatForFunctions, FunctionsApi } from '../functions/index.js';
 import { type FeatureDefinition, featureKey } from '../features/contract.js';
-import type { FunctionsApi } from '../functions/functions-feature.js';
 import { MASTER_ONLY_TABLE } from '../access/table-rules.js';
-import type { RecordsFeature } from '../records/records-feature.js';
-import type { UsersFeature } from '../users/users-feature.js';
+import type { RecordsFeature } from '../records/index.js';
+import type { UsersFeature } from '../users/index.js';
 import { createAccessTokens } from './access-tokens.js';
 import { MEDIA_CHECK_CLASS, createMediaCheckStore } from './media-checks.js';
 import { ORDER_CLASS, createOrderStore } from './pay/orders.js';

@@ -2,7 +2,7 @@ import type { Application } from '../app/application.js';
 import { svcError } from '../core/errors.js';
 import type { JsonObject } from '../core/wire-values.js';
 import { parseJsonBody } from '../http/body.js';
-import type { RouteContext, RouteDef } from '../http/types.js';
+import type { RouteContext, RouteDef } from '../features/routes.js';
 
 const CALLBACK_MAX_BYTES = 64 * 1024;
 import type { PayService } from './pay/pay-service.js';

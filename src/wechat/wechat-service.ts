@@ -5,7 +5,7 @@ import { svcError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
 import type { KvStore } from '../kv/port.js';
-import type { FunctionRunner } from '../functions/function-runner.js';
+import type { FunctionRunner } from '../functions/index.js';
 import { verifyCallback } from './callback-signature.js';
 import { decryptUserData } from './decrypt.js';
 import type { MediaCheckStore } from './media-checks.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
-import { start } from '../../src/cli/serve.js';
+import { banner, start } from '../../src/cli/serve.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svcbase-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -93,5 +93,35 @@ describe('the svcbase command', () => {
     const bad = captured({ PATH: process.env.PATH });
     expect(await runCli(['export', '--config', config, '--out', join(dir, 'out3')], bad.io)).toBe(2);
     expect(bad.err()).toMatch(/'svc_typo' is not a setting/);
+  });
+
+  it('serves the applications of SVC_EXTRA_APPS beside the dev application, each with its own keys and data, and refuses a malformed value (exit 2)', async () => {
+    const extra = { applicationId: 'second-app', restApiKey: 'second-rest', masterKey: 'second-master', secretKey: 'second-secret-01' };
+    const env = { PATH: process.env.PATH, SVC_DB: join(dir, 'extra.db'), SVC_EXTRA_APPS: JSON.stringify([extra]) };
+    const server = await start({ port: 0, quiet: true, env, functionsDir: join(dir, 'none') });
+    const as = (id: string, key: string) => ({ 'X-Svc-Application-Id': id, 'X-Svc-REST-API-Key': key, 'content-type': 'application/json' });
+    try {
+      const created = await fetch(`${server.url}/1/classes/Thing`, { method: 'POST', headers: as('second-app', 'second-rest'), body: '{"n":2}' });
+      expect(created.status).toBe(201);
+      // Its own data: the dev application sees none of it; the dev application's keys do not open it.
+      const own = await fetch(`${server.url}/1/classes/Thing`, { headers: as('second-app', 'second-rest') });
+      expect(((await own.json()) as { results: unknown[] }).results).toHaveLength(1);
+      const dev = await fetch(`${server.url}/1/classes/Thing`, { headers: as('dev-app-id', 'dev-rest-key') });
+      expect(((await dev.json()) as { results: unknown[] }).results).toHaveLength(0);
+      expect((await fetch(`${server.url}/1/classes/Thing`, { headers: as('second-app', 'dev-rest-key') })).status).toBe(401);
+      expect(banner(server.url, server.dbFile, [], env)).toMatch(/Also serving \(SVC_EXTRA_APPS\): second-app/);
+    } finally {
+      await server.close();
+    }
+    for (const [value, said] of [
+      ['{"applicationId":"x"}', /must be a JSON array/],
+      ['[{"applicationId":"x","restApiKey":"r"}]', /SVC_EXTRA_APPS\[0\]\.masterKey must be a non-empty string/],
+      ['[{"applicationId":"x","restApiKey":"r","masterKey":"m","masterkey":"typo"}]', /'masterkey' is not one of/],
+      ['[{', /is not JSON/],
+    ] as const) {
+      const bad = captured({ PATH: process.env.PATH, SVC_DB: join(dir, 'extra.db'), SVC_EXTRA_APPS: value });
+      expect(await runCli(['serve', '--port', '0'], bad.io)).toBe(2);
+      expect(bad.err()).toMatch(said);
+    }
   });
 });

@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import express from 'express';
 import Fastify from 'fastify';
+import { createNodeWebSocket } from '@hono/node-ws';
 import { Hono } from 'hono';
 import { svcbaseFastify } from '../../src/fastify.js';
-import { toFetchHandler } from '../../src/fetch.js';
+import { toFetchHandler, toHonoUpgrade } from '../../src/fetch.js';
 import { toNodeListener } from '../../src/node.js';
 import type { Service } from '../../src/service.js';
 
@@ -20,7 +21,8 @@ export interface MountedHost {
 /** Called with the host's node:http server before it accepts a connection (e.g. `applyServerLimits`). */
 export type ServerSetup = (server: Server) => void;
 
-export type HostName = 'node:http' | 'express' | 'fastify' | 'hono';
+/** `hono-ws`: Hono on @hono/node-server whose upgrades go through Hono's `upgradeWebSocket` (the fetch-style path), not node's upgrade event. */
+export type HostName = 'node:http' | 'express' | 'fastify' | 'hono' | 'hono-ws';
 
 const PREFIX = '/api';
 
@@ -72,6 +74,17 @@ export const HOSTS: Record<HostName, (service: Service, setup?: ServerSetup) => 
     const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
     setup?.(server);
     wireUpgrades(server, service);
+    return { url: await listening(server), server, close: closer(server) };
+  },
+  async 'hono-ws'(service, setup) {
+    const handler = toFetchHandler(service, { prefix: PREFIX });
+    const app = new Hono();
+    const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });
+    app.get(`${PREFIX}/*`, toHonoUpgrade(service, upgradeWebSocket, { prefix: PREFIX, clientAddress: () => '127.0.0.1' }));
+    app.all(`${PREFIX}/*`, (c) => handler(c.req.raw, c));
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+    setup?.(server);
+    injectWebSocket(server);
     return { url: await listening(server), server, close: closer(server) };
   },
 };

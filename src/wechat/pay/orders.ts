@@ -3,7 +3,7 @@ import type { Clock } from '../../core/clock.js';
 import { type StoredRecord, dateValue } from '../../core/values.js';
 import type { FieldOp, StorageAdapter } from '../../storage/port.js';
 import { tableSetup } from '../table-setup.js';
-import { findPlan, whereEquals } from '../../users/user-table.js';
+import { findPlan, whereEquals } from '../../query/plan-builders.js';
 import type { Random } from '../../core/random.js';
 import { randomHex } from '../../core/random.js';
 

@@ -7,7 +7,7 @@ import { type Random, randomHex } from '../../core/random.js';
 import { type StoredRecord, dateValue } from '../../core/values.js';
 import type { Json, JsonObject } from '../../core/wire-values.js';
 import type { StorageAdapter } from '../../storage/port.js';
-import { findPlan, whereEquals } from '../../users/user-table.js';
+import { findPlan, whereEquals } from '../../query/plan-builders.js';
 import type { PlatformClient } from '../platform-client.js';
 import { type SessionKeyLedger, proveSessionKey } from '../session-keys.js';
 import { tableSetup } from '../table-setup.js';

@@ -1,5 +1,5 @@
-import type { Random } from '../core/random.js';
-import { randomString } from '../core/random.js';
+import type { Random } from './random.js';
+import { randomString } from './random.js';
 
 const OBJECT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 

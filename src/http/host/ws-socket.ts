@@ -1,0 +1,66 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { type RawData, type WebSocket, WebSocketServer } from 'ws';
+import type { AcceptOptions, FeatureSocket } from '../../features/sockets.js';
+
+/** A `ws` socket as a feature sees it. */
+export function wsFeatureSocket(ws: WebSocket): FeatureSocket {
+  return {
+    send: (text) => {
+      if (ws.readyState === ws.OPEN) ws.send(text);
+    },
+    get bufferedAmount() {
+      return ws.bufferedAmount;
+    },
+    get isOpen() {
+      return ws.readyState === ws.OPEN;
+    },
+    close: (code, reason) => ws.close(code, closeReason(reason)),
+    terminate: () => ws.terminate(),
+    ping: () => {
+      if (ws.readyState !== ws.OPEN) return false;
+      ws.ping();
+      return true;
+    },
+    onMessage: (listener) => ws.on('message', (data, isBinary) => listener(isBinary ? bytesOf(data) : textOf(data))),
+    onPong: (listener) => ws.on('pong', () => listener()),
+    onClose: (listener) => ws.once('close', () => listener()),
+    onError: (listener) => ws.on('error', listener),
+  };
+}
+
+/** A close reason of at most 123 bytes (the frame's limit), cut on a character boundary. */
+function closeReason(text: string): string {
+  let reason = text.slice(0, 123);
+  while (Buffer.byteLength(reason) > 123) reason = reason.slice(0, -1);
+  return reason;
+}
+
+function textOf(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
+}
+
+function bytesOf(data: RawData): Uint8Array {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.isBuffer(data) ? data : new Uint8Array(data);
+}
+
+/** Completes handshakes on node's upgrade sockets; one `ws` server (no listener of its own) per frame limit. */
+export type NodeSocketAcceptor = (request: IncomingMessage, socket: Duplex, head: Buffer, options: AcceptOptions) => Promise<FeatureSocket | undefined>;
+
+export function nodeSocketAcceptor(): NodeSocketAcceptor {
+  const servers = new Map<number, WebSocketServer>();
+  const serverFor = (maxPayload: number) => {
+    let server = servers.get(maxPayload);
+    if (!server) servers.set(maxPayload, (server = new WebSocketServer({ noServer: true, maxPayload, perMessageDeflate: false, clientTracking: false })));
+    return server;
+  };
+  return (request, socket, head, options) =>
+    new Promise((resolve) => {
+      if (socket.destroyed) return resolve(undefined);
+      // A malformed handshake is answered by ws and the socket destroyed without a callback.
+      socket.once('close', () => resolve(undefined));
+      serverFor(options.maxPayload).handleUpgrade(request, socket, head, (ws) => resolve(wsFeatureSocket(ws)));
+    });
+}
