@@ -1,3 +1,4 @@
+import { storeUnavailable } from '../core/store-failure.js';
 import { svcError } from '../core/errors.js';
 import type { Json } from '../core/wire-values.js';
 import { limitedAddress } from '../counters/address-limit.js';
@@ -49,6 +50,16 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
   const slots = new ConnectionSlots(limits.maxConnectionsPerApp, limits.maxConnectionsPerAddress);
   const open = new Map<RealtimeConnection, () => void>();
   let closing = false;
+  // While the bus may be losing changes no socket stays open as if it missed nothing: each is closed
+  // (1012) and new ones refused (11230) until the bus is back; clients reconnect, subscribe again
+  // and re-read what they need (docs/realtime.md, D152).
+  let busDown = false;
+  const stopWatchingBus = bus.onInterruption?.((state) => {
+    busDown = state === 'down';
+    if (!busDown) return;
+    ctx.logger.warn('realtime: the event bus is interrupted; closing realtime sockets', { sockets: open.size });
+    for (const connection of [...open.keys()]) connection.close(1012, 'event bus interrupted: reconnect and subscribe again');
+  });
   const removeGauge = ctx.metrics?.gauges({
     name: 'svcbase_realtime_connections',
     help: 'Open realtime connections on this instance, by application.',
@@ -98,6 +109,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
       handler: async (upgrade) => {
         const app = upgrade.app!;
         if (!app.settings.features.realtime) throw svcError('featureDisabled', 'realtime');
+        if (busDown) throw storeUnavailable('shared store');
         const user = upgrade.auth.sessionToken ? await upgrade.user() : null;
         if (upgrade.auth.sessionToken && !user) throw svcError('sessionInvalid');
         const release = slots.reserve(app.applicationId, addressOf(upgrade));
@@ -137,6 +149,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
       auth: 'none',
       handler: async (upgrade) => {
         if (!SID.test(upgrade.params.sid ?? '')) throw svcError('realtimeBadMessage', 'the socket.io session id is malformed');
+        if (busDown) throw storeUnavailable('shared store');
         // Until its first subscription names an application, a socket holds a slot of the unbound pool.
         const address = addressOf(upgrade);
         const releaseUnbound = slots.reserve(UNBOUND, address);
@@ -164,6 +177,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
     upgrades,
     async close() {
       closing = true;
+      stopWatchingBus?.();
       removeGauge?.();
       stopObserving();
       stopSweeping();

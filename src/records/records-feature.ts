@@ -39,7 +39,7 @@ export interface RecordsFeatureContext {
   readonly clock: Clock;
   readonly random: Random;
   readonly logger?: Logger;
-  /** The bus shared by instances: role and class-permission changes are announced on it. */
+  /** The bus shared by instances: role, class-permission and schema changes are announced on it. */
   readonly bus?: EventBus;
 }
 
@@ -97,7 +97,11 @@ export function createRecordsFeature(ctx: RecordsFeatureContext, options: Record
     changes = accessChangeChannel({
       bus: ctx.bus,
       logger: ctx.logger ?? silentLogger,
-      onRemote: (change) => (change.kind === 'roles' ? access.forgetRoles(change.namespace) : permissionStore.forget(change)),
+      onRemote: (change) => {
+        if (change.kind === 'roles') access.forgetRoles(change.namespace);
+        else if (change.kind === 'classPermissions') permissionStore.forget(change);
+        else ctx.storage.forgetSchema?.(change);
+      },
     });
   }
   access.tables.declare(CLASS_PERMISSIONS_TABLE, MASTER_ONLY_TABLE);
@@ -106,7 +110,7 @@ export function createRecordsFeature(ctx: RecordsFeatureContext, options: Record
   const routes = recordsRoutes({ records: service, policies, storage: ctx.storage, sessions: options.sessions ?? (() => undefined) });
   return {
     name: 'records',
-    routes: [...routes, ...roleRoutes(service), ...bqlRoutes(service), ...schemaRoutes(createSchemaService({ storage: ctx.storage, permissions: permissionStore }))],
+    routes: [...routes, ...roleRoutes(service), ...bqlRoutes(service), ...schemaRoutes(createSchemaService({ storage: ctx.storage, permissions: permissionStore, onChange: (table) => changes?.announce({ kind: 'schema', namespace: table.namespace, className: table.className }) }))],
     policies,
     service,
     access,
