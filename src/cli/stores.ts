@@ -12,7 +12,6 @@ import { type RedisScanLike, applicationPrefix, carryUnscopedKeys } from './redi
 import type { StorageAdapter } from '../storage/port.js';
 import type { PgClient } from '../storage/postgres/pg-client.js';
 import { postgresStorage } from '../storage/postgres/postgres-adapter.js';
-import { type SettleGuard, pgSettleGuard } from './pg-settle-guard.js';
 import type { SqliteDatabase } from '../storage/sqlite/database-shape.js';
 import { sqliteStorage } from '../storage/sqlite/sqlite-adapter.js';
 import { sqliteCounterStore } from '../counters/sqlite-counter-store.js';
@@ -132,12 +131,9 @@ export function openStores(settings: StoreSettings): OpenedStores {
   if (settings.databaseUrl) {
     const postgres = required<(url: string, options: object) => PgClient>('postgres', `SVC_DATABASE_URL (${withoutPassword(settings.databaseUrl)})`);
     // connect_timeout is in seconds: a request meets a database that is down within it (11230).
-    // A statement the driver drops when its connection closes under it is given up after a grace (pg-settle-guard.ts).
-    let guard: SettleGuard | undefined;
-    const sql = postgres(settings.databaseUrl, { max: 10, onnotice: () => {}, connect_timeout: Math.ceil(STORE_TIMEOUT_MS / 1000), onclose: () => guard?.connectionClosed() });
-    guard = pgSettleGuard(sql);
+    const sql = postgres(settings.databaseUrl, { max: 10, onnotice: () => {}, connect_timeout: Math.ceil(STORE_TIMEOUT_MS / 1000) });
     closers.push(() => sql.end({ timeout: 5 }));
-    storage = postgresStorage({ sql: guard.client });
+    storage = postgresStorage({ sql });
     where = `PostgreSQL ${withoutPassword(settings.databaseUrl)}`;
     filesDir = resolve(settings.filesDir);
   } else {
