@@ -14,7 +14,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // The browser tests drive chromium: `npm run test:browser` (vitest.browser.config.ts), run by .ci/run.
-    exclude: ['test/browser/**', '**/node_modules/**'],
+    // The fault suite kills and restarts processes: `npm run test:faults` (test/faults/vitest.config.ts), run by .ci/run.
+    exclude: ['test/browser/**', 'test/faults/**', '**/node_modules/**'],
     pool: 'forks',
     // Each worker keeps its module cache across test files: loading the sources once per worker
     // instead of once per file halves the suite's time on two cores. Test files therefore must not

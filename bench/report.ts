@@ -8,7 +8,7 @@ import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { type Comparison, round3, spread } from './harness.js';
 
-export type Group = 'storage' | 'evaluator' | 'rest' | 'limiter' | 'captcha' | 'growth' | 'redis' | 'startup' | 'files' | 'realtime' | 'postgres' | 'access' | 'functions' | 'soak';
+export type Group = 'storage' | 'evaluator' | 'rest' | 'limiter' | 'captcha' | 'growth' | 'redis' | 'startup' | 'files' | 'realtime' | 'postgres' | 'postgres-rest' | 'access' | 'functions' | 'soak';
 
 /** One line of the result table. */
 export interface ResultRow {

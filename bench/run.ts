@@ -22,7 +22,7 @@ import type { BenchConfig } from './harness.js';
 import { soakLimitMs } from './soak-settings.js';
 import { type Group, type ResultRow, formatTable, machineInfo, skippedRow } from './report.js';
 
-const GROUPS: readonly Group[] = ['storage', 'evaluator', 'rest', 'limiter', 'captcha', 'growth', 'redis', 'startup', 'files', 'realtime', 'postgres', 'access', 'functions', 'soak'];
+const GROUPS: readonly Group[] = ['storage', 'evaluator', 'rest', 'limiter', 'captcha', 'growth', 'redis', 'startup', 'files', 'realtime', 'postgres', 'postgres-rest', 'access', 'functions', 'soak'];
 /** Groups only `--only` runs: the soak takes minutes by design (docs/performance.md, "Soak"). */
 const OPT_IN: readonly Group[] = ['soak'];
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -49,6 +49,8 @@ async function childEntry(group: Group): Promise<{ file: string; args: string[];
   }
   try {
     if (group === 'rest') await bundle('rest-server', { file: join(HERE, 'rest-server.ts') });
+    if (group === 'postgres-rest') await bundle('postgres-rest-server', { file: join(HERE, 'postgres-rest-server.ts') });
+    if (group === 'postgres-rest') await bundle('parse-rest-server', { file: join(HERE, 'parse-rest-server.ts') });
     if (group === 'startup') await bundle('startup-server', { file: join(HERE, 'startup-server.ts') });
     if (group === 'realtime') await bundle('realtime-fleet', { file: join(HERE, 'realtime-fleet.ts') });
     if (group === 'functions') await bundle('functions-server', { file: join(HERE, 'functions-server.ts') });

@@ -97,7 +97,7 @@ export { MASTER_ONLY_TABLE, ORDINARY_TABLE, tableRule, type TableRule } from './
 export type { TableAccess } from './access/table-access.js';
 export type { ClassOperation, ReadOperation } from './access/class-permissions.js';
 export type { UsersFeature, UsersFeatureOptions, ScryptParams, HashingLimits } from './users/index.js';
-export type { BusListener, EventBus } from './events/port.js';
+export type { BusListener, BusState, EventBus } from './events/port.js';
 export { memoryEventBus, memoryEventHub, type MemoryEventHub } from './events/memory-event-bus.js';
 export { writeFeed, encodeFeedEvent, decodeFeedEvent, type FeedEvent, type WriteFeed, type WriteFeedOptions } from './events/write-feed.js';
 export { createFilesFeature, localFileStore, s3FileStore, ffmpegMediaProcessor, DEFAULT_FILE_LIMITS } from './files/index.js';

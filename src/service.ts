@@ -3,7 +3,8 @@ import { createAppRegistry } from './app/registry.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { configError, svcError } from './core/errors.js';
 import { type PublishedApis, composeFeatures, legacyFeature } from './features/compose.js';
-import { type FeatureDefinition, type FeatureInstance, featureKey } from './features/contract.js';
+import type { FeatureDefinition } from './features/contract.js';
+import { SESSIONS } from './features/sessions-key.js';
 import { type Logger, silentLogger } from './core/logger.js';
 import { type Random, cryptoRandom } from './core/random.js';
 import { createRequestHandler } from './http/handler.js';
@@ -17,28 +18,28 @@ import { memoryKvStore } from './kv/memory-kv.js';
 import type { KvStore } from './kv/port.js';
 import { type AiOptions, aiFeature } from './ai/ai-feature.js';
 import { type PushOptions, pushFeature } from './push/push-feature.js';
-import { WECHAT, type WechatOptions, wechatFeature } from './wechat/wechat-feature.js';
+import { type WechatOptions, wechatFeature } from './wechat/wechat-feature.js';
 import type { PushService } from './push/push-service.js';
 import type { EventBus } from './events/port.js';
 import { writePipeline } from './records/pipeline/write-pipeline.js';
 import type { StorageAdapter } from './storage/port.js';
 import { type WriteObserver, WriteObservers } from './events/write-event.js';
 import { type WriteHookRegistry, WriteHooks, type WriteHooksConfig } from './records/pipeline/write-hooks.js';
-import { createSystemFeature } from './system/system-feature.js';
+import { systemFeature } from './system/system-feature.js';
 import { type ConsoleOptions, consoleFeature } from './console/console-feature.js';
 import { type MetricsOptions, createServiceMetrics } from './metrics/metrics-feature.js';
 import { noMetrics } from './core/metrics.js';
-import { type CaptchaApi, type CaptchaFeatureOptions, createCaptchaFeature } from './captcha/index.js';
+import { CAPTCHA, type CaptchaApi, type CaptchaFeatureOptions, captchaFeature } from './captcha/index.js';
 import { memoryCounterStore } from './counters/memory-counter-store.js';
 import type { CounterStore } from './counters/port.js';
 import type { MailTransport } from './mail/port.js';
-import { type RecordsFeature, createRecordsFeature } from './records/index.js';
-import { type SmsFeatureOptions, createSmsFeature } from './sms/sms-feature.js';
+import { RECORDS, type RecordsFeature, recordsFeature } from './records/index.js';
+import { SMS, type SmsFeatureOptions, smsFeature } from './sms/index.js';
 import { unconfiguredSmsFeature } from './sms/unconfigured.js';
-import { type UsersFeature, type UsersFeatureOptions, createUsersFeature } from './users/index.js';
+import { USERS, type UsersFeature, type UsersFeatureOptions, usersFeature } from './users/index.js';
 import type { SmsApi } from './sms/sms-api.js';
-import { type FilesApi, type FilesOptions, createFilesFeature } from './files/index.js';
-import { type RealtimeOptions, createRealtimeFeature } from './realtime/index.js';
+import { FILES, type FilesApi, type FilesOptions, filesFeature } from './files/index.js';
+import { type RealtimeOptions, realtimeFeature } from './realtime/index.js';
 import type { ClassPermissionSource } from './access/class-permission-source.js';
 import { type FunctionsOptions, functionsFeature } from './functions/index.js';
 
@@ -50,14 +51,13 @@ import { type FunctionsOptions, functionsFeature } from './functions/index.js';
  */
 export type FeatureFactory = (ctx: ServiceContext, service: ServiceRegistry) => Feature;
 
-/** Keys of the built-in features' APIs: `ctx.use(RECORDS)`, `ctx.find(SMS)`. */
-export const CAPTCHA = featureKey<CaptchaApi>('captcha');
-export const SMS = featureKey<SmsApi>('sms');
-export const RECORDS = featureKey<RecordsFeature>('records');
-export const USERS = featureKey<UsersFeature>('users');
-/** Published by the users feature: session tokens → users. */
-export const SESSIONS = featureKey<SessionResolver>('sessions');
-export const FILES = featureKey<FilesApi>('files');
+/** Keys of the built-in features' APIs (`ctx.use(RECORDS)`, `ctx.find(SMS)`): each feature owns its own. */
+export { CAPTCHA } from './captcha/index.js';
+export { SMS } from './sms/index.js';
+export { RECORDS } from './records/index.js';
+export { USERS } from './users/index.js';
+export { FILES } from './files/index.js';
+export { SESSIONS } from './features/sessions-key.js';
 
 /**
  * What the built-in features publish, as one typed object (`service.registry`): a view over the
@@ -378,107 +378,24 @@ export function createService(options: ServiceOptions): Service {
 }
 
 /**
- * The built-in features as definitions wrapping their `create*Feature` functions: system, captcha,
- * SMS (after captcha when both are on), records, users (requires records; after SMS when on).
+ * The built-in features, each its own definition (`captchaFeature`, `smsFeature`, ...), listed as the
+ * options turn them on; `createService` orders them by their `requires` and `after`.
  */
 function builtInFeatures(options: ServiceOptions, registry: ServiceRegistry): FeatureDefinition[] {
-  const definitions: FeatureDefinition[] = [{ id: 'system', init: (ctx) => createSystemFeature(ctx) }];
-  if (options.captcha !== false) {
-    const captchaOptions = options.captcha === undefined ? {} : options.captcha;
-    definitions.push({
-      id: CAPTCHA.id,
-      init(ctx) {
-        const captcha = createCaptchaFeature(ctx, captchaOptions);
-        return instanceOf(captcha.feature, captcha.api);
-      },
-    });
-  }
-  const sms = options.sms;
-  if (sms) {
-    definitions.push({
-      id: SMS.id,
-      after: [CAPTCHA.id],
-      init(ctx) {
-        const feature = createSmsFeature(ctx, { ...sms, counters: ctx.counters, captcha: ctx.find(CAPTCHA) });
-        return instanceOf(feature, feature.api);
-      },
-    });
-  }
-  definitions.push({
-    id: RECORDS.id,
-    init(ctx) {
-      const records = createRecordsFeature(ctx, { sessions: () => ctx.find(SESSIONS), ...(options.classPermissions ? { classPermissions: options.classPermissions } : {}) });
-      return instanceOf(records, records);
-    },
-  });
-  if (options.users !== false) {
-    const usersOptions = options.users ?? {};
-    definitions.push({
-      id: USERS.id,
-      requires: [RECORDS.id],
-      after: [SMS.id],
-      init(ctx) {
-        // createUsersFeature publishes registry.sessions (the SESSIONS key) itself.
-        const users = createUsersFeature(ctx, registry, {
-          ...usersOptions,
-          mail: options.mail ?? unconfiguredMail,
-          sms: () => ctx.find(SMS),
-          counters: ctx.counters,
-          classPolicies: ctx.use(RECORDS).policies,
-          access: ctx.use(RECORDS).access,
-          records: ctx.use(RECORDS).service,
-        });
-        return instanceOf(users, users);
-      },
-    });
-  }
-  const files = options.files;
-  if (files) {
-    definitions.push({
-      id: FILES.id,
-      init(ctx) {
-        // The wechat feature starts later: its image check and codes are looked up per request.
-        const imageChecker = files.imageChecker ?? {
-          check: (app: Application, image: Uint8Array, name: string) => {
-            const wechat = ctx.find(WECHAT);
-            if (!wechat) throw svcError('imageCheckNotConfigured');
-            return wechat.service.checkImage(app, image, name);
-          },
-        };
-        const feature = createFilesFeature(ctx, {
-          ...files,
-          imageChecker,
-          platformQr: (app, iface, request) => ctx.find(WECHAT)?.service.qrCode(app, iface, request),
-        });
-        return instanceOf(feature, feature.api);
-      },
-    });
-  }
-  if (options.functions) {
-    definitions.push(functionsFeature(options.functions));
-  }
+  const definitions: FeatureDefinition[] = [systemFeature()];
+  if (options.captcha !== false) definitions.push(captchaFeature(options.captcha ?? {}));
+  if (options.sms) definitions.push(smsFeature(options.sms));
+  definitions.push(recordsFeature(options.classPermissions ? { classPermissions: options.classPermissions } : {}));
+  // The users feature publishes its session resolver through the registry (the SESSIONS key).
+  if (options.users !== false) definitions.push(usersFeature({ ...(options.users ?? {}), mail: options.mail ?? unconfiguredMail }, registry));
+  if (options.files) definitions.push(filesFeature(options.files));
+  if (options.functions) definitions.push(functionsFeature(options.functions));
   if (options.ai !== false) definitions.push(aiFeature(options.ai ?? {}));
   if (options.push !== false) definitions.push(pushFeature(options.push ?? {}));
   if (options.wechat !== false) definitions.push(wechatFeature(options.wechat ?? {}));
   if (options.console) definitions.push(consoleFeature(options.console === true ? {} : options.console, (options.brands ?? ['Svc'])[0]!));
-  if (options.realtime !== false) {
-    const realtimeOptions = options.realtime ?? {};
-    definitions.push({
-      id: 'realtime',
-      after: [USERS.id, RECORDS.id],
-      init(ctx) {
-        const access = ctx.find(RECORDS)?.access;
-        const feature = createRealtimeFeature(ctx, access && !realtimeOptions.access ? { ...realtimeOptions, access } : realtimeOptions);
-        return instanceOf(feature);
-      },
-    });
-  }
+  if (options.realtime !== false) definitions.push(realtimeFeature(options.realtime ?? {}));
   return definitions;
-}
-
-/** A feature object of the older form as a started feature, publishing `api` when given. */
-function instanceOf(feature: Feature, api?: unknown): FeatureInstance {
-  return { api, routes: feature.routes, upgrades: feature.upgrades, close: () => feature.close?.() };
 }
 
 /** Mail flows without a transport answer 11007 instead of silently dropping links. */

@@ -2,10 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from '../core/logger.js';
 import type { EventBus } from '../events/port.js';
 
-/** What one instance changed that other instances cache: a namespace's roles, or a table's class-level permissions. */
+/**
+ * What one instance changed that other instances cache: a namespace's roles, a table's class-level
+ * permissions, or a table's schema (columns, indexes, the table itself, through the schema API).
+ */
 export type AccessChange =
   | { readonly kind: 'roles'; readonly namespace: string }
-  | { readonly kind: 'classPermissions'; readonly namespace: string; readonly className: string };
+  | { readonly kind: 'classPermissions'; readonly namespace: string; readonly className: string }
+  | { readonly kind: 'schema'; readonly namespace: string; readonly className: string };
 
 export interface AccessChangeChannel {
   /** Tells the other instances (never fails: a lost message leaves them on their cache's time bound). */
@@ -36,15 +40,16 @@ function parseChange(message: string): { readonly from: string; readonly change:
   const { from, kind, namespace, className } = value as Record<string, unknown>;
   if (typeof from !== 'string' || typeof namespace !== 'string') return null;
   if (kind === 'roles') return { from, change: { kind, namespace } };
-  if (kind === 'classPermissions' && typeof className === 'string') return { from, change: { kind, namespace, className } };
+  if ((kind === 'classPermissions' || kind === 'schema') && typeof className === 'string') return { from, change: { kind, namespace, className } };
   return null;
 }
 
 /**
  * Cache invalidation between instances over the service's event bus: after this instance writes a
- * role or a table's class-level permissions it announces it, and every other instance drops that
- * entry at once instead of serving it until its time bound (5 s) runs out. Delivery is the bus's (at
- * most once), so the time bound stays as the fallback.
+ * role, a table's class-level permissions or a table's schema it announces it, and every other
+ * instance drops that entry at once instead of serving it until its time bound (roles 5 s, the rest
+ * 2 s) runs out. Delivery is the bus's (at most once: a message published while the bus is away is
+ * lost), so the time bound stays as the backstop.
  */
 export function accessChangeChannel(options: AccessChangeChannelOptions): AccessChangeChannel {
   const { bus, logger } = options;

@@ -1,11 +1,13 @@
-import { type CanvasContextShape, type CanvasModuleShape, loadCanvasModule } from './canvas-module.js';
+import { type CanvasModuleShape, loadCanvasModule } from './canvas-module.js';
 import { bundledFontPaths, registerCaptchaFonts } from './captcha-fonts.js';
-import { drawCaptcha } from './draw-captcha.js';
-import { encodeOpaquePng } from './png-encode.js';
+import { type CaptchaSurface, drawCaptcha } from './draw-captcha.js';
+import { type GlyphAtlas, createGlyphAtlas } from './glyph-atlas.js';
+import { encodeRgbPng } from './png-encode.js';
 import { drawRandom } from './random-draw.js';
 import type { SyncCaptchaRenderer } from './renderer.js';
+import { createRgbImage } from './rgb-image.js';
 
-/** Canvas sizes a renderer keeps (captcha sizes are few; the parameters bound them anyway). */
+/** Image sizes whose buffers a renderer keeps (captcha sizes are few; the parameters bound them anyway). */
 const MAX_SIZES = 16;
 
 /** Options of {@link createCanvasRenderer}. */
@@ -20,40 +22,42 @@ export interface CanvasRendererOptions {
 }
 
 /**
- * The PNG captcha renderer on `@napi-rs/canvas` (Skia, prebuilt; no system Cairo or fonts needed).
- * The module and fonts load on the first `render` call, so a service that never serves a captcha does
- * not need them. `render` is synchronous and deterministic for a given `Random` stream.
+ * The PNG captcha renderer. `@napi-rs/canvas` (Skia, prebuilt; no system Cairo or fonts needed)
+ * rasterises each glyph once per face and size, at a few rotations, scales and shears (a glyph
+ * atlas); every image is then painted in JavaScript from those masks, curves and specks, and
+ * PNG-encoded. The module and fonts load on the first `render` call, so a service that never serves
+ * a captcha does not need them. `render` is synchronous and deterministic for a given `Random` stream.
  *
  * @example
  * const renderer = createCanvasRenderer();
  * const png = renderer.render('k7eP', 85, 30, seededRandom(1));
  */
 export function createCanvasRenderer(options: CanvasRendererOptions = {}): SyncCaptchaRenderer {
-  let state: { canvas: CanvasModuleShape; families: string[] } | undefined;
+  let state: { atlas: GlyphAtlas; families: string[] } | undefined;
   const setup = () => {
     const canvas = options.canvas ?? loadCanvasModule();
     const paths = options.fontPath === undefined ? bundledFontPaths() : [options.fontPath].flat();
-    return { canvas, families: registerCaptchaFonts(canvas, paths) };
+    return { atlas: createGlyphAtlas(canvas), families: registerCaptchaFonts(canvas, paths) };
   };
-  // One canvas per size, reused: render is synchronous, and every image repaints every pixel.
-  const contexts = new Map<string, CanvasContextShape>();
-  const contextFor = (canvas: CanvasModuleShape, width: number, height: number) => {
+  // One surface per size, reused: render is synchronous, and every image repaints every pixel.
+  const surfaces = new Map<string, CaptchaSurface>();
+  const surfaceFor = (width: number, height: number) => {
     const key = `${width}x${height}`;
-    let context = contexts.get(key);
-    if (!context) {
-      if (contexts.size >= MAX_SIZES) contexts.clear();
-      context = canvas.createCanvas(width, height).getContext('2d');
-      contexts.set(key, context);
+    let surface = surfaces.get(key);
+    if (!surface) {
+      if (surfaces.size >= MAX_SIZES) surfaces.clear();
+      const pixels = width * height;
+      surface = { image: createRgbImage(width, height), stroke: { coverage: new Uint8Array(pixels), touched: new Int32Array(pixels) } };
+      surfaces.set(key, surface);
     }
-    return context;
+    return surface;
   };
   return {
     render(text, width, height, random) {
       state ??= setup();
-      const g = contextFor(state.canvas, width, height);
-      g.setTransform(1, 0, 0, 1, 0, 0);
-      drawCaptcha(g, text, width, height, drawRandom(random), state.families);
-      return encodeOpaquePng(g.getImageData(0, 0, width, height).data, width, height);
+      const surface = surfaceFor(width, height);
+      drawCaptcha(surface, text, drawRandom(random), state.families, state.atlas);
+      return encodeRgbPng(surface.image.pixels, width, height);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { type FeatureDefinition, featureKey } from '../features/contract.js';
 import type { Application } from '../app/application.js';
 import type { Caller } from '../app/caller.js';
 import { configError, retryError, svcError } from '../core/errors.js';
@@ -140,4 +141,18 @@ function probeCanvas(ctx: CaptchaFeatureContext, load: ((id: string) => unknown)
     ctx.logger.warn(`captcha unavailable: ${CANVAS_MISSING}`, { error: error instanceof Error ? error.message : String(error) });
     return null;
   }
+}
+
+/** The key of the captcha feature's API: `ctx.find(CAPTCHA)`. */
+export const CAPTCHA = featureKey<CaptchaApi>('captcha');
+
+/** The image captcha as a feature definition: `createService` lists it unless `captcha: false`. */
+export function captchaFeature(options: CaptchaFeatureOptions = {}): FeatureDefinition<CaptchaApi> {
+  return {
+    id: CAPTCHA.id,
+    init(ctx) {
+      const captcha = createCaptchaFeature(ctx, options);
+      return { api: captcha.api, routes: captcha.feature.routes };
+    },
+  };
 }

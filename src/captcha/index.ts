@@ -7,6 +7,8 @@ export {
   type CaptchaFeatureOptions,
   type CaptchaService,
   DEFAULT_VALIDATE_TOKEN_TTL_MS,
+  CAPTCHA,
+  captchaFeature,
   createCaptchaFeature,
 } from './captcha-feature.js';
 export { type CaptchaSecrets, MIN_CAPTCHA_SECRET_BYTES, createCaptchaSecrets } from './captcha-secrets.js';

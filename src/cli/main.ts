@@ -1,3 +1,4 @@
+import { guardKnownDriverCrash } from './driver-crash-guard.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { closeOnSignals } from '../http/host/node-server.js';
@@ -5,7 +6,7 @@ import { type ParsedArgs, UsageError, assertKnownOptions, option, parseArgs, req
 import { devApplication, extraApplications } from './dev-application.js';
 import { type SchemaDescription, typesFromSchemas } from './gen-types.js';
 import { banner, listenFailure, quickStartService, start, storesFor } from './serve.js';
-import { MissingPackageError } from './stores.js';
+import { MissingPackageError, StoreStartError } from './stores.js';
 import { dirSink, dirSource } from './transfer/dir-endpoints.js';
 import type { TransferSink, TransferSource } from './transfer/endpoints.js';
 import { streamProgress, silentProgress } from './transfer/progress.js';
@@ -117,12 +118,18 @@ async function serve(args: ParsedArgs, io: CliIo): Promise<number> {
     });
   } catch (error) {
     if (error instanceof MissingPackageError) throw error;
+    if (error instanceof StoreStartError) {
+      io.stderr.write(`svcbase: ${error.message}\n`);
+      return 1;
+    }
     io.stderr.write(`${listenFailure(error as NodeJS.ErrnoException, host, port)}\n`);
     return 1;
   }
   io.stdout.write(banner(started.url, started.dbFile, started.deployed, io.env));
   for (const note of started.notes) io.stdout.write(`${note}\n`);
   closeOnSignals(() => started.close());
+  // Terminated PostgreSQL backends must not take the process down (driver-crash-guard.ts, D153).
+  if (started.dbFile.startsWith('PostgreSQL')) guardKnownDriverCrash((line) => io.stdout.write(`${line}\n`));
   return 0;
 }
 
@@ -158,6 +165,7 @@ function restClientOf(args: ParsedArgs, io: CliIo, side: 'from' | 'to'): () => P
   }
   return async () => {
     const stores = storesFor({ env: io.env, ...optionalString('dbFile', option(args, 'db')), ...optionalString('databaseUrl', option(args, 'database-url')), ...optionalString('redisUrl', option(args, 'redis-url')) });
+    await stores.connected();
     await stores.carryOver();
     const publicUrl = option(args, 'public-url', io.env.SVC_PUBLIC_URL ?? `http://127.0.0.1:${io.env.PORT ?? 3000}`)!;
     // Warnings only: the access log of every internal call would drown the progress.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { type AiOptions, type ApplicationConfig, type Service, consoleMailTransport, consoleSmsTransport, createService, lineLogger, localFileStore } from '../index.js';
@@ -112,7 +112,15 @@ export async function start(options: StartOptions = {}): Promise<StartedServer> 
   const log = options.write ?? (options.quiet ? () => {} : print);
   // Listen first: the listen URL is the base of mailed links unless SVC_PUBLIC_URL says otherwise.
   const server = applyServerLimits(createServer(), options.serverLimits);
+  // Requests that arrive between the listen and the service's creation wait for it: without a
+  // listener Node would leave them unanswered for good (a restarted instance behind a balancer).
+  let listener: ((request: IncomingMessage, response: ServerResponse) => void) | undefined;
+  const early: Array<[IncomingMessage, ServerResponse]> = [];
+  const inFlight = trackRequests(server);
+  server.on('request', (request, response) => (listener ? listener(request, response) : early.push([request, response])));
   try {
+    // The commands client queues nothing (fail fast): wait for Redis once, before the first command.
+    await stores.connected();
     // Redis keys written before the application id was part of them stay readable.
     await stores.carryOver();
     await new Promise<void>((resolve, reject) => {
@@ -136,8 +144,8 @@ export async function start(options: StartOptions = {}): Promise<StartedServer> 
   const service = quickStartService(stores, url, log, env, options.ai, startup);
   const notes: string[] = [];
   const deployed = await deployFunctionsDir(service, resolve(options.functionsDir ?? env.SVC_FUNCTIONS_DIR ?? 'functions'), devApplication(env, url), (line) => void notes.push(line), startup);
-  const inFlight = trackRequests(server);
-  server.on('request', toNodeListener(service));
+  listener = toNodeListener(service);
+  for (const [request, response] of early.splice(0)) listener(request, response);
   server.on('upgrade', (request, socket, head) => service.handleUpgrade(request, socket, head));
   return {
     url,

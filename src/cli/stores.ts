@@ -43,7 +43,50 @@ export interface OpenedStores {
    * keys, once (redis-keys.ts); 0 without Redis. Run it before the service starts.
    */
   carryOver(): Promise<number>;
+  /** Resolves once Redis answers (at once without Redis); rejects after `ms` without it. */
+  connected(ms?: number): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * How long a request waits on a store that does not answer (ms): the connect timeout, and Redis's
+ * command timeout. With no offline queue a request meets a Redis that is down at once, and a request
+ * whose command was sent before it went down gives up after this long: every request answers within
+ * about one such bound, 11230 when the store is away (docs/scaling.md, D150).
+ */
+export const STORE_TIMEOUT_MS = 1000;
+
+/** The longest pause between two attempts to reconnect to Redis (ms); it never stops trying. */
+const REDIS_RECONNECT_CEILING_MS = 1000;
+
+type RedisClient = RedisClientLike & RedisPublisherLike & RedisSubscriberLike & RedisScanLike & {
+  readonly status: string;
+  quit(): Promise<unknown>;
+  disconnect(): void;
+  once(event: 'ready', listener: () => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+};
+type RedisConstructor = new (url: string, options: Record<string, unknown>) => RedisClient;
+
+/**
+ * The quick start's ioredis options. The commands client fails fast: no offline queue, no retries of
+ * a command, a command timeout. The subscriber keeps its offline queue (a SUBSCRIBE made while it
+ * connects waits for the connection, bounded by the same timeout) and both reconnect forever with a
+ * backoff capped at one second, so the service recovers by itself when Redis returns.
+ */
+export function redisOptions(role: 'commands' | 'subscriber'): Record<string, unknown> {
+  return {
+    connectTimeout: STORE_TIMEOUT_MS,
+    commandTimeout: STORE_TIMEOUT_MS,
+    retryStrategy: (attempt: number) => Math.min(50 * attempt, REDIS_RECONNECT_CEILING_MS),
+    ...(role === 'commands' ? { enableOfflineQueue: false, maxRetriesPerRequest: 0 } : {}),
+  };
+}
+
+/** Closes an ioredis client: QUIT when it is connected, else drops the socket (QUIT would be refused). */
+async function closeRedis(client: RedisClient): Promise<void> {
+  if (client.status !== 'ready') return client.disconnect();
+  await client.quit().catch(() => client.disconnect());
 }
 
 /** A missing optional package the command needs: the CLI prints the message and exits 1. */
@@ -52,6 +95,11 @@ export class MissingPackageError extends Error {
   constructor(pkg: string, why: string) {
     super(`${why} needs the package ${pkg}: run npm install ${pkg}`);
   }
+}
+
+/** A store that did not answer at start-up: the CLI prints the message and exits 1. */
+export class StoreStartError extends Error {
+  override readonly name = 'StoreStartError';
 }
 
 function required<T>(pkg: string, why: string): T {
@@ -82,7 +130,8 @@ export function openStores(settings: StoreSettings): OpenedStores {
   let carryOver = async () => 0;
   if (settings.databaseUrl) {
     const postgres = required<(url: string, options: object) => PgClient>('postgres', `SVC_DATABASE_URL (${withoutPassword(settings.databaseUrl)})`);
-    const sql = postgres(settings.databaseUrl, { max: 10, onnotice: () => {} });
+    // connect_timeout is in seconds: a request meets a database that is down within it (11230).
+    const sql = postgres(settings.databaseUrl, { max: 10, onnotice: () => {}, connect_timeout: Math.ceil(STORE_TIMEOUT_MS / 1000) });
     closers.push(() => sql.end({ timeout: 5 }));
     storage = postgresStorage({ sql });
     where = `PostgreSQL ${withoutPassword(settings.databaseUrl)}`;
@@ -99,23 +148,40 @@ export function openStores(settings: StoreSettings): OpenedStores {
     where = dbFile;
     filesDir = resolve(dirname(dbFile), 'files');
   }
+  let connected = async (_ms?: number) => {};
   if (settings.redisUrl) {
-    const Redis = required<new (url: string) => RedisClientLike & RedisPublisherLike & RedisSubscriberLike & RedisScanLike & { quit(): Promise<unknown> }>('ioredis', `SVC_REDIS_URL (${withoutPassword(settings.redisUrl)})`);
-    const redis = new Redis(settings.redisUrl);
-    closers.push(async () => void (await redis.quit()));
+    const Redis = required<RedisConstructor>('ioredis', `SVC_REDIS_URL (${withoutPassword(settings.redisUrl)})`);
+    const redis = new Redis(settings.redisUrl, redisOptions('commands'));
+    closers.push(() => closeRedis(redis));
+    // Connection errors reach requests as 11230; without a listener ioredis would print each attempt's.
+    redis.on('error', () => {});
+    connected = (ms = 10_000) => untilReady(redis, ms, withoutPassword(settings.redisUrl));
     // The application id in every key: deployments sharing one Redis and prefix never share SMS ids, codes or limits.
     const prefix = applicationPrefix(settings.redisPrefix, settings.applicationId);
     kv = redisKvStore({ client: redis, prefix: `${prefix}kv:` });
     counters = redisCounterStore({ client: redis, prefix: `${prefix}rate:` });
     carryOver = () => carryUnscopedKeys(redis, settings.redisPrefix, settings.applicationId);
-    // Pub/sub needs a connection of its own: realtime fan-out and the access caches' invalidations.
-    const subscriber = new Redis(settings.redisUrl);
-    closers.push(async () => void (await subscriber.quit()));
+    // Pub/sub needs a connection of its own: realtime fan-out and the caches' invalidations.
+    const subscriber = new Redis(settings.redisUrl, redisOptions('subscriber'));
+    subscriber.on('error', () => {});
+    closers.push(() => closeRedis(subscriber));
     bus = redisEventBus({ publisher: redis, subscriber, prefix: `${prefix}bus:` });
     where += `, Redis ${withoutPassword(settings.redisUrl)}`;
   } else if (db) {
     kv = sqliteKvStore({ database: db });
     counters = sqliteCounterStore({ database: db });
   }
-  return { storage, ...(kv ? { kv } : {}), ...(counters ? { counters } : {}), ...(bus ? { bus } : {}), where, filesDir, carryOver, close };
+  return { storage, ...(kv ? { kv } : {}), ...(counters ? { counters } : {}), ...(bus ? { bus } : {}), where, filesDir, carryOver, connected, close };
+}
+
+/** Resolves when `client` is ready (at once if it is), rejects after `ms`. */
+function untilReady(client: RedisClient, ms: number, where: string): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new StoreStartError(`Redis at ${where} did not answer within ${ms} ms (is it running? SVC_REDIS_URL)`)), ms);
+    client.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }

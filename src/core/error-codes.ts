@@ -204,6 +204,8 @@ export const ERROR_CODES = {
   featureNotFound: { code: 11115, status: 400, message: "feature '%s' is not in this service (ctx.use); declare it in requires or use ctx.find." },
   hookValueInvalid: { code: 11117, status: 400, message: "the beforeSave hook of %s set '%s' to something that is not a storable value or field name." },
   featureSettingsInvalid: { code: 11116, status: 400, message: "application '%s': settings of feature '%s' are invalid: %s" },
+  // --- issue 40: stores failing mid-traffic (D150-D159) ---
+  storeUnavailable: { code: 11230, status: 424, message: 'the service cannot reach its %s right now, retry after %s seconds.' },
 } as const satisfies Record<string, { code: number; status: number; message: string }>;
 
 /** Symbolic name of a client-facing error condition. */

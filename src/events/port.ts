@@ -21,4 +21,39 @@ export interface EventBus {
   subscribe(channel: string, listener: BusListener): Awaitable<() => Awaitable<void>>;
   /** Stops delivery to this bus's listeners and drops its subscriptions; clients the host passed in stay open. */
   close?(): Awaitable<void>;
+  /**
+   * Optional: tells `listener` when delivery stopped (`down`: messages published from now on may be
+   * lost to this bus's listeners) and when every subscription is active again (`up`). A bus that
+   * notices a gap only once it is over reports `down` and `up` together. Realtime closes its sockets
+   * on `down`, so a subscriber learns of the gap instead of silently missing changes. Returns the
+   * function that stops the reports.
+   */
+  onInterruption?(listener: (state: BusState) => void): () => void;
+}
+
+/** Whether an EventBus delivers (`up`) or may be losing messages (`down`). */
+export type BusState = 'down' | 'up';
+
+/** The listeners of a bus's interruptions, for bus implementations. */
+export class BusStateListeners {
+  private readonly listeners = new Set<(state: BusState) => void>();
+  private state: BusState = 'up';
+
+  add(listener: (state: BusState) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** Reports `state` if it is a change (`down` twice is one interruption). */
+  report(state: BusState): void {
+    if (state === this.state) return;
+    this.state = state;
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(state);
+      } catch {
+        // Isolated, as message listeners are.
+      }
+    }
+  }
 }

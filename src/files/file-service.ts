@@ -97,7 +97,8 @@ export function createFileService(deps: FileServiceDeps): FileService {
       const limits = limitsFor(options, app);
       const ext = extensionOf(filename);
       const { head, rest } = await readHead(body, SNIFF_BYTES);
-      const contentType = decideType(ext, head, limits);
+      // The sniffers look at the first bytes only (a 1 MiB first chunk is not decoded as text whole).
+      const contentType = decideType(ext, head.subarray(0, SNIFF_BYTES), limits);
       const key = newFileKey(app.namespace, clock.now(), randomHex(random, 16), ext);
       let size = 0;
       let reserved = 0;
@@ -173,7 +174,8 @@ async function readHead(
     chunks.push(next.value);
     size += next.value.length;
   }
-  return { head: Buffer.concat(chunks), rest: iterator };
+  // One chunk (a whole small upload) passes as it is: no copy.
+  return { head: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), rest: iterator };
 }
 
 async function* prepend(head: Uint8Array, rest: AsyncIterator<Uint8Array>): AsyncGenerator<Uint8Array> {

@@ -1,11 +1,12 @@
-import type { Feature, ServiceContext } from '../features/contract.js';
+import { svcError } from '../core/errors.js';
+import { type Feature, type FeatureDefinition, type ServiceContext, featureKey } from '../features/contract.js';
 import { deleteRoutes } from './delete-routes.js';
 import { listRoute } from './list-route.js';
 import { ffmpegMediaProcessor } from './ffmpeg-processor.js';
 import { type FileService, createFileService } from './file-service.js';
 import { type FilesApi, createFilesApi } from './files-api.js';
 import { type FilesOptions, limitsFor } from './files-options.js';
-import { imageCheckRoute } from './image-check-route.js';
+import { type ImageChecker, imageCheckRoute } from './image-check-route.js';
 import { localFileStore } from './local-file-store.js';
 import { type PlatformQr, qrRoute } from './qr-route.js';
 import { serveRoutes } from './serve-route.js';
@@ -18,9 +19,23 @@ export interface FilesFeatureHost {
   readonly platformQr?: PlatformQr;
 }
 
+/** What a mini-program platform feature lends the files routes (the wechat feature connects itself). */
+export interface FilesPlatform {
+  /** `POST /1/wechatApp/checkImg/:name`: the platform's content check. */
+  readonly checkImage: ImageChecker['check'];
+  /** `generatecode`: the platform's mini-program code, or undefined to draw a plain QR code. */
+  readonly qrCode: PlatformQr;
+}
+
+/** The files feature's API: files by caller, and where a platform feature connects. */
+export interface FilesFeatureApi extends FilesApi {
+  /** Connects the platform the image check and `generatecode` use, unless the host set its own in the options. */
+  connectPlatform(platform: FilesPlatform): void;
+}
+
 export interface FilesFeature extends Feature {
   /** Files for cloud functions and hosts, by caller. */
-  readonly api: FilesApi;
+  readonly api: FilesFeatureApi;
   readonly service: FileService;
 }
 
@@ -42,9 +57,22 @@ export function createFilesFeature(ctx: ServiceContext, options: FilesOptions & 
   }));
   const files = createFileService({ store, kv: ctx.kv, clock: ctx.clock, random: ctx.random, logger: ctx.logger, options });
   const media = options.media === false ? undefined : (options.media ?? ffmpegMediaProcessor());
+  let platform: FilesPlatform | undefined;
+  const imageChecker: ImageChecker = options.imageChecker ?? {
+    check: (app, image, name) => {
+      if (!platform) throw svcError('imageCheckNotConfigured');
+      return platform.checkImage(app, image, name);
+    },
+  };
+  const platformQr: PlatformQr = options.platformQr ?? ((app, iface, request) => platform?.qrCode(app, iface, request));
   return {
     name: 'files',
-    api: createFilesApi(files, options.baseUrl),
+    api: {
+      ...createFilesApi(files, options.baseUrl),
+      connectPlatform: (connected) => {
+        platform = connected;
+      },
+    },
     service: files,
     routes: [
       uploadRoute({ files, signedBodyLimit: options.signedBodyLimit ?? 10 * 1024 * 1024, bodyLimit: largest + 64 * 1024 }),
@@ -52,9 +80,23 @@ export function createFilesFeature(ctx: ServiceContext, options: FilesOptions & 
       ...deleteRoutes(files),
       listRoute(files),
       snapshotRoute(files, media),
-      qrRoute(files, options.platformQr),
-      imageCheckRoute({ counters: ctx.counters, clock: ctx.clock, checker: options.imageChecker }),
+      qrRoute(files, platformQr),
+      imageCheckRoute({ counters: ctx.counters, clock: ctx.clock, checker: imageChecker }),
     ],
     close: () => store.close?.(),
+  };
+}
+
+/** The key of the files feature's API: `ctx.find(FILES)`. */
+export const FILES = featureKey<FilesFeatureApi>('files');
+
+/** Files and media as a feature definition (`createService({ files })` lists it). */
+export function filesFeature(options: FilesOptions & Partial<FilesFeatureHost> = {}): FeatureDefinition<FilesFeatureApi> {
+  return {
+    id: FILES.id,
+    init(ctx) {
+      const feature = createFilesFeature(ctx, options);
+      return { api: feature.api, routes: feature.routes, close: () => feature.close?.() };
+    },
   };
 }

@@ -1,4 +1,4 @@
-export { createFilesFeature, type FilesFeature, type FilesFeatureHost } from './files-feature.js';
+export { FILES, createFilesFeature, filesFeature, type FilesFeature, type FilesFeatureApi, type FilesFeatureHost, type FilesPlatform } from './files-feature.js';
 export { type FilesOptions, type FileLimits, DEFAULT_FILE_LIMITS } from './files-options.js';
 export type { FileStore, FileMeta, StoredFileInfo, ByteRange, FileReadStream } from './file-store.js';
 export { localFileStore, type LocalFileStoreOptions } from './local-file-store.js';

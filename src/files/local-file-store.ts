@@ -1,29 +1,48 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readFile, readdir, unlink } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { type Clock, systemClock } from '../core/clock.js';
 import type { ByteRange, FileMeta, FileReadStream, FileStore, StoredFileInfo } from './file-store.js';
+import { makeDirectory, readSmallFile, syncDirectory } from './local-file-io.js';
+import { putLocalFile } from './local-file-put.js';
 
 /** Options of {@link localFileStore}. */
 export interface LocalFileStoreOptions {
   /** Folder holding the files (created when missing), e.g. `./data/files`. */
   readonly root: string;
+  /**
+   * Make every upload and delete last a power loss or an operating-system crash before it returns:
+   * the bytes are synced to disk before the metadata record is written, then the record and the
+   * folder are synced (three syncs per upload, each a disk round trip). Default false: an upload
+   * lasts a crash of the process, not of the machine (docs/files.md, "Durability").
+   */
+  readonly sync?: boolean;
+  /** Time source of `lastModified`. Default: the system clock. */
+  readonly clock?: Clock;
 }
 
 const META_SUFFIX = '.meta.json';
 const KEY = /^[A-Za-z0-9_]+(?:\/[A-Za-z0-9_.-]+)+$/;
+/** Folders known to exist (keys share a folder per application and day): at most this many. */
+const MAX_KNOWN_FOLDERS = 1024;
+/** Metadata records kept in memory (a few hundred bytes each): the most recently written or read. */
+const MAX_CACHED_RECORDS = 1024;
 
 /**
- * Files on local disk under `root`: the bytes at `<root>/<key>`, the metadata beside them in
- * `<key>.meta.json`. A put writes a temporary file and renames it into place, so a failed upload
- * leaves nothing behind and readers never see half a file. One process per folder.
+ * Files on local disk under `root`: the bytes at `<root>/<key>`, the metadata record beside them in
+ * `<key>.meta.json`. The record is what publishes a file: it is written only once every byte is
+ * written, and removed first on delete, so readers (who go by the record) never see half a file,
+ * and a failed or interrupted upload leaves nothing readable. A record that does not parse (an
+ * upload cut short by a crash) counts as absent. Keys are fresh random names, so nothing is ever
+ * overwritten and no temporary name or rename is needed. One process per folder.
  *
  * @example createService({ ..., files: { store: localFileStore({ root: './data/files' }) } })
  */
 export function localFileStore(options: LocalFileStoreOptions): FileStore {
   const root = resolve(options.root);
+  const sync = options.sync ?? false;
+  const clock = options.clock ?? systemClock;
+  const knownFolders = new Set<string>();
   const pathOf = (key: string): string => {
     if (!KEY.test(key) || key.split('/').some((part) => part === '.' || part === '..')) {
       throw new Error(`[svcbase] [files] invalid store key '${key}'`);
@@ -32,48 +51,62 @@ export function localFileStore(options: LocalFileStoreOptions): FileStore {
     if (!path.startsWith(root + sep)) throw new Error(`[svcbase] [files] store key '${key}' leaves the root`);
     return path;
   };
+  // Records never change (keys are fresh, a record only goes away on delete) and one process owns
+  // the folder, so a record this store wrote or read stays true until it deletes it.
+  const records = new Map<string, StoredFileInfo>();
+  const remember = (info: StoredFileInfo) => {
+    if (records.size >= MAX_CACHED_RECORDS) records.delete(records.keys().next().value as string);
+    records.set(info.key, info);
+  };
   const readInfo = async (key: string): Promise<StoredFileInfo | null> => {
+    const path = pathOf(key);
+    const known = records.get(key);
+    if (known) return known;
+    let text: string;
     try {
-      return JSON.parse(await readFile(pathOf(key) + META_SUFFIX, 'utf8')) as StoredFileInfo;
+      text = await readSmallFile(path + META_SUFFIX);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
     }
+    const info = parseInfo(text);
+    if (info) remember(info);
+    return info;
+  };
+  const ensureFolder = async (folder: string): Promise<void> => {
+    if (knownFolders.has(folder)) return;
+    await makeDirectory(folder, sync);
+    if (knownFolders.size >= MAX_KNOWN_FOLDERS) knownFolders.clear();
+    knownFolders.add(folder);
   };
 
   return {
     name: 'local',
     async put(key: string, body: AsyncIterable<Uint8Array>, meta: FileMeta): Promise<StoredFileInfo> {
       const path = pathOf(key);
-      await mkdir(dirname(path), { recursive: true });
-      const temp = `${path}.${randomBytes(6).toString('hex')}.part`;
-      const hash = createHash('sha256');
-      let size = 0;
+      const folder = dirname(path);
+      await ensureFolder(folder);
+      const put = {
+        path,
+        recordPath: path + META_SUFFIX,
+        folder,
+        sync,
+        info: { key, contentType: meta.contentType, filename: meta.filename, lastModified: clock.now() },
+      };
       try {
-        await pipeline(
-          Readable.from(counted(body, (chunk) => {
-            size += chunk.length;
-            hash.update(chunk);
-          })),
-          createWriteStream(temp, { flags: 'wx' }),
-        );
-        const info: StoredFileInfo = {
-          key,
-          size,
-          contentType: meta.contentType,
-          filename: meta.filename,
-          etag: `"${hash.digest('hex').slice(0, 32)}"`,
-          lastModified: Math.floor((await stat(temp)).mtimeMs),
-        };
-        // Bytes first, then the metadata: readers go by the metadata, so they never see half a file.
-        await writeFile(temp + META_SUFFIX, JSON.stringify(info));
-        await rename(temp, path);
-        await rename(temp + META_SUFFIX, path + META_SUFFIX);
+        const info = await putLocalFile(put, body);
+        remember(info);
         return info;
       } catch (error) {
-        await rm(temp, { force: true });
-        await rm(temp + META_SUFFIX, { force: true });
-        throw error;
+        const { code, path: failed } = error as NodeJS.ErrnoException;
+        if (code !== 'ENOENT' || failed !== path) throw error;
+        // Creating the bytes' file failed, before any byte was read: the folder was removed behind
+        // our back, so make it again and start over.
+        knownFolders.delete(folder);
+        await ensureFolder(folder);
+        const info = await putLocalFile(put, body);
+        remember(info);
+        return info;
       }
     },
     async get(key: string, range?: ByteRange): Promise<FileReadStream | null> {
@@ -84,10 +117,13 @@ export function localFileStore(options: LocalFileStoreOptions): FileStore {
     },
     stat: readInfo,
     async delete(key: string): Promise<boolean> {
-      const info = await readInfo(key);
-      await rm(pathOf(key), { force: true });
-      await rm(pathOf(key) + META_SUFFIX, { force: true });
-      return info !== null;
+      const path = pathOf(key);
+      records.delete(key);
+      // The record first: once it is gone the file is gone for readers, whatever happens next.
+      const existed = await removeIfPresent(path + META_SUFFIX);
+      await removeIfPresent(path);
+      if (sync && existed) await syncDirectory(dirname(path));
+      return existed;
     },
     // Reads every metadata file: fine for a browser's pages, not for millions of files (docs/files.md).
     async list(prefix: string, after: string, limit: number): Promise<StoredFileInfo[]> {
@@ -105,10 +141,22 @@ export function localFileStore(options: LocalFileStoreOptions): FileStore {
   };
 }
 
-async function* counted(body: AsyncIterable<Uint8Array>, onChunk: (chunk: Uint8Array) => void): AsyncGenerator<Uint8Array> {
-  for await (const chunk of body) {
-    onChunk(chunk);
-    yield chunk;
+/** A metadata record, or null for one cut short (a crash while it was written). */
+function parseInfo(text: string): StoredFileInfo | null {
+  try {
+    return JSON.parse(text) as StoredFileInfo;
+  } catch {
+    return null;
+  }
+}
+
+async function removeIfPresent(path: string): Promise<boolean> {
+  try {
+    await unlink(path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
   }
 }
 
@@ -124,7 +172,8 @@ async function listMeta(root: string): Promise<StoredFileInfo[]> {
   for (const name of names) {
     if (!name.endsWith(META_SUFFIX)) continue;
     try {
-      out.push(JSON.parse(await readFile(join(root, name), 'utf8')) as StoredFileInfo);
+      const info = parseInfo(await readFile(join(root, name), 'utf8'));
+      if (info) out.push(info);
     } catch {
       // A meta file removed while listing: not counted.
     }

@@ -1,5 +1,6 @@
 import { isSvcError, type SvcError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { storeUnavailable, unreachableStore } from '../core/store-failure.js';
 import { AuthFailure } from './auth.js';
 import type { SvcResponse } from './types.js';
 
@@ -16,7 +17,8 @@ export interface FailedRequest {
 /**
  * The one place failures become responses, for the request handler, the upgrade hook and every host
  * glue: coded errors with their status (and `Retry-After`), auth failures as the hosted service's
- * bare 401, anything else a 500 without detail, logged.
+ * bare 401, a store that cannot be reached as 11230 (424, `Retry-After`), anything else a 500
+ * without detail, logged.
  */
 export function errorResponse(error: unknown, logger: Logger, request: FailedRequest, extraHeaders: Record<string, string> = {}): SvcResponse {
   const headers: Record<string, string> = { ...extraHeaders, 'content-type': JSON_TYPE };
@@ -27,6 +29,12 @@ export function errorResponse(error: unknown, logger: Logger, request: FailedReq
   if (error instanceof AuthFailure) {
     logger.debug('request refused', { reason: error.reason, method: request.method, path: request.path });
     return { status: 401, headers, body: '{"error":"unauthorized"}' };
+  }
+  const store = unreachableStore(error);
+  if (store) {
+    logger.warn('store unreachable', { store, method: request.method, path: request.path, ...(request.requestId !== undefined ? { requestId: request.requestId } : {}), error: error instanceof Error ? error.message : String(error) });
+    const coded = storeUnavailable(store);
+    return { status: coded.status, headers: { ...headers, 'retry-after': String(coded.retryAfter) }, body: JSON.stringify(coded.toJSON()) };
   }
   logger.error('internal error', {
     method: request.method,

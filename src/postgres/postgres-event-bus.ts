@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { reservedTransaction } from '../storage/postgres/pg-transaction.js';
 import { configError } from '../core/errors.js';
-import type { BusListener, EventBus } from '../events/port.js';
+import { type BusListener, BusStateListeners, type EventBus } from '../events/port.js';
 import type { PostgresClientLike } from './client.js';
 import { PartAssembler, frameMessage } from './notify-chunks.js';
 
@@ -21,7 +21,8 @@ const MAX_CHANNEL_BYTES = 63;
  * `subscribe` LISTENs on the client's dedicated listen connection, which porsager reconnects and
  * re-LISTENs by itself. Notifications are delivered when the sending transaction commits, at most
  * once (a message sent while the listen connection is down is lost), in order per publisher and
- * channel (this bus sends its publications one after another). Not through PgBouncer in
+ * channel (this bus sends its publications one after another). `onInterruption` reports a gap (`down`
+ * then `up`) when a channel is listened to again after the listen connection came back. Not through PgBouncer in
  * transaction mode, and not on CockroachDB (no LISTEN). Messages cannot contain U+0000.
  *
  * @example const bus = postgresEventBus({ sql: postgres(process.env.SVC_DATABASE_URL) });
@@ -35,6 +36,7 @@ export function postgresEventBus(options: PostgresEventBusOptions): EventBus {
   let tail: Promise<unknown> = Promise.resolve();
   const channels = new Map<string, { listeners: Set<BusListener>; listening: Promise<{ unlisten(): Promise<void> }> }>();
   let closed = false;
+  const states = new BusStateListeners();
 
   const send = async (channel: string, message: string) => {
     const payloads = frameMessage(`${instance}${(sequence++).toString(36)}`, message);
@@ -73,7 +75,14 @@ export function postgresEventBus(options: PostgresEventBusOptions): EventBus {
             }
           }
         };
-        state = { listeners, listening: sql.listen(pgChannel, deliver) };
+        // porsager calls onlisten at each LISTEN, again after its connection came back: a gap is over.
+        let listens = 0;
+        const onListen = () => {
+          if (listens++ === 0 || closed) return;
+          states.report('down');
+          states.report('up');
+        };
+        state = { listeners, listening: sql.listen(pgChannel, deliver, onListen) };
         channels.set(pgChannel, state);
       }
       state.listeners.add(entry);
@@ -91,6 +100,7 @@ export function postgresEventBus(options: PostgresEventBusOptions): EventBus {
         await (await current.listening).unlisten();
       };
     },
+    onInterruption: (listener) => states.add(listener),
     async close() {
       if (closed) return;
       closed = true;

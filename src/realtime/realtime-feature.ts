@@ -1,8 +1,11 @@
+import { storeUnavailable } from '../core/store-failure.js';
 import { svcError } from '../core/errors.js';
 import type { Json } from '../core/wire-values.js';
 import { limitedAddress } from '../counters/address-limit.js';
 import { memoryEventBus } from '../events/memory-event-bus.js';
-import type { Feature, ServiceContext } from '../features/contract.js';
+import type { Feature, FeatureDefinition, ServiceContext } from '../features/contract.js';
+import { RECORDS } from '../records/index.js';
+import { USERS } from '../users/index.js';
 import type { FeatureSocket } from '../features/sockets.js';
 import type { RouteDef, UpgradeContext, UpgradeDef } from '../features/routes.js';
 import { FRAME_OVERHEAD_BYTES, RealtimeConnection } from './connection.js';
@@ -56,6 +59,16 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
   });
   const open = new Map<RealtimeConnection, () => void>();
   let closing = false;
+  // While the bus may be losing changes no socket stays open as if it missed nothing: each is closed
+  // (1012) and new ones refused (11230) until the bus is back; clients reconnect, subscribe again
+  // and re-read what they need (docs/realtime.md, D152).
+  let busDown = false;
+  const stopWatchingBus = bus.onInterruption?.((state) => {
+    busDown = state === 'down';
+    if (!busDown) return;
+    ctx.logger.warn('realtime: the event bus is interrupted; closing realtime sockets', { sockets: open.size });
+    for (const connection of [...open.keys()]) connection.close(1012, 'event bus interrupted: reconnect and subscribe again');
+  });
   const removeGauge = ctx.metrics?.gauges({
     name: 'svcbase_realtime_connections',
     help: 'Open realtime connections on this instance, by application.',
@@ -107,6 +120,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
       handler: async (upgrade) => {
         const app = upgrade.app!;
         if (!app.settings.features.realtime) throw svcError('featureDisabled', 'realtime');
+        if (busDown) throw storeUnavailable('shared store');
         const user = upgrade.auth.sessionToken ? await upgrade.user() : null;
         if (upgrade.auth.sessionToken && !user) throw svcError('sessionInvalid');
         const address = addressOf(upgrade);
@@ -147,6 +161,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
       auth: 'none',
       handler: async (upgrade) => {
         if (!SID.test(upgrade.params.sid ?? '')) throw svcError('realtimeBadMessage', 'the socket.io session id is malformed');
+        if (busDown) throw storeUnavailable('shared store');
         // Until its first subscription names an application, a socket holds a slot of the unbound pool.
         const address = addressOf(upgrade);
         const releaseUnbound = slots.reserve(UNBOUND, address);
@@ -174,6 +189,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
     upgrades,
     async close() {
       closing = true;
+      stopWatchingBus?.();
       removeGauge?.();
       stopObserving();
       stopSweeping();
@@ -182,6 +198,22 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
       await engine.close();
       for (const connection of [...open.keys()]) connection.terminate();
       if (ownBus) await bus.close?.();
+    },
+  };
+}
+
+/**
+ * Realtime as a feature definition, after users and records: subscriptions ask the records feature's
+ * access control (shared roles and permissions) unless `options.access` is given.
+ */
+export function realtimeFeature(options: RealtimeOptions = {}): FeatureDefinition {
+  return {
+    id: 'realtime',
+    after: [USERS.id, RECORDS.id],
+    init(ctx) {
+      const access = options.access ?? ctx.find(RECORDS)?.access;
+      const feature = createRealtimeFeature(ctx, access ? { ...options, access } : options);
+      return { routes: feature.routes, upgrades: feature.upgrades, close: () => feature.close?.() };
     },
   };
 }

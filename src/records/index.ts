@@ -1,5 +1,5 @@
 /** Records REST (`/1/classes`, `/1/batch`) and the class-policy hook other features use. */
-export { type RecordsFeature, type RecordsOptions, createRecordsFeature } from './records-feature.js';
+export { RECORDS, type RecordsFeature, type RecordsOptions, createRecordsFeature, recordsFeature } from './records-feature.js';
 export {
   type ClassPolicy,
   type ClassPolicyContext,

@@ -1,3 +1,5 @@
+import { type FeatureDefinition, featureKey } from '../features/contract.js';
+import { SESSIONS } from '../features/sessions-key.js';
 import type { SessionResolver } from '../app/caller.js';
 import type { Clock } from '../core/clock.js';
 import type { Random } from '../core/random.js';
@@ -37,7 +39,7 @@ export interface RecordsFeatureContext {
   readonly clock: Clock;
   readonly random: Random;
   readonly logger?: Logger;
-  /** The bus shared by instances: role and class-permission changes are announced on it. */
+  /** The bus shared by instances: role, class-permission and schema changes are announced on it. */
   readonly bus?: EventBus;
 }
 
@@ -95,7 +97,11 @@ export function createRecordsFeature(ctx: RecordsFeatureContext, options: Record
     changes = accessChangeChannel({
       bus: ctx.bus,
       logger: ctx.logger ?? silentLogger,
-      onRemote: (change) => (change.kind === 'roles' ? access.forgetRoles(change.namespace) : permissionStore.forget(change)),
+      onRemote: (change) => {
+        if (change.kind === 'roles') access.forgetRoles(change.namespace);
+        else if (change.kind === 'classPermissions') permissionStore.forget(change);
+        else ctx.storage.forgetSchema?.(change);
+      },
     });
   }
   access.tables.declare(CLASS_PERMISSIONS_TABLE, MASTER_ONLY_TABLE);
@@ -104,7 +110,7 @@ export function createRecordsFeature(ctx: RecordsFeatureContext, options: Record
   const routes = recordsRoutes({ records: service, policies, storage: ctx.storage, sessions: options.sessions ?? (() => undefined) });
   return {
     name: 'records',
-    routes: [...routes, ...roleRoutes(service), ...bqlRoutes(service), ...schemaRoutes(createSchemaService({ storage: ctx.storage, permissions: permissionStore }))],
+    routes: [...routes, ...roleRoutes(service), ...bqlRoutes(service), ...schemaRoutes(createSchemaService({ storage: ctx.storage, permissions: permissionStore, onChange: (table) => changes?.announce({ kind: 'schema', namespace: table.namespace, className: table.className }) }))],
     policies,
     service,
     access,
@@ -112,5 +118,22 @@ export function createRecordsFeature(ctx: RecordsFeatureContext, options: Record
     registerClassPolicy: (className, policy) => policies.register(className, policy),
     declareTable: (className, rule) => access.tables.declare(className, rule),
     close: async () => changes?.close(),
+  };
+}
+
+/** The key of the records feature's API: `ctx.use(RECORDS)`. */
+export const RECORDS = featureKey<RecordsFeature>('records');
+
+/**
+ * Records REST as a feature definition: session tokens resolve through the SESSIONS key (the users
+ * feature's), found per request since users starts after records.
+ */
+export function recordsFeature(options: Omit<RecordsOptions, 'sessions'> = {}): FeatureDefinition<RecordsFeature> {
+  return {
+    id: RECORDS.id,
+    init(ctx) {
+      const records = createRecordsFeature(ctx, { ...options, sessions: () => ctx.find(SESSIONS) });
+      return { api: records, routes: records.routes, close: () => records.close() };
+    },
   };
 }

@@ -126,6 +126,8 @@ function wireOf(schema: TableSchema, permissions: Json | null): JsonObject {
 export interface SchemaServiceDeps {
   readonly storage: StorageAdapter;
   readonly permissions: ClassPermissionStore;
+  /** Called after the schema API changed a table (columns, indexes, the table): other instances forget their copy. */
+  readonly onChange?: (table: TableRef) => void;
 }
 
 export function createSchemaService(deps: SchemaServiceDeps): SchemaService {
@@ -213,8 +215,12 @@ export function createSchemaService(deps: SchemaServiceDeps): SchemaService {
       const clp = body['classLevelPermissions'];
       // Everything is validated before the first write: a refused body creates nothing.
       if (clp !== undefined) permissions.validate(clp);
-      await storage.ensureColumns(ref, changes.addColumns, caller.app.settings.schema);
-      await addIndexes(ref, changes.addIndexes);
+      try {
+        await storage.ensureColumns(ref, changes.addColumns, caller.app.settings.schema);
+        await addIndexes(ref, changes.addIndexes);
+      } finally {
+        deps.onChange?.(ref);
+      }
       if (clp !== undefined) await permissions.write(ref, clp);
       return read(caller, className);
     },
@@ -231,10 +237,15 @@ export function createSchemaService(deps: SchemaServiceDeps): SchemaService {
       const clp = body['classLevelPermissions'];
       if (clp !== undefined && clp !== null) permissions.validate(clp);
       // Drops first, so a PUT may replace a field or an index of the same name.
-      for (const name of changes.dropIndexes) await storage.dropIndex!(ref, name);
-      for (const name of changes.dropColumns) await storage.dropColumn!(ref, name);
-      if (Object.keys(changes.addColumns).length > 0) await storage.ensureColumns(ref, changes.addColumns, caller.app.settings.schema);
-      await addIndexes(ref, changes.addIndexes);
+      try {
+        for (const name of changes.dropIndexes) await storage.dropIndex!(ref, name);
+        for (const name of changes.dropColumns) await storage.dropColumn!(ref, name);
+        if (Object.keys(changes.addColumns).length > 0) await storage.ensureColumns(ref, changes.addColumns, caller.app.settings.schema);
+        await addIndexes(ref, changes.addIndexes);
+      } finally {
+        // Announced even after a failure part-way: what did change must not wait for the cache bound.
+        if (changes.dropIndexes.length + changes.dropColumns.length + Object.keys(changes.addColumns).length + changes.addIndexes.length > 0) deps.onChange?.(ref);
+      }
       if (clp !== undefined) await permissions.write(ref, clp);
       return read(caller, className);
     },
@@ -251,6 +262,7 @@ export function createSchemaService(deps: SchemaServiceDeps): SchemaService {
         if (records > 0) throw svcError('schemaDeleteRefused', `class ${className} is not empty, contains ${records} objects`);
         await tx.dropTable!(ref);
       });
+      deps.onChange?.(ref);
       await permissions.write(ref, null);
     },
   };

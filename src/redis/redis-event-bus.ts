@@ -1,5 +1,5 @@
 import { configError } from '../core/errors.js';
-import type { BusListener, EventBus } from '../events/port.js';
+import { type BusListener, BusStateListeners, type EventBus } from '../events/port.js';
 
 /** The ioredis method the bus publishes with (typed by shape). */
 export interface RedisPublisherLike {
@@ -15,8 +15,10 @@ export interface RedisSubscriberLike {
   unsubscribe(...channels: string[]): Promise<unknown>;
   on(event: 'message', listener: (channel: string, message: string) => void): unknown;
   on(event: 'ready', listener: () => void): unknown;
+  on(event: 'close', listener: () => void): unknown;
   off(event: 'message', listener: (channel: string, message: string) => void): unknown;
   off(event: 'ready', listener: () => void): unknown;
+  off(event: 'close', listener: () => void): unknown;
 }
 
 export interface RedisEventBusOptions {
@@ -34,6 +36,8 @@ export interface RedisEventBusOptions {
  * a message published while the subscriber is disconnected is lost. After a reconnect (`ready`) the
  * bus subscribes its channels again, so delivery resumes even with ioredis's `autoResubscribe: false`.
  * Order per publisher and channel holds because one connection carries a publisher's commands in order.
+ * `onInterruption` reports `down` when the subscriber connection closes and `up` once the channels are
+ * subscribed again after it reconnects.
  *
  * @example
  * const bus = redisEventBus({ publisher: redis, subscriber: new Redis(process.env.REDIS_URL) });
@@ -46,6 +50,7 @@ export function redisEventBus(options: RedisEventBusOptions): EventBus {
   /** The SUBSCRIBE in flight (or done) per Redis channel, so a second listener waits for the first. */
   const active = new Map<string, Promise<unknown>>();
   let closed = false;
+  const states = new BusStateListeners();
 
   const onMessage = (redisChannel: string, message: string) => {
     const listeners = channels.get(redisChannel);
@@ -60,10 +65,13 @@ export function redisEventBus(options: RedisEventBusOptions): EventBus {
   };
   const onReady = () => {
     // After a reconnect: subscribe again (a no-op for channels ioredis already resubscribed).
-    if (channels.size > 0) subscriber.subscribe(...channels.keys()).catch(() => {});
+    if (channels.size === 0) return states.report('up');
+    subscriber.subscribe(...channels.keys()).then(() => states.report('up'), () => {});
   };
+  const onClose = () => states.report('down');
   subscriber.on('message', onMessage);
   subscriber.on('ready', onReady);
+  subscriber.on('close', onClose);
 
   return {
     async publish(channel, message) {
@@ -95,11 +103,13 @@ export function redisEventBus(options: RedisEventBusOptions): EventBus {
         if (!closed) await subscriber.unsubscribe(key);
       };
     },
+    onInterruption: (listener) => states.add(listener),
     async close() {
       if (closed) return;
       closed = true;
       subscriber.off('message', onMessage);
       subscriber.off('ready', onReady);
+      subscriber.off('close', onClose);
       const keys = [...channels.keys()];
       channels.clear();
       active.clear();

@@ -1,4 +1,4 @@
-export { createSmsFeature, type SmsFeature, type SmsFeatureOptions } from './sms-feature.js';
+export { SMS, createSmsFeature, smsFeature, type SmsFeature, type SmsFeatureOptions } from './sms-feature.js';
 export type { SmsApi } from './sms-api.js';
 export type { CaptchaGate } from './sender.js';
 export type { SmsStatus } from './status.js';

@@ -1,3 +1,5 @@
+import { CAPTCHA } from '../captcha/index.js';
+import { type FeatureDefinition, featureKey } from '../features/contract.js';
 import { type MetricsPort, noMetrics } from '../core/metrics.js';
 import { configError } from '../core/errors.js';
 import { memoryCounterStore } from '../counters/memory-counter-store.js';
@@ -139,6 +141,24 @@ export function createSmsFeature(ctx: SmsFeatureContext, options: SmsFeatureOpti
       unsubscribe?.();
       await transport.close?.();
       await counters.close?.();
+    },
+  };
+}
+
+/** The key of the SMS feature's API: `ctx.find(SMS)`. */
+export const SMS = featureKey<SmsApi>('sms');
+
+/**
+ * SMS as a feature definition (after the captcha feature, whose validate_tokens gate captcha-required
+ * templates); counters and the captcha gate come from the service unless given.
+ */
+export function smsFeature(options: SmsFeatureOptions): FeatureDefinition<SmsApi> {
+  return {
+    id: SMS.id,
+    after: [CAPTCHA.id],
+    init(ctx) {
+      const feature = createSmsFeature(ctx, { ...options, counters: options.counters ?? ctx.counters, captcha: options.captcha ?? ctx.find(CAPTCHA) });
+      return { api: feature.api, routes: feature.routes, close: () => feature.close() };
     },
   };
 }

@@ -116,5 +116,11 @@ export interface StorageAdapter {
   dropColumn?(table: TableRef, column: string): Awaitable<boolean>;
   dropIndex?(table: TableRef, name: string): Awaitable<boolean>;
   dropTable?(table: TableRef): Awaitable<boolean>;
+  /**
+   * Drops what this adapter caches of a table's schema, because another instance changed it (the
+   * schema API announces its changes on the service's bus). Optional: an adapter without a schema
+   * cache, or one used by one instance only, leaves it out.
+   */
+  forgetSchema?(table: TableRef): void;
   close(): Awaitable<void>;
 }

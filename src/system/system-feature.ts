@@ -1,6 +1,6 @@
 import { formatDateTime } from '../core/time.js';
 import type { Json } from '../core/wire-values.js';
-import type { Feature, ServiceContext } from '../features/contract.js';
+import type { Feature, FeatureDefinition, ServiceContext } from '../features/contract.js';
 
 /** The table a readiness probe reads (never created: a schema lookup of a missing table is a query). */
 const PROBE = { namespace: 'svchealth', className: 'Probe' };
@@ -86,4 +86,9 @@ export function createSystemFeature(ctx: ServiceContext): Feature {
       },
     ],
   };
+}
+
+/** The system routes as a feature definition (every service lists it). */
+export function systemFeature(): FeatureDefinition {
+  return { id: 'system', init: (ctx) => ({ routes: createSystemFeature(ctx).routes }) };
 }

@@ -2,7 +2,7 @@
  * Users: sign-up, login, sessions, password flows, email verification and the protection of the
  * user table. See docs/users.md.
  */
-export { type UsersFeature, type UsersFeatureOptions, createUsersFeature } from './users-feature.js';
+export { USERS, type UsersFeature, type UsersFeatureOptions, createUsersFeature, usersFeature } from './users-feature.js';
 export type { UserSmsCodes, UsersDeps } from './deps.js';
 export { type UserLister } from './user-list.js';
 export { type UsersService, createUsersService } from './users-service.js';

@@ -1,3 +1,6 @@
+import { type FeatureDefinition, featureKey } from '../features/contract.js';
+import { RECORDS } from '../records/index.js';
+import { SMS } from '../sms/index.js';
 import type { Application } from '../app/application.js';
 import { configError } from '../core/errors.js';
 import type { CounterStore } from '../counters/port.js';
@@ -183,4 +186,32 @@ function assertLinkSettings(app: Application): void {
   else if (app.settings.features.emailVerification && app.publicUrl === undefined) {
     throw configError('users', `application '${app.applicationId}': features.emailVerification needs publicUrl or users.linkBaseUrl (the public base URL of mailed links)`);
   }
+}
+
+/** The key of the users feature's API: `ctx.use(USERS)`. */
+export const USERS = featureKey<UsersFeature>('users');
+
+/**
+ * Users as a feature definition, over the records feature (its `_User` policy, access control and
+ * list) and, when present, the SMS feature's codes. `registry` receives the session resolver, which
+ * the service publishes under the SESSIONS key; `mail` is where links go.
+ */
+export function usersFeature(options: Omit<UsersFeatureOptions, 'classPolicies' | 'access' | 'records' | 'sms'>, registry: SessionRegistry): FeatureDefinition<UsersFeature> {
+  return {
+    id: USERS.id,
+    requires: [RECORDS.id],
+    after: [SMS.id],
+    init(ctx) {
+      const records = ctx.use(RECORDS);
+      const users = createUsersFeature(ctx, registry, {
+        ...options,
+        counters: options.counters ?? ctx.counters,
+        sms: () => ctx.find(SMS),
+        classPolicies: records.policies,
+        access: records.access,
+        records: records.service,
+      });
+      return { api: users, routes: users.routes, close: () => users.close() };
+    },
+  };
 }

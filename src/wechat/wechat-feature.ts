@@ -1,3 +1,4 @@
+import { FILES } from '../files/index.js';
 import type { Application } from '../app/application.js';
 import { svcError } from '../core/errors.js';
 import type { FunctionWechatAccount, WechatForFunctions, FunctionsApi } from '../functions/index.js';
@@ -52,7 +53,7 @@ export function wechatFeature(options: WechatOptions = {}): FeatureDefinition<We
   return {
     id: WECHAT.id,
     requires: [RECORDS.id],
-    after: [USERS.id, FUNCTIONS.id],
+    after: [USERS.id, FUNCTIONS.id, FILES.id],
     settings: { defaults: DEFAULT_WECHAT_SETTINGS, resolve: resolveWechatSettings },
     init(ctx) {
       const records = ctx.use(RECORDS);
@@ -83,6 +84,7 @@ export function wechatFeature(options: WechatOptions = {}): FeatureDefinition<We
         ...(options.fetch ? { fetch: options.fetch } : {}),
       });
       ctx.find(USERS)?.authProviders.register('weapp', weappAuthProvider({ settings, platform, sessionKeys }));
+      ctx.find(FILES)?.connectPlatform({ checkImage: (app, image, name) => service.checkImage(app, image, name), qrCode: (app, iface, request) => service.qrCode(app, iface, request) });
       // A function may name another mini program (initWechatApp): it keeps the configured base and timeout.
       const accountFor = (app: Application, given: FunctionWechatAccount | undefined): PlatformAccount => {
         const configured = settings(app).miniProgram;

@@ -37,6 +37,22 @@ describe('access changes between instances', () => {
     await b.close();
   });
 
+  it('carries schema changes too (issue 40), and refuses one without a class name', async () => {
+    const hub = memoryEventHub();
+    const seen: AccessChange[] = [];
+    const logger = recordingLogger();
+    const a = accessChangeChannel({ bus: hub.bus(), logger, onRemote: () => {} });
+    const b = accessChangeChannel({ bus: hub.bus(), logger, onRemote: (change) => seen.push(change) });
+    await flush();
+    a.announce({ kind: 'schema', namespace: 'app1', className: 'Post' });
+    await hub.bus().publish('svcbase:access', '{"from":"x","kind":"schema","namespace":"app1"}');
+    await flush();
+    expect(seen).toEqual([{ kind: 'schema', namespace: 'app1', className: 'Post' }]);
+    expect(logger.lines.filter((line) => line.includes('unreadable'))).toHaveLength(2);
+    await a.close();
+    await b.close();
+  });
+
   it('a bus that fails to publish or subscribe is logged, never thrown: the cache time bound still applies', async () => {
     const broken: EventBus = {
       publish: () => Promise.reject(new Error('bus down')),

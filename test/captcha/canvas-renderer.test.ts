@@ -8,7 +8,7 @@ import { createCanvasRenderer } from '../../src/captcha/canvas-renderer.js';
 import { bundledFontPaths } from '../../src/captcha/captcha-fonts.js';
 import { seededRandom } from '../../src/core/random.js';
 import { PNG } from 'pngjs';
-import { encodeOpaquePng } from '../../src/captcha/png-encode.js';
+import { encodeRgbPng } from '../../src/captcha/png-encode.js';
 import { PNG_SIGNATURE, readPngHeader } from './png-header.js';
 
 const renderer = createCanvasRenderer();
@@ -78,10 +78,12 @@ describe('the captcha PNG encoder', () => {
     const width = 37;
     const height = 11;
     const random = seededRandom(9);
-    const rgba = new Uint8Array(width * height * 4);
-    for (let i = 0; i < rgba.length; i++) rgba[i] = i % 4 === 3 ? 255 : random.int(256);
-    const decoded = PNG.sync.read(Buffer.from(encodeOpaquePng(rgba, width, height)));
+    const rgb = new Uint8Array(width * height * 3);
+    for (let i = 0; i < rgb.length; i++) rgb[i] = random.int(256);
+    const decoded = PNG.sync.read(Buffer.from(encodeRgbPng(rgb, width, height)));
     expect([decoded.width, decoded.height]).toEqual([width, height]);
+    const rgba = new Uint8Array(width * height * 4);
+    for (let p = 0; p < width * height; p++) rgba.set([rgb[p * 3]!, rgb[p * 3 + 1]!, rgb[p * 3 + 2]!, 255], p * 4);
     expect(Buffer.from(decoded.data).equals(Buffer.from(rgba))).toBe(true);
   });
 

@@ -52,7 +52,8 @@ describe('SQL core statements: DDL', () => {
       'CREATE TABLE IF NOT EXISTS "app__Player" ("objectId" text PRIMARY KEY NOT NULL, "createdAt" bigint NOT NULL, "updatedAt" bigint NOT NULL, ' +
         '"name" text, "score" double precision, "active" boolean, "born" bigint, "team" text, "tags" jsonb, "photo" jsonb, "profile" jsonb, ' +
         '"location$lat" double precision, "location$lng" double precision)',
-      'CREATE INDEX IF NOT EXISTS "app__Player$$createdAt" ON "app__Player" ("createdAt", "objectId")',
+      // Spelled as finds order (D160).
+      'CREATE INDEX IF NOT EXISTS "app__Player$$createdAt" ON "app__Player" ("createdAt" ASC NULLS FIRST, "objectId" COLLATE "C" ASC NULLS FIRST)',
     ]);
   });
 
@@ -81,7 +82,11 @@ describe('SQL core statements: DDL', () => {
     const unique = compileCreateIndex(sqliteDialect, 'app__Player', { name: 'by_name', columns: ['name'], unique: true }, SCHEMA);
     expect(unique).toEqual({ sql: 'CREATE UNIQUE INDEX IF NOT EXISTS "app__Player$ix$by_name" ON "app__Player" ("name")', parameters: [] });
     const geo = compileCreateIndex(postgresDialect, 'app__Player', { name: 'near', columns: ['location', 'createdAt'], unique: false }, SCHEMA);
-    expect(geo.sql).toBe('CREATE INDEX IF NOT EXISTS "app__Player$ix$near" ON "app__Player" ("location$lat", "location$lng", "createdAt")');
+    expect(geo.sql).toBe(
+      'CREATE INDEX IF NOT EXISTS "app__Player$ix$near" ON "app__Player" ("location$lat" ASC NULLS FIRST, "location$lng" ASC NULLS FIRST, "createdAt" ASC NULLS FIRST, "objectId" COLLATE "C" ASC NULLS FIRST)',
+    );
+    const name = compileCreateIndex(postgresDialect, 'app__Player', { name: 'by_name', columns: ['name'], unique: true }, SCHEMA);
+    expect(name.sql).toBe('CREATE UNIQUE INDEX IF NOT EXISTS "app__Player$ix$by_name" ON "app__Player" ("name" COLLATE "C" ASC NULLS FIRST)');
     expect(compileDropTable(postgresDialect, 'app__Player').sql).toBe('DROP TABLE IF EXISTS "app__Player"');
   });
 

@@ -15,18 +15,24 @@ function ddl(sql: string): CompiledQuery {
   return { sql, parameters: [] };
 }
 
-/** The columns a logical column stores in: its physical columns, and `ACL$read` beside `ACL` where the dialect keeps one. */
-function storedColumns(dialect: SqlDialect, name: string, column: ColumnSchema): Array<[physical: string, type: string]> {
+/**
+ * The columns a logical column stores in: its physical columns, and `ACL$read` beside `ACL` where the
+ * dialect keeps one. The array form (PostgreSQL) is made with its table, or later with its values
+ * filled in one statement (pg-acl-read.ts), never by a plain ADD COLUMN: `adding` leaves it out.
+ */
+function storedColumns(dialect: SqlDialect, name: string, column: ColumnSchema, adding = false): Array<[physical: string, type: string]> {
   if (column.type === 'Relation') return [];
   const type = dialect.columnType(STORAGE_KIND[column.type]);
   const out = physicalColumns(name, column).map((physical): [string, string] => [physical, type]);
   if (dialect.aclReadColumn && carriesAclRead(name, column)) out.push([ACL_READ_COLUMN, dialect.columnType('text')]);
+  // Every row gets its principals: `{*}` (everyone) until the codec writes them (D161).
+  if (dialect.aclReadArray && !adding && carriesAclRead(name, column)) out.push([ACL_READ_COLUMN, `${dialect.aclReadArray.type} NOT NULL DEFAULT '{*}'`]);
   return out;
 }
 
 /** `"col" TYPE` for each stored column of a logical column (none for a Relation). */
 function definitions(dialect: SqlDialect, name: string, column: ColumnSchema): string[] {
-  return storedColumns(dialect, name, column).map(([physical, type]) => `${physicalIdent(dialect, physical)} ${type}`);
+  return storedColumns(dialect, name, column, true).map(([physical, type]) => `${physicalIdent(dialect, physical)} ${type}`);
 }
 
 /**
@@ -45,8 +51,19 @@ export function compileCreateTable(dialect: SqlDialect, table: string, columns: 
   const extra = ordered.map(([physical, type]) => `, ${physicalIdent(dialect, physical)} ${type}`).join('');
   return [
     ddl(`CREATE TABLE IF NOT EXISTS ${t} ("objectId" ${text} PRIMARY KEY NOT NULL, "createdAt" ${ms} NOT NULL, "updatedAt" ${ms} NOT NULL${extra})`),
-    ddl(`CREATE INDEX IF NOT EXISTS ${physicalIdent(dialect, `${table}$$createdAt`)} ON ${t} ("createdAt", "objectId")`),
+    ddl(`CREATE INDEX IF NOT EXISTS ${physicalIdent(dialect, `${table}$$createdAt`)} ON ${t} (${defaultOrderColumns(dialect)})`),
   ];
+}
+
+/** The columns of the `(createdAt, objectId)` index, in the default order of a find where the dialect spells it. */
+function defaultOrderColumns(dialect: SqlDialect): string {
+  const term = dialect.indexTerm;
+  return term ? `${term('"createdAt"', false)}, ${term('"objectId"', true)}` : '"createdAt", "objectId"';
+}
+
+/** The name of the GIN index over the read principals array (D161). */
+export function aclReadArrayIndexName(table: string): string {
+  return `${table}$$aclread`;
 }
 
 /** `ALTER TABLE ... ADD COLUMN` per physical column (none for a Relation). */
@@ -91,9 +108,25 @@ export function indexPhysicalColumns(dialect: SqlDialect, index: IndexSpec, sche
   return columns;
 }
 
+/**
+ * The column list of a declared index. Where the dialect spells index terms (PostgreSQL, D160), each
+ * column is spelled as a find orders by it (ascending, NULL first, a String in code point order) and
+ * a non-unique index ends with the finds' tie-break `"objectId" COLLATE "C"`: a find ordered by the
+ * index's columns walks it forward, and one ordered descending walks it backward.
+ */
+function indexColumnList(dialect: SqlDialect, index: IndexSpec, schema: TableSchema): string {
+  const physical = indexPhysicalColumns(dialect, index, schema);
+  const term = dialect.indexTerm;
+  if (!term) return physical.map((c) => physicalIdent(dialect, c)).join(', ');
+  const textual = new Set(index.columns.filter((c) => Object.hasOwn(schema.columns, c) && schema.columns[c]!.type === 'String'));
+  const terms = physical.map((c) => term(physicalIdent(dialect, c), textual.has(c) || c === 'objectId'));
+  if (!index.unique && !physical.includes('objectId')) terms.push(term('"objectId"', true));
+  return terms.join(', ');
+}
+
 /** A declared index over the physical columns of its logical columns (a GeoPoint indexes both), and `ACL$read` where it carries it. */
 export function compileCreateIndex(dialect: SqlDialect, table: string, index: IndexSpec, schema: TableSchema): CompiledQuery {
-  const list = indexPhysicalColumns(dialect, index, schema).map((c) => physicalIdent(dialect, c)).join(', ');
+  const list = indexColumnList(dialect, index, schema);
   return ddl(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${physicalIdent(dialect, indexName(table, index))} ON ${physicalIdent(dialect, table)} (${list})`);
 }
 

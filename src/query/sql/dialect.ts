@@ -80,6 +80,25 @@ export interface SqlDialect {
    * jsonb lookups are cheap).
    */
   readonly aclReadColumn?: { contains(text: Sql, needle: string): Sql };
+  /**
+   * Present where tables keep an ACL's read principals as an array (PostgreSQL, `text[]` under a
+   * GIN index, D161): the condition that the array shares an element with the caller's principals.
+   */
+  readonly aclReadArray?: { readonly type: string; overlaps(column: Sql, principals: readonly string[]): Sql };
+  /**
+   * Present where an index is walked only in the order it was declared in (PostgreSQL: its null
+   * order and collation must be those of the ORDER BY, D160): one index column spelled as the
+   * ascending ORDER BY term of `orderTerm` spells it (`text` for a String column, compared in code
+   * point order). Absent (SQLite): index columns are plain names.
+   */
+  readonly indexTerm?: (quoted: string, text: boolean) => string;
+  /**
+   * Present where a find's LIMIT is written into its text (PostgreSQL, D162): a prepared statement's
+   * generic plan then knows how few rows it returns and walks an index in order instead of sorting
+   * a tenth of the table. Returns the clause for a validated limit and skip. Absent (SQLite): both
+   * are parameters.
+   */
+  readonly inlineLimit?: (limit: number, skip: number) => Sql | null;
   /** Appended to the CREATE TABLE of a table only ever read by its primary key (SQLite `WITHOUT ROWID`). */
   readonly keyOnlyTable: string;
   /** An INSERT that skips a row whose key exists: `<prefix> "t" (...) VALUES (...)<suffix>`. */

@@ -58,8 +58,13 @@ export function compileFind(className: string, plan: FindPlan, view: SqlSchemaVi
   const state = newState(dialect, view);
   const scope = mainScope(className, state);
   const columns = join(physicalColumnNames(scope.schema).map((c) => columnRef(state, scope, c)), ', ');
-  const statement = sql`SELECT ${columns} FROM ${tableRef(state, className)} AS ${raw(scope.alias)} WHERE ${whereClause(plan.where, scope, state)} ORDER BY ${orderClause(plan, scope, state)} LIMIT ${param(plan.limit)} OFFSET ${param(plan.skip)}`;
+  const statement = sql`SELECT ${columns} FROM ${tableRef(state, className)} AS ${raw(scope.alias)} WHERE ${whereClause(plan.where, scope, state)} ORDER BY ${orderClause(plan, scope, state)} ${limitClause(plan, dialect)}`;
   return render(statement, dialect.placeholder);
+}
+
+/** `LIMIT ? OFFSET ?`, or what the dialect writes instead (`inlineLimit`). */
+function limitClause(plan: FindPlan, dialect: SqlDialect): Sql {
+  return dialect.inlineLimit?.(plan.limit, plan.skip) ?? sql`LIMIT ${param(plan.limit)} OFFSET ${param(plan.skip)}`;
 }
 
 /**

@@ -37,6 +37,21 @@ const COLUMN_TYPES: Readonly<Record<StorageKind, string>> = {
 };
 
 /**
+ * The ACL read filter over `"ACL$read" text[]` (D161). Everyone's `*` is written into the text, the
+ * caller's own principals bound: the planner knows from the column's statistics how many rows `*`
+ * admits, also in a prepared statement's generic plan (a bound array gets a fixed guess of 0.5%,
+ * and a plan made for so few rows sorts them instead of walking an index in order).
+ */
+function aclReadOverlaps(column: Sql, principals: readonly string[]): Sql {
+  const everyone = principals.includes('*') ? [sql`${column} && '{*}'::text[]`] : [];
+  const named = principals.filter((key) => key !== '*');
+  const own = named.length > 0 ? [sql`${column} && ${param(named)}::text[]`] : [];
+  const terms = [...everyone, ...own];
+  if (terms.length === 0) return raw('FALSE');
+  return terms.length === 1 ? terms[0]! : sql`(${terms[0]!} OR ${terms[1]!})`;
+}
+
+/**
  * PostgreSQL (run by svcbase/postgres): `$n` placeholders, jsonb
  * operators over the JSON text columns, `COLLATE "C"` for code point order, `NULLS FIRST/LAST`,
  * haversine in SQL, POSIX regular expressions. Known differences from the reference evaluator,
@@ -100,4 +115,9 @@ export const postgresDialect: SqlDialect = {
   insertIgnore: { prefix: 'INSERT INTO', suffix: ' ON CONFLICT DO NOTHING' },
   lockRow: ' FOR UPDATE',
   insertionOrder: { column: ', "seq" bigserial', orderBy: '"seq"' },
+  aclReadArray: { type: 'text[]', overlaps: aclReadOverlaps },
+  // LIMIT as written, OFFSET too when 0 (the first page); a later page keeps its OFFSET a parameter,
+  // so paging does not make one prepared statement per page.
+  inlineLimit: (limit, skip) => (Number.isSafeInteger(limit) && limit >= 0 ? (skip === 0 ? raw(`LIMIT ${limit}`) : sql`LIMIT ${raw(String(limit))} OFFSET ${param(skip)}`) : null),
+  indexTerm: (quoted, text) => `${quoted}${text ? ' COLLATE "C"' : ''} ASC NULLS FIRST`,
 };

@@ -36,7 +36,8 @@ export interface TableScope {
 export type Slot =
   /** No such column: always missing. */
   | { readonly kind: 'none' }
-  | { readonly kind: 'scalar'; readonly type: 'String' | 'Number' | 'Boolean' | 'Date' | 'Pointer'; readonly expr: Sql; readonly targetClass?: string }
+  /** `system`: objectId, createdAt or updatedAt (objectId's primary key keeps the default collation). */
+  | { readonly kind: 'scalar'; readonly type: 'String' | 'Number' | 'Boolean' | 'Date' | 'Pointer'; readonly expr: Sql; readonly targetClass?: string; readonly system?: true }
   | { readonly kind: 'geo'; readonly lat: Sql; readonly lng: Sql }
   /**
    * Array/Object/File columns and paths into Object columns. `shape` is what the value can be:
@@ -74,7 +75,7 @@ export function relationRef(state: CompileState, className: string, column: stri
 export function resolveSlot(field: FieldRef, scope: TableScope, state: CompileState): Slot {
   const { column, path } = field;
   if (Object.hasOwn(SYSTEM, column)) {
-    return path.length > 0 ? { kind: 'none' } : { kind: 'scalar', type: SYSTEM[column as keyof typeof SYSTEM], expr: columnRef(state, scope, column) };
+    return path.length > 0 ? { kind: 'none' } : { kind: 'scalar', type: SYSTEM[column as keyof typeof SYSTEM], expr: columnRef(state, scope, column), system: true };
   }
   const entry = schemaColumn(scope.schema, column);
   if (!entry) return { kind: 'none' };

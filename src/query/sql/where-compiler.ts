@@ -4,7 +4,7 @@ import type { CompareOp, WhereKind, WhereNode } from '../plan.js';
 import { ACL_READ_COLUMN } from './acl-read-column.js';
 import { aclReadCond } from './acl-read-sql.js';
 import { and, not, or, type Cond } from './cond.js';
-import { join, param, raw, sql, type SqlParam } from './fragment.js';
+import { join, param, raw, sql, type Sql, type SqlParam } from './fragment.js';
 import { anyJson, jsonEqualsOne, jsonOrderOne } from './json-predicates.js';
 import { jsonContainsAll, jsonEqualsAny } from './list-predicates.js';
 import { relationContains, compileInQuerySql, compileRelatedToSql, compileSelectSql } from './subquery-sql.js';
@@ -55,6 +55,8 @@ const HANDLERS: Handlers = {
     const d = state.dialect;
     // `ACL$read` is NULL when everyone reads, so it stands for the `*` principal (always held, but checked).
     if (d.aclReadColumn && node.principals.includes('*')) return aclReadCond(columnRef(state, scope, ACL_READ_COLUMN), node.principals, d);
+    // PostgreSQL keeps the principals as an array with `*` for everyone (D161): one overlap test.
+    if (d.aclReadArray && node.principals.includes('*')) return d.aclReadArray.overlaps(columnRef(state, scope, ACL_READ_COLUMN), node.principals);
     // One JSON lookup per principal, each `= true` exactly: no array branch (an ACL grant is never an array).
     // `ACL IS NULL` first: no JSON parse for records without an ACL (an unset ACL is stored as NULL).
     const missing = sql`${columnRef(state, scope, 'ACL')} IS NULL`;
@@ -87,6 +89,15 @@ export function scalarParam(slot: Extract<Slot, { kind: 'scalar' }>, value: Valu
   }
 }
 
+/**
+ * A scalar column as equality tests compare it: a String column of the schema in code point order,
+ * the collation its declared index is made with (PostgreSQL `COLLATE "C"`, D160; equality is the
+ * same in either, only the index must match). objectId keeps its primary key's collation.
+ */
+function matchable(slot: Extract<Slot, { kind: 'scalar' }>, state: CompileState): Sql {
+  return slot.type === 'String' && !slot.system ? state.dialect.binaryText(slot.expr) : slot.expr;
+}
+
 /** Equality with the array rule; null equals missing. */
 export function equals(slot: Slot, value: Value, scope: TableScope, state: CompileState): Cond {
   switch (slot.kind) {
@@ -95,7 +106,7 @@ export function equals(slot: Slot, value: Value, scope: TableScope, state: Compi
     case 'scalar': {
       if (value === null) return sql`${slot.expr} IS NULL`;
       const p = scalarParam(slot, value, state);
-      return p === null ? false : sql`${slot.expr} = ${p}`;
+      return p === null ? false : sql`${matchable(slot, state)} = ${p}`;
     }
     case 'geo':
       if (value === null) return sql`${slot.lat} IS NULL`;
@@ -129,7 +140,7 @@ function inList(slot: Slot, values: readonly Value[], scope: TableScope, state: 
   }
   if (slot.kind === 'scalar') {
     const params = values.filter((v) => v !== null).map((v) => scalarParam(slot, v, state)).filter((p): p is SqlParam => p !== null);
-    const list = params.length === 0 ? false : sql`${slot.expr} IN (${join(params.map((p) => sql`${p}`), ', ')})`;
+    const list = params.length === 0 ? false : sql`${matchable(slot, state)} IN (${join(params.map((p) => sql`${p}`), ', ')})`;
     return or([list, hasNull ? sql`${slot.expr} IS NULL` : false]);
   }
   if (slot.kind === 'geo') return or(values.map((v) => equals(slot, v, scope, state)));

@@ -89,6 +89,7 @@ function observe(target: StorageAdapter, scope: Scope): StorageAdapter {
     ...(target.dropColumn ? { dropColumn: (table: TableRef, column: string) => target.dropColumn!(table, column) } : {}),
     ...(target.dropIndex ? { dropIndex: (table: TableRef, name: string) => target.dropIndex!(table, name) } : {}),
     ...(target.dropTable ? { dropTable: (table: TableRef) => target.dropTable!(table) } : {}),
+    ...(target.forgetSchema ? { forgetSchema: (table: TableRef) => target.forgetSchema!(table) } : {}),
     close: () => target.close(),
 
     insert(table, record) {

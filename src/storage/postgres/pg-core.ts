@@ -145,6 +145,8 @@ export class PgCore {
     if (missing.length === 0) return schema;
     const columns = missing.filter(([name]) => name !== '');
     await withPgErrors(() => this.store.materialize(ref, schema, columns));
+    // First sight of the table by this instance: indexes an older version made are made again (D160).
+    if (columns.length < missing.length) await withPgErrors(() => this.store.upgradeIndexes(ref, schema));
     this.cache.markMaterialized(ref, schema);
     return schema;
   }
@@ -242,6 +244,20 @@ export class PgCore {
     return this.repairingWrite(ref, schema, opColumns(ops), (current) => {
       const plan = planUpdate(ref, current, objectId, ops, updatedAt);
       return withPgErrors(() => (plan.single ? plan.run(this.client) : this.atomically((client) => plan.run(client))));
+    });
+  }
+
+  /**
+   * `update` answering only whether the record exists: the REST update replies `updatedAt` alone, so
+   * its statement returns `"objectId"` and no row is decoded (an Increment is one `UPDATE ... SET n =
+   * COALESCE(n, 0) + $1 ... RETURNING "objectId"`).
+   */
+  async updateWithoutReturning(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<boolean> {
+    const schema = await this.freshFor(ref, opColumns(ops));
+    if (!schema) return false;
+    return this.repairingWrite(ref, schema, opColumns(ops), (current) => {
+      const plan = planUpdate(ref, current, objectId, ops, updatedAt);
+      return withPgErrors(() => (plan.single ? plan.runWithoutRecord(this.client) : this.atomically((client) => plan.runWithoutRecord(client))));
     });
   }
 

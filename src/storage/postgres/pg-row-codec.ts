@@ -4,6 +4,8 @@ import { dateMs } from '../../core/values.js';
 import type { ColumnSchema, TableSchema } from '../../query/plan.js';
 import { geoLatColumn, geoLngColumn, physicalColumns } from '../../query/sql/layout.js';
 import { shortIdentifier } from '../../query/sql/long-identifier.js';
+import { ACL_READ_COLUMN, carriesAclRead } from '../../query/sql/acl-read-column.js';
+import { aclReadPrincipals } from './pg-acl-read.js';
 import { columnDecoders, decodeRowWith, encodeRecordWith } from '../sql/column-decoders.js';
 import { type ArrayRowLayout, type RowSource, rowLayouts } from '../sql/row-layout.js';
 
@@ -35,6 +37,12 @@ function holdsNul(value: unknown): boolean {
  * JSON value holding U+0000 is refused with 11120 before anything is written (D63).
  */
 export function encodePgColumn(name: string, column: ColumnSchema, value: Value | undefined): PgColumnParam[] {
+  if (column.type === 'Relation') return [];
+  if (carriesAclRead(name, column)) return [...encodeValue(name, column, value), [ACL_READ_COLUMN, aclReadPrincipals(value)]];
+  return encodeValue(name, column, value);
+}
+
+function encodeValue(name: string, column: ColumnSchema, value: Value | undefined): PgColumnParam[] {
   if (column.type === 'Relation') return [];
   if (value === undefined || value === null) return physicalColumns(name, column).map((c) => [c, null] as const);
   if (column.type !== 'Number' && column.type !== 'Boolean' && column.type !== 'GeoPoint' && holdsNul(value)) throw svcError('nulCharacterRefused', name);

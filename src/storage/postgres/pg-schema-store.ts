@@ -10,7 +10,10 @@ import {
   compileSelectSchemaRows,
   compileSelectTableNames,
 } from '../../query/sql/bookkeeping-sql.js';
-import { compileAddColumn, compileCreateIndex, compileCreateJoinTable, compileCreateTable } from '../../query/sql/ddl-compiler.js';
+import { compileAddColumn, compileCreateIndex, compileCreateJoinTable, compileCreateTable, indexName } from '../../query/sql/ddl-compiler.js';
+import { carriesAclRead } from '../../query/sql/acl-read-column.js';
+import { physicalIdent } from '../../query/sql/identifier.js';
+import { shortIdentifier } from '../../query/sql/long-identifier.js';
 import type { CompiledQuery } from '../../query/sql/fragment.js';
 import type { SchemaDrop } from '../../query/sql/schema-drops.js';
 import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
@@ -18,6 +21,13 @@ import { postgresDialect } from '../../query/sql/postgres-dialect.js';
 import type { TableRef } from '../port.js';
 import type { PgQueryable, PgRows } from './pg-client.js';
 import { retryingDdl } from './pg-errors.js';
+import { ensureAclReadColumn } from './pg-acl-read.js';
+
+/**
+ * The btree indexes of a table made before D160: none of their columns says `NULLS FIRST`, which
+ * every index made since spells (unique ones included). Primary keys are not asked about.
+ */
+const OLD_INDEXES = `SELECT i.relname AS "name" FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid WHERE x.indrelid = to_regclass($1) AND NOT x.indisprimary AND i.relam = (SELECT oid FROM pg_am WHERE amname = 'btree') AND pg_get_indexdef(x.indexrelid) NOT LIKE '%NULLS FIRST%'`;
 
 const D = postgresDialect;
 
@@ -79,7 +89,35 @@ export class PgSchemaStore {
     for (const [name, column] of only ?? all) {
       if (column.type === 'Relation') await ddl(this.client, compileCreateJoinTable(D, relationTableName(ref.namespace, ref.className, name)));
       else if (only) await ddl(this.client, compileAddColumn(D, table, name, column));
+      if (carriesAclRead(name, column)) await retryingDdl(() => ensureAclReadColumn(this.client, table));
     }
+  }
+
+  /**
+   * Makes again the indexes of a table made before D160, whose columns are not spelled in the order
+   * finds emit (no `NULLS FIRST`, no `objectId` tie-break): the `(createdAt, objectId)` index and
+   * each declared one. Each is replaced, not supplemented (writes keep one entry per index): the new
+   * one is built under a temporary name, the old one dropped and the new one renamed, in one
+   * multi-statement query that PostgreSQL runs as one transaction, so a unique index never lapses.
+   * Once per table per instance.
+   */
+  async upgradeIndexes(ref: TableRef, schema: TableSchema): Promise<void> {
+    const table = physicalTableName(ref.namespace, ref.className);
+    const rows = await runQuery(this.client, { sql: OLD_INDEXES, parameters: [physicalIdent(D, table)] });
+    if (rows.length === 0) return;
+    const old = new Set(rows.map((row) => String(row.name)));
+    const swap = (name: string, create: (name: string) => string): string =>
+      [create(`${name}$new`), `DROP INDEX IF EXISTS ${physicalIdent(D, name)}`, `ALTER INDEX ${physicalIdent(D, `${name}$new`)} RENAME TO ${physicalIdent(D, name)}`].join('; ');
+    const swaps: string[] = [];
+    const createdAt = `${table}$$createdAt`;
+    if (old.has(shortIdentifier(createdAt, 63))) {
+      swaps.push(swap(createdAt, (name) => compileCreateTable(D, table, [])[1]!.sql.replace(physicalIdent(D, createdAt), () => physicalIdent(D, name))));
+    }
+    for (const index of schema.indexes) {
+      const name = indexName(table, index);
+      if (old.has(shortIdentifier(name, 63))) swaps.push(swap(name, () => compileCreateIndex(D, table, { ...index, name: `${index.name}$new` }, schema).sql));
+    }
+    for (const statement of swaps) await retryingDdl(() => this.client.unsafe(statement));
   }
 
   /** Creates a declared index and records it (a racing record of the same index is kept). */

@@ -18,6 +18,8 @@ export interface PgUpdatePlan {
   /** True when the update is one `UPDATE ... RETURNING` (no read, no Relation rows). */
   readonly single: boolean;
   run(client: PgQueryable): Promise<StoredRecord | null>;
+  /** The same update returning only whether the row exists (`RETURNING "objectId"`: no row decoded). */
+  runWithoutRecord(client: PgQueryable): Promise<boolean>;
 }
 
 /**
@@ -31,24 +33,34 @@ export function planUpdate(ref: TableRef, schema: TableSchema, objectId: string,
   const { valueOps, relationOps, direct } = updateShape('postgres', ref, schema, allOps);
   const table = physicalTableName(ref.namespace, ref.className);
   const ms = dateMs(updatedAt);
+  /** The updated row's `returning` columns, or null when it does not exist; Relation rows after it. */
+  const execute = async (client: PgQueryable, returning: readonly string[]): Promise<Record<string, unknown> | null> => {
+    const assignments = direct ? directAssignments(schema, valueOps, encodePgColumn) : await readModifyWrite(client, table, schema, valueOps, objectId);
+    if (!assignments) return null;
+    const rows = await runQuery(client, keyedToSchemas(compileUpdate(D, table, assignments, objectId, ms, returning), [schema]));
+    const row = rows[0];
+    if (!row) return null;
+    for (const op of relationOps) {
+      const join = relationTableName(ref.namespace, ref.className, op.column);
+      for (const id of op.ids) {
+        await runQuery(client, op.kind === 'add_relation' ? compileAddRelation(D, join, objectId, id) : compileRemoveRelation(D, join, objectId, id));
+      }
+    }
+    return row;
+  };
   return {
     single: direct && relationOps.length === 0,
     async run(client) {
-      const assignments = direct ? directAssignments(schema, valueOps, encodePgColumn) : await readModifyWrite(client, table, schema, valueOps, objectId);
-      if (!assignments) return null;
-      const rows = await runQuery(client, keyedToSchemas(compileUpdate(D, table, assignments, objectId, ms, pgArrayLayout(schema).names), [schema]));
-      const row = rows[0];
-      if (!row) return null;
-      for (const op of relationOps) {
-        const join = relationTableName(ref.namespace, ref.className, op.column);
-        for (const id of op.ids) {
-          await runQuery(client, op.kind === 'add_relation' ? compileAddRelation(D, join, objectId, id) : compileRemoveRelation(D, join, objectId, id));
-        }
-      }
-      return decodePgRow(schema, row);
+      const row = await execute(client, pgArrayLayout(schema).names);
+      return row ? decodePgRow(schema, row) : null;
+    },
+    async runWithoutRecord(client) {
+      return (await execute(client, OBJECT_ID)) !== null;
     },
   };
 }
+
+const OBJECT_ID = ['objectId'] as const;
 
 async function readModifyWrite(client: PgQueryable, table: string, schema: TableSchema, ops: readonly ValueOp[], objectId: string): Promise<Assignment[] | null> {
   const rows = await runQuery(client, compileSelectById(D, table, objectId, pgArrayLayout(schema).names, true));

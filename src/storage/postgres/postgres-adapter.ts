@@ -82,7 +82,7 @@ export function postgresStorage(options: PostgresStorageOptions): StorageAdapter
         throw error;
       }
     };
-    return adapterShell({ name, capabilities: CAPABILITIES, operations: core, transaction, close });
+    return { ...adapterShell({ name, capabilities: CAPABILITIES, operations: core, transaction, close }), forgetSchema: (ref) => cache.forgetTable(ref) };
   };
 
   /** SERIALIZABLE on the pool, run again (up to 20 times) when PostgreSQL reports a serialization failure. */
