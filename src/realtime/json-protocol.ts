@@ -43,6 +43,7 @@ export function serveJsonProtocol(socket: FeatureSocket, connection: RealtimeCon
 
   socket.onMessage((message) => {
     connection.heard();
+    if (connection.closed) return; // frames still arriving after a close are not read
     // Every limit on client frames is checked before the frame is parsed (docs/realtime.md, "Inbound budgets").
     const refusal = connection.admit(typeof message === 'string' ? message.length : message.byteLength);
     if (refusal) {
