@@ -33,7 +33,9 @@ export interface QuickStart {
 /** Starts the quick start and resolves once its banner (printed after the functions folder deployed) is out. */
 export async function startQuickStart(options: { dbFile: string; functionsDir: string; env: Record<string, string> }): Promise<QuickStart> {
   const root = repositoryRoot();
-  const child = spawn(process.execPath, [join(root, 'bin', 'svcbase.mjs'), 'serve', '--port', '0', '--db', options.dbFile, '--functions', options.functionsDir], {
+  // SVC_SOAK_NODE_ARGS: extra node flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it.
+  const nodeArgs = (process.env.SVC_SOAK_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin', 'svcbase.mjs'), 'serve', '--port', '0', '--db', options.dbFile, '--functions', options.functionsDir], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -172,6 +172,7 @@ export const ERROR_CODES = {
   realtimeTableRefused: { code: 11164, status: 403, message: "table '%s' cannot be subscribed to." },
   realtimeUnknownSubscription: { code: 11165, status: 404, message: "no subscription '%s' on this connection." },
   realtimeRateLimited: { code: 11167, status: 429, message: 'more than %s realtime messages per second.' },
+  realtimeFlooded: { code: 11167, status: 429, message: 'realtime message refused unread: %s.' },
   realtimeDuplicateSubscription: { code: 11168, status: 409, message: "subscription id '%s' is already in use on this connection." },
   realtimeWhereRefused: { code: 11169, status: 400, message: 'realtime where subscriptions cannot use %s.' },
   realtimeWhereOverBudget: { code: 11166, status: 429, message: 'where subscription refused: %s.' },

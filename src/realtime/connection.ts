@@ -1,6 +1,14 @@
 import type { Clock } from '../core/clock.js';
+import { type SvcError, svcError } from '../core/errors.js';
 import type { FeatureSocket } from '../features/sockets.js';
+import type { InboundAllowance } from './inbound-budget.js';
 import type { RealtimeLimits } from './options.js';
+
+/** Each frame counts this many bytes on top of its length against the inbound budgets (so tiny frames are not free). */
+export const FRAME_OVERHEAD_BYTES = 64;
+/** A connection with this many refused frames within one `STRIKE_WINDOW_MS` is closed (1008). */
+export const FLOOD_STRIKES = 10;
+export const STRIKE_WINDOW_MS = 10_000;
 
 /**
  * One open socket of either framing: sends under the back-pressure bound, counts client messages
@@ -13,6 +21,10 @@ export class RealtimeConnection {
   private subscribed = false;
   private windowStart = 0;
   private windowCount = 0;
+  private waiting = 0;
+  private strikes = 0;
+  private strikeWindowStart = 0;
+  private allowance: InboundAllowance | undefined;
   /** Set once the connection is cut or closed; sends are then dropped. */
   closed = false;
 
@@ -59,8 +71,53 @@ export class RealtimeConnection {
     return true;
   }
 
+  /** The inbound budget this connection's frames draw on from now (the previous one is released). */
+  drawOn(allowance: InboundAllowance): void {
+    this.allowance?.release();
+    this.allowance = allowance;
+  }
+
+  /**
+   * Decides on one client frame before anything parses it: null admits it (it then counts as waiting
+   * until `handled()`), otherwise the coded refusal to send back. Refusals are the per-connection rate
+   * (11167), the cap on waiting frames and the shared inbound budget (11167, `realtimeFlooded`); a
+   * connection refused `FLOOD_STRIKES` times within `STRIKE_WINDOW_MS` is closed with 1008.
+   */
+  admit(frameBytes: number): SvcError | null {
+    let refusal: SvcError | null = null;
+    if (!this.allowMessage()) refusal = svcError('realtimeRateLimited', this.limits.maxMessagesPerSecond);
+    else if (this.waiting >= this.limits.maxQueuedMessages) refusal = svcError('realtimeFlooded', `${this.limits.maxQueuedMessages} messages already wait on this connection`);
+    else if (this.allowance && !this.allowance.take(frameBytes + FRAME_OVERHEAD_BYTES)) refusal = svcError('realtimeFlooded', 'this client address or application is over its inbound bytes per second');
+    if (refusal === null) {
+      this.waiting++;
+      return null;
+    }
+    this.strike();
+    return refusal;
+  }
+
+  /** An admitted frame has been handled (it no longer counts as waiting). */
+  handled(): void {
+    if (this.waiting > 0) this.waiting--;
+  }
+
+  /** The socket is gone: sends stop and the inbound budget is released. */
+  gone(): void {
+    this.closed = true;
+    this.allowance?.release();
+  }
+
+  private strike(): void {
+    const now = this.clock.now();
+    if (now - this.strikeWindowStart >= STRIKE_WINDOW_MS) {
+      this.strikeWindowStart = now;
+      this.strikes = 0;
+    }
+    if (++this.strikes >= FLOOD_STRIKES) this.close(1008, 'too many refused messages');
+  }
+
   /** Counts one client message; false when this second's allowance is spent. */
-  allowMessage(): boolean {
+  private allowMessage(): boolean {
     const now = this.clock.now();
     if (now - this.windowStart >= 1000) {
       this.windowStart = now;

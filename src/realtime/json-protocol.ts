@@ -18,7 +18,6 @@ export interface JsonProtocolDeps {
   readonly storage: StorageAdapter;
   readonly logger: Logger;
   readonly maxSubscriptions: number;
-  readonly maxMessagesPerSecond: number;
   /** The connection's where budget (`maxWhereCostPerConnection`; default: none). */
   readonly maxWhereCost?: number;
 }
@@ -44,12 +43,15 @@ export function serveJsonProtocol(socket: FeatureSocket, connection: RealtimeCon
 
   socket.onMessage((message) => {
     connection.heard();
-    if (!connection.allowMessage()) {
-      send(errorBody(svcError('realtimeRateLimited', deps.maxMessagesPerSecond)));
+    if (connection.closed) return; // frames still arriving after a close are not read
+    // Every limit on client frames is checked before the frame is parsed (docs/realtime.md, "Inbound budgets").
+    const refusal = connection.admit(typeof message === 'string' ? message.length : message.byteLength);
+    if (refusal) {
+      send(errorBody(refusal));
       return;
     }
     const text = typeof message === 'string' ? message : null;
-    queue = queue.then(() => handle(text)).catch((error: unknown) => deps.logger.error('realtime: message failed', { error: String(error) }));
+    queue = queue.then(() => handle(text)).finally(() => connection.handled()).catch((error: unknown) => deps.logger.error('realtime: message failed', { error: String(error) }));
   });
   socket.onClose(() => {
     session.clear();

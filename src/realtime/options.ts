@@ -55,6 +55,21 @@ export interface RealtimeOptions {
   /** Client messages accepted per connection and second (default 20; others get 11167 and are dropped). */
   maxMessagesPerSecond?: number;
   /**
+   * Inbound bytes per second one client address (IPv6: its /64) may send to one application on this
+   * instance, all its connections together (default 64 KiB; a burst of 4 s of it is allowed). Checked
+   * before a frame is parsed; past it the frame is dropped unread with 11167. Each frame counts its
+   * length plus 64. A connection refused 10 times within 10 s (for any of the frame limits) is closed
+   * with 1008. Without a known client address only the application's budget applies.
+   */
+  maxInboundBytesPerAddress?: number;
+  /** Inbound bytes per second of one application on this instance, all connections together (default 1 MiB; same rules). */
+  maxInboundBytesPerApp?: number;
+  /**
+   * Client messages of one connection admitted but not yet handled (default 32). Past it, a frame is
+   * dropped unread with 11167: a connection's waiting messages never grow without bound.
+   */
+  maxQueuedMessages?: number;
+  /**
    * Bytes a connection may have queued but not yet sent (default 1 MiB). A send that finds more
    * queued cuts the connection (`terminate()`): a slow consumer never grows memory without bound.
    */
@@ -97,6 +112,9 @@ export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
   maxConnectionsPerAddress: 100,
   maxMessageBytes: 16 * 1024,
   maxMessagesPerSecond: 20,
+  maxInboundBytesPerAddress: 64 * 1024,
+  maxInboundBytesPerApp: 1024 * 1024,
+  maxQueuedMessages: 32,
   maxWhereCostPerConnection: 5000,
   maxWhereSubscriptionsPerApp: 10_000,
   maxWhereCostPerApp: 200_000,
@@ -119,7 +137,7 @@ export function resolveRealtimeLimits(options: RealtimeOptions): RealtimeLimits 
     if (value !== undefined) (limits as unknown as Record<string, unknown>)[key] = value;
   }
   if (options.maxConnectionsPerAddress === undefined) limits.maxConnectionsPerAddress = Math.max(1, Math.floor(limits.maxConnectionsPerApp / ADDRESS_SHARE));
-  for (const key of ['maxSubscriptionsPerConnection', 'maxConnectionsPerApp', 'maxConnectionsPerAddress', 'maxMessageBytes', 'maxMessagesPerSecond', 'maxBufferedBytes', 'heartbeatMs', 'idleTimeoutMs', 'subscribeTimeoutMs'] as const) {
+  for (const key of ['maxSubscriptionsPerConnection', 'maxConnectionsPerApp', 'maxConnectionsPerAddress', 'maxMessageBytes', 'maxMessagesPerSecond', 'maxInboundBytesPerAddress', 'maxInboundBytesPerApp', 'maxQueuedMessages', 'maxBufferedBytes', 'heartbeatMs', 'idleTimeoutMs', 'subscribeTimeoutMs'] as const) {
     const value = limits[key];
     if (!Number.isInteger(value) || value < 1) throw new Error(`[svcbase] [realtime] ${key} must be a positive integer, got ${String(value)}`);
   }

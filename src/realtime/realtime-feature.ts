@@ -8,8 +8,9 @@ import { RECORDS } from '../records/index.js';
 import { USERS } from '../users/index.js';
 import type { FeatureSocket } from '../features/sockets.js';
 import type { RouteDef, UpgradeContext, UpgradeDef } from '../features/routes.js';
-import { RealtimeConnection } from './connection.js';
+import { FRAME_OVERHEAD_BYTES, RealtimeConnection } from './connection.js';
 import { ConnectionSlots } from './connection-slots.js';
+import { InboundBudget } from './inbound-budget.js';
 import { SubscriptionEngine } from './engine.js';
 import { serveJsonProtocol } from './json-protocol.js';
 import { createAccessControl } from '../access/access-control.js';
@@ -22,6 +23,8 @@ const SID = /^[A-Za-z0-9_-]{1,64}$/;
 const UNBOUND = '';
 /** How often deadlines (idle peers, connections that never subscribe) are checked, in ms. */
 const SWEEP_MS = 1000;
+/** An inbound budget's bucket holds this many seconds of its rate. */
+const INBOUND_BURST_SECONDS = 4;
 
 /**
  * Realtime table subscriptions (issue 18, docs/realtime.md): svcbase's JSON protocol at
@@ -48,6 +51,12 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
   const access = options.access ?? createAccessControl({ storage: ctx.storage, clock: ctx.clock });
   const engine = new SubscriptionEngine({ bus, storage: ctx.storage, logger: ctx.logger, tables: access.tables, matching: limits, ...(ctx.metrics ? { metrics: ctx.metrics } : {}) });
   const slots = new ConnectionSlots(limits.maxConnectionsPerApp, limits.maxConnectionsPerAddress);
+  const budget = new InboundBudget(ctx.clock, {
+    perApp: limits.maxInboundBytesPerApp,
+    perAddress: limits.maxInboundBytesPerAddress,
+    burstSeconds: INBOUND_BURST_SECONDS,
+    minBurst: limits.maxMessageBytes + FRAME_OVERHEAD_BYTES,
+  });
   const open = new Map<RealtimeConnection, () => void>();
   let closing = false;
   // While the bus may be losing changes no socket stays open as if it missed nothing: each is closed
@@ -75,6 +84,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
   });
   const ticker = options.ticker ?? intervalTicker;
   const stopSweeping = ticker.every(SWEEP_MS, () => {
+    budget.prune();
     for (const connection of open.keys()) {
       if (connection.isIdle()) connection.terminate();
       else if (connection.subscriptionOverdue()) connection.close(1008, `no subscription within ${limits.subscribeTimeoutMs} ms`);
@@ -88,14 +98,15 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
     limitedAddress(ctx.logger, upgrade.remoteAddress, 'realtime.maxConnectionsPerAddress') ? upgrade.remoteAddress : undefined;
 
   /** Completes the WebSocket handshake and tracks the connection until it closes. */
-  async function accept(upgrade: UpgradeContext, heartbeat: (connection: RealtimeConnection) => void, serve: (socket: FeatureSocket, connection: RealtimeConnection) => void): Promise<void> {
+  async function accept(upgrade: UpgradeContext, inbound: { applicationId: string; address: string | undefined }, heartbeat: (connection: RealtimeConnection) => void, serve: (socket: FeatureSocket, connection: RealtimeConnection) => void): Promise<void> {
     const socket = await upgrade.accept({ maxPayload: limits.maxMessageBytes });
     if (!socket) return;
     if (closing) return socket.close(1001, 'server closing');
     const connection = new RealtimeConnection(socket, limits, ctx.clock, () => ctx.logger.warn('realtime: slow consumer cut', { limit: limits.maxBufferedBytes }));
+    connection.drawOn(budget.open(inbound.applicationId, inbound.address));
     open.set(connection, () => heartbeat(connection));
     socket.onClose(() => {
-      connection.closed = true;
+      connection.gone();
       open.delete(connection);
     });
     socket.onError((error) => ctx.logger.debug('realtime: socket error', { error: String(error) }));
@@ -112,11 +123,12 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
         if (busDown) throw storeUnavailable('shared store');
         const user = upgrade.auth.sessionToken ? await upgrade.user() : null;
         if (upgrade.auth.sessionToken && !user) throw svcError('sessionInvalid');
-        const release = slots.reserve(app.applicationId, addressOf(upgrade));
+        const address = addressOf(upgrade);
+        const release = slots.reserve(app.applicationId, address);
         upgrade.onEnd(release);
         const caller = realtimeCaller(access, { app, isMaster: upgrade.auth.isMaster, user, sessionToken: upgrade.auth.sessionToken ?? null, credential: 'rest' });
-        await accept(upgrade, (connection) => connection.ping(), (socket, connection) =>
-          serveJsonProtocol(socket, connection, caller, { engine, access, storage: ctx.storage, logger: ctx.logger, maxSubscriptions: limits.maxSubscriptionsPerConnection, maxMessagesPerSecond: limits.maxMessagesPerSecond, maxWhereCost: limits.maxWhereCostPerConnection }),
+        await accept(upgrade, { applicationId: app.applicationId, address }, (connection) => connection.ping(), (socket, connection) =>
+          serveJsonProtocol(socket, connection, caller, { engine, access, storage: ctx.storage, logger: ctx.logger, maxSubscriptions: limits.maxSubscriptionsPerConnection, maxWhereCost: limits.maxWhereCostPerConnection }),
         );
       },
     },
@@ -154,7 +166,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
         const address = addressOf(upgrade);
         const releaseUnbound = slots.reserve(UNBOUND, address);
         upgrade.onEnd(releaseUnbound);
-        await accept(upgrade, (connection) => connection.send('2:::'), (socket, connection) =>
+        await accept(upgrade, { applicationId: UNBOUND, address }, (connection) => connection.send('2:::'), (socket, connection) =>
           serveSocketIo(socket, connection, {
             engine,
             access,
@@ -162,7 +174,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
             slots,
             logger: ctx.logger,
             maxSubscriptions: limits.maxSubscriptionsPerConnection,
-            maxMessagesPerSecond: limits.maxMessagesPerSecond,
+            budget,
             address,
             onBound: releaseUnbound,
           }),

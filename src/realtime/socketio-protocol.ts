@@ -6,6 +6,7 @@ import type { Json } from '../core/wire-values.js';
 import { isValidTableName } from '../core/names.js';
 import type { RealtimeConnection } from './connection.js';
 import type { ConnectionSlots } from './connection-slots.js';
+import type { InboundBudget } from './inbound-budget.js';
 import type { SubscriptionEngine } from './engine.js';
 import type { AccessControl } from '../access/access-control.js';
 import { assertMaySubscribe, realtimeCaller } from './realtime-caller.js';
@@ -29,7 +30,8 @@ export interface SocketIoDeps {
   readonly slots: ConnectionSlots;
   readonly logger: Logger;
   readonly maxSubscriptions: number;
-  readonly maxMessagesPerSecond: number;
+  /** Once bound, the socket's frames draw on its application's inbound budget (before: the unbound pool's). */
+  readonly budget: InboundBudget;
   /** The client's address, counted against the application's per-address share once bound (none: not counted). */
   readonly address: string | undefined;
   /** Called once the socket is bound to an application (it then holds that application's slot). */
@@ -57,12 +59,15 @@ export function serveSocketIo(socket: FeatureSocket, connection: RealtimeConnect
 
   socket.onMessage((message) => {
     connection.heard();
-    if (!connection.allowMessage()) {
-      connection.send(errorEvent(svcError('realtimeRateLimited', deps.maxMessagesPerSecond)));
+    if (connection.closed) return; // frames still arriving after a close are not read
+    // Every limit on client frames is checked before the frame is parsed (docs/realtime.md, "Inbound budgets").
+    const refusal = connection.admit(typeof message === 'string' ? message.length : message.byteLength);
+    if (refusal) {
+      connection.send(errorEvent(refusal));
       return;
     }
     const text = typeof message === 'string' ? message : null;
-    queue = queue.then(() => handle(text)).catch((error: unknown) => deps.logger.error('realtime: socket.io frame failed', { error: String(error) }));
+    queue = queue.then(() => handle(text)).finally(() => connection.handled()).catch((error: unknown) => deps.logger.error('realtime: socket.io frame failed', { error: String(error) }));
   });
   socket.onClose(() => {
     if (session) {
@@ -110,6 +115,7 @@ export function serveSocketIo(socket: FeatureSocket, connection: RealtimeConnect
       }
       session = bound;
       release = releaseSlot;
+      connection.drawOn(deps.budget.open(app.applicationId, deps.address));
       deps.onBound();
       if (connection.closed) {
         // The socket closed while attaching: its close handler ran before the session existed.

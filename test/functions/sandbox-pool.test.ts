@@ -230,4 +230,53 @@ describe('sandbox pool', () => {
     expect(started).toEqual(['a0', 'b0']);
     void pool.close();
   });
+
+  it('keeps one worker free of an application while another application is calling (issue 36, soak: bombs held both workers)', () => {
+    const workers: FakeWorker[] = [];
+    const options = (pool: FakeWorker[]) => ({
+      size: 2,
+      timer: manualTimer(),
+      logger: silentLogger,
+      spawn: () => {
+        const worker = new FakeWorker();
+        pool.push(worker);
+        return worker as unknown as Worker;
+      },
+    });
+    const pool = new SandboxPool(options(workers));
+    for (const worker of workers) worker.say({ type: 'ready' });
+    const started: string[] = [];
+    const runOf = (label: string) => Object.assign(recordingRun(), { started: () => void started.push(label) });
+    const fn = { key: null, version: 1, source: 's' };
+    const finish = (label: string) => {
+      const worker = workers.find((w) => w.received.some((m) => m.type === 'run' && ids.get(m.id) === label))!;
+      worker.say({ type: 'idle', id: [...ids].find(([, l]) => l === label)![0] });
+    };
+    const ids = new Map<number, string>();
+    let id = 1;
+    const call = (app: string, label: string) => {
+      ids.set(id++, label);
+      pool.run(job(fn, '{}', app), runOf(label));
+    };
+    call('B', 'b0');
+    finish('b0'); // B called once and is done: it is a neighbour now
+    for (let i = 0; i < 3; i++) call('A', `a${i}`); // slow calls of A: it gets one worker, not both
+    expect(started).toEqual(['b0', 'a0']);
+    call('B', 'b1'); // B's next call starts at once on the worker kept free
+    expect(started).toEqual(['b0', 'a0', 'b1']);
+    finish('b1');
+    expect(started).toEqual(['b0', 'a0', 'b1']); // still B's: A waits for its own worker
+    finish('a0');
+    expect(started).toEqual(['b0', 'a0', 'b1', 'a1']);
+    void pool.close();
+
+    // Alone, an application uses every worker.
+    const alone: FakeWorker[] = [];
+    const single = new SandboxPool(options(alone));
+    for (const worker of alone) worker.say({ type: 'ready' });
+    const soloStarted: string[] = [];
+    for (let i = 0; i < 3; i++) single.run(job(fn, '{}', 'A'), Object.assign(recordingRun(), { started: () => void soloStarted.push(`a${i}`) }));
+    expect(soloStarted).toEqual(['a0', 'a1']);
+    void single.close();
+  });
 });

@@ -248,3 +248,26 @@ describe('the official SDK socket (hydrogen-js-sdk 2.7.3 src/lib/socket.js) agai
     }
   });
 });
+
+describe('realtime socket.io framing: inbound budgets before parsing (issue 36, soak)', () => {
+  it('an unbound socket draws on the unbound pool: past it, a malformed frame gets 11167 unread; once bound, on its application', async () => {
+    const clock = new FakeClock();
+    // Burst: 4 s of 1000 bytes/s; each 936-character frame costs 1000.
+    const server = await startRealtimeServer({ clock, realtime: { ticker: manualTicker(), maxMessageBytes: 1000, maxInboundBytesPerAddress: 1000 } });
+    const client = await sioClient(server);
+    const frame = 'x'.repeat(936);
+    for (let i = 0; i < 4; i++) client.send(frame);
+    for (let i = 0; i < 4; i++) expect(sdkRead(await client.next())).toMatchObject({ name: 'error', data: { code: 11160 } });
+    client.send(frame);
+    expect(sdkRead(await client.next())).toMatchObject({ name: 'error', data: { code: 11167 } });
+    clock.advance(1000);
+    client.send(sub('updateTable', 'Game')); // binds the socket: from now on the application's bucket (full)
+    await barrier(client);
+    for (let i = 0; i < 4; i++) client.send(frame);
+    for (let i = 0; i < 4; i++) expect(sdkRead(await client.next())).toMatchObject({ name: 'error', data: { code: 11160 } });
+    client.send(frame);
+    expect(sdkRead(await client.next())).toMatchObject({ name: 'error', data: { code: 11167 } });
+    client.ws.terminate();
+    await server.close();
+  });
+});

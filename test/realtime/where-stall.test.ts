@@ -31,6 +31,9 @@ describe('realtime: heavy where subscriptions never stall unrelated requests (is
       applications: [{ ...RT_APP, settings: { features: { realtime: true, regex: true } } }],
       realtime: {
         maxMessagesPerSecond: 100_000,
+        maxQueuedMessages: PER_CONNECTION + 1,
+        maxInboundBytesPerAddress: 1 << 30,
+        maxInboundBytesPerApp: 1 << 30,
         maxSubscriptionsPerConnection: PER_CONNECTION + 1,
         maxWhereCostPerConnection: 1_000_000,
         maxWhereCostPerApp: 10_000_000,

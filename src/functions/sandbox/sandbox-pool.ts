@@ -68,6 +68,11 @@ interface Job extends SandboxJob {
  */
 const JOBS_PER_WORKER = 2;
 const NO_WAIT = (): void => {};
+/**
+ * An application that queued an invocation within the pool's last this-many invocation starts is a
+ * neighbour: while it is, no other application takes the last worker not already its own.
+ */
+export const NEIGHBOUR_STARTS = 64;
 
 interface Slot {
   worker: Worker;
@@ -141,6 +146,9 @@ export class SandboxPool {
   private broken: string | null = null;
   private closed = false;
   private nextId = 1;
+  /** Invocations started so far, and the count when each application last queued one (its recency). */
+  private starts = 0;
+  private readonly lastQueued = new Map<string, number>();
 
   constructor(private readonly options: SandboxPoolOptions) {
     this.spawn = options.spawn ?? defaultSpawn();
@@ -158,6 +166,7 @@ export class SandboxPool {
     if ((own?.length ?? 0) >= this.maxQueuedPerApp) return run.fail(svcError('functionBusy', `${own!.length} invocations of this application wait for a sandbox worker`, 1));
     // Every field written out: a spread here makes a slower object, on every invocation.
     const queued: Job = { app: job.app, fn: job.fn, requestText: job.requestText, limits: job.limits, deadlineMs: job.deadlineMs, maxWaitMs: job.maxWaitMs, id: this.nextId++, run, cancelWait: NO_WAIT, failed: false };
+    this.lastQueued.set(job.app, this.starts);
     this.enqueue(queued, false);
     this.dispatch();
   }
@@ -189,14 +198,17 @@ export class SandboxPool {
 
   /**
    * The next job to start: of the application holding the fewest workers, ties in turn; with
-   * `only`, none unless that application's turn it is.
+   * `only`, none unless that application's turn it is. Without `only` (a free worker), an
+   * application already running on all the other workers is passed over while another application
+   * is a neighbour (`NEIGHBOUR_STARTS`): one application's slow functions never hold every worker
+   * while another application is calling, so that one waits for at most its own turn.
    */
   private next(only?: string): Job | undefined {
     let app: string | undefined;
     let fewest = Number.POSITIVE_INFINITY;
     for (const candidate of this.queues.keys()) {
       const held = this.held.get(candidate) ?? 0;
-      if (held < fewest) {
+      if (held < fewest && (only !== undefined || this.mayTakeWorker(candidate))) {
         fewest = held;
         app = candidate;
       }
@@ -210,6 +222,19 @@ export class SandboxPool {
     if (queue.length > 0) this.queues.set(app, queue);
     job.cancelWait();
     return job;
+  }
+
+  /** Whether `app` may start on one more worker: not on the last one while another application is a neighbour. */
+  private mayTakeWorker(app: string): boolean {
+    if (this.slots.length < 2) return true;
+    let running = 0;
+    for (const slot of this.slots) if (slot.jobs[0]?.app === app) running++;
+    if (running < this.slots.length - 1) return true;
+    for (const [other, at] of this.lastQueued) {
+      if (this.starts - at >= NEIGHBOUR_STARTS) this.lastQueued.delete(other);
+      else if (other !== app) return false;
+    }
+    return true;
   }
 
   private drop(job: Job, error: Error): void {
@@ -290,6 +315,7 @@ export class SandboxPool {
 
   /** `job` is now its slot's running job: its time starts, and its worker is terminated if it is still running it `deadlineMs` later. */
   private begin(slot: Slot, job: Job): void {
+    this.starts++;
     slot.cancelDeadline = this.options.timer.setTimeout(() => {
       if (slot.jobs[0] !== job) return;
       this.stop(slot, `an invocation was still running ${job.deadlineMs} ms after it started`);
