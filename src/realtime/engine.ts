@@ -3,6 +3,7 @@ import type { MetricsPort } from '../core/metrics.js';
 import type { Logger } from '../core/logger.js';
 import type { StoredRecord } from '../core/values.js';
 import { type Json, encodeRecord } from '../core/wire-values.js';
+import { EventData } from './event-data.js';
 import type { EventBus } from '../events/port.js';
 import type { Awaitable, StorageAdapter } from '../storage/port.js';
 import type { WriteEvent } from '../events/write-event.js';
@@ -22,7 +23,7 @@ export interface Subscriber {
   readonly caller: RealtimeCaller;
   subscriptions(): Iterable<Subscription>;
   /** Sends one event; `data` is the record encoded as a REST read (computed once per change). */
-  deliver(subscription: Subscription, match: Match, data: { [key: string]: Json }): void;
+  deliver(subscription: Subscription, match: Match, data: EventData): void;
 }
 
 /** One connection as `GET /1/realtime/connections` lists it. */
@@ -173,12 +174,12 @@ export class SubscriptionEngine {
     if (!set || set.size === 0 || this.closed) return;
     await this.refreshStaleWheres(change);
     // One encoding per record and distinct projection (the hidden-column sets of cached views are shared).
-    const encoded = new Map<StoredRecord, Map<ReadonlySet<string>, { [key: string]: Json }>>();
+    const encoded = new Map<StoredRecord, Map<ReadonlySet<string>, EventData>>();
     const encode = (record: StoredRecord, view: TableAccess, timeZone: string) => {
       let byProjection = encoded.get(record);
       if (!byProjection) encoded.set(record, (byProjection = new Map()));
       let data = byProjection.get(view.hidden);
-      if (!data) byProjection.set(view.hidden, (data = encodeRecord(view.project(record), timeZone)));
+      if (!data) byProjection.set(view.hidden, (data = new EventData(encodeRecord(view.project(record), timeZone))));
       return data;
     };
     // Views asked once per change and identity (the master key, a user, anonymous), only for subscribers of the table.

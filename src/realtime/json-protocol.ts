@@ -28,8 +28,9 @@ export interface JsonProtocolDeps {
  */
 export function serveJsonProtocol(socket: FeatureSocket, connection: RealtimeConnection, caller: RealtimeCaller, deps: JsonProtocolDeps): void {
   const send = (message: { [key: string]: Json }) => connection.send(JSON.stringify(message));
+  // The frame of `JSON.stringify({ op, id, action, tableName, objectId, data })`, with the record's JSON written once per change and view.
   const session = new RealtimeSession(caller, connection, (subscription, match, data) =>
-    JSON.stringify({ op: 'event', id: subscription.id, action: match.action, tableName: subscription.className, objectId: match.record.objectId, data }),
+    `{"op":"event","id":${JSON.stringify(subscription.id)},"action":${JSON.stringify(match.action)},"tableName":${JSON.stringify(subscription.className)},"objectId":${JSON.stringify(match.record.objectId)},"data":${data.json}}`,
     deps.maxSubscriptions,
     deps.maxWhereCost,
   );

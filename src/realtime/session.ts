@@ -1,12 +1,12 @@
 import { svcError } from '../core/errors.js';
-import type { Json } from '../core/wire-values.js';
+import type { EventData } from './event-data.js';
 import type { RealtimeConnection } from './connection.js';
 import type { Subscriber } from './engine.js';
 import type { RealtimeCaller } from './realtime-caller.js';
 import type { Match, Subscription } from './subscription.js';
 
 /** Turns one delivery into the framing's text frame. */
-export type EventFormat = (subscription: Subscription, match: Match, data: { [key: string]: Json }) => string;
+export type EventFormat = (subscription: Subscription, match: Match, data: EventData) => string;
 
 /**
  * The subscriptions of one connection, whichever framing it speaks, and the cost of its where
@@ -30,7 +30,7 @@ export class RealtimeSession implements Subscriber {
     return this.byId.values();
   }
 
-  deliver(subscription: Subscription, match: Match, data: { [key: string]: Json }): void {
+  deliver(subscription: Subscription, match: Match, data: EventData): void {
     this.connection.send(this.format(subscription, match, data));
   }
 

@@ -40,7 +40,12 @@ export interface SocketIoDeps {
 
 /** An event frame as the SDK reads it: it drops 4 characters, then parses `{name, args}`, then `args[0]` again. */
 export function socketIoEvent(name: string, payload: Json): string {
-  return `5:::${JSON.stringify({ name, args: [JSON.stringify(payload)] })}`;
+  return socketIoFrame(name, JSON.stringify(payload));
+}
+
+/** The same frame from the payload's JSON text. */
+function socketIoFrame(name: string, payloadJson: string): string {
+  return `5:::${JSON.stringify({ name, args: [payloadJson] })}`;
 }
 
 /**
@@ -102,9 +107,12 @@ export function serveSocketIo(socket: FeatureSocket, connection: RealtimeConnect
     if (!session) {
       const releaseSlot = deps.slots.reserve(app.applicationId, deps.address);
       const caller = realtimeCaller(deps.access, { app, isMaster: false, user: null, sessionToken: null, credential: 'rest' });
+      // Every subscriber of one view gets the same frame for a change's action: built once, then shared.
       const bound = new RealtimeSession(caller, connection, (subscription, match, data) => {
         const action = subscription.kind === 'action' ? subscription.action : match.action;
-        return socketIoEvent('server_pub', { action, tableName: subscription.className, objectId: match.record.objectId, data });
+        return data.frame(`sio:${action}:${subscription.className}`, () =>
+          socketIoFrame('server_pub', `{"action":${JSON.stringify(action)},"tableName":${JSON.stringify(subscription.className)},"objectId":${JSON.stringify(match.record.objectId)},"data":${data.json}}`),
+        );
       }, deps.maxSubscriptions);
       try {
         await deps.engine.attach(bound);
