@@ -79,7 +79,7 @@ interface Measured {
 }
 
 async function measureOurs(n: number, writes: number): Promise<Measured> {
-  const service: Service = createService({ storage: memoryStorage(), applications: [APP], captcha: false, users: false, realtime: { maxConnectionsPerApp: 20_000, maxConnectionsPerAddress: 20_000 } }); // every subscriber comes from 127.0.0.1
+  const service: Service = createService({ storage: memoryStorage(), applications: [APP], captcha: false, users: false, realtime: { maxConnectionsPerApp: 20_000, maxConnectionsPerAddress: 20_000, maxInboundBytesPerAddress: 1 << 30, maxInboundBytesPerApp: 1 << 30 } }); // every subscriber comes from 127.0.0.1, and 10,000 subscribe at once
   const server = createServer(toNodeListener(service));
   server.on('upgrade', (req, socket, head) => void service.handleUpgrade(req, socket, head));
   const url = `${await listen(server)}/1/realtime`;
