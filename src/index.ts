@@ -168,4 +168,4 @@ export type {
   DeleteContext,
   WriteHookRegistry,
   WriteHooksConfig,
-} from './records/pipeline/write-hooks.js';
+} from './events/write-hook-types.js';

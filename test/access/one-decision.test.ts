@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BeforeSaveContext } from '../../src/records/pipeline/write-hooks.js';
+import type { BeforeSaveContext } from '../../src/events/write-hook-types.js';
 import { type Client, type RealtimeServer, RT_APP, connect, jsonClient, opened, rtHeaders, startRealtimeServer, subscribe } from '../realtime/harness.js';
 
 /**

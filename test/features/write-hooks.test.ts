@@ -4,7 +4,7 @@ import type { Logger } from '../../src/core/logger.js';
 import { memoryStorage } from '../../src/memory.js';
 import { sqliteStorage } from '../../src/storage/sqlite/index.js';
 import type { StorageAdapter } from '../../src/storage/port.js';
-import type { AfterSaveContext, BeforeSaveContext, DeleteContext } from '../../src/records/pipeline/write-hooks.js';
+import type { AfterSaveContext, BeforeSaveContext, DeleteContext } from '../../src/events/write-hook-types.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
 import { FAST_SCRYPT } from '../users/users-server.js';
 

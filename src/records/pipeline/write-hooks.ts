@@ -16,18 +16,6 @@ import type {
   WriteHooksConfig,
 } from '../../events/write-hook-types.js';
 
-export type {
-  AfterDeleteHook,
-  AfterSaveContext,
-  AfterSaveHook,
-  BeforeDeleteHook,
-  BeforeSaveContext,
-  BeforeSaveHook,
-  DeleteContext,
-  WriteHookRegistry,
-  WriteHooksConfig,
-} from '../../events/write-hook-types.js';
-
 type Moment = 'beforeSave' | 'afterSave' | 'beforeDelete' | 'afterDelete';
 interface HookOf {
   beforeSave: BeforeSaveHook;
