@@ -9,37 +9,16 @@
  * that it answers byte for byte what svcbase answers (creates and Increments: status, headers and
  * reply keys).
  */
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type postgres from 'postgres';
 import { CLASS_NAME } from './data.js';
 import { REST_APP } from './rest-app.js';
+import { COLUMNS, TABLE, dateText, newObjectId, send, sha256, typeMatches } from './same-work-kit.js';
 
 type Row = Record<string, unknown>;
 
-const TABLE = `"${REST_APP.namespace}__${CLASS_NAME}"`;
-const JSON_HEADERS = { 'access-control-allow-origin': '*', 'content-type': 'application/json; charset=utf-8' };
-/** The Bench table's columns beyond the three every record has, in name order, with their types. */
-const COLUMNS: ReadonlyArray<readonly [string, 'Boolean' | 'Object' | 'Array' | 'String' | 'Number']> = [
-  ['active', 'Boolean'],
-  ['address', 'Object'],
-  ['category', 'String'],
-  ['level', 'Number'],
-  ['name', 'String'],
-  ['nickname', 'String'],
-  ['score', 'Number'],
-  ['tags', 'Array'],
-];
 const SELECTED = ['objectId', 'createdAt', 'updatedAt', ...COLUMNS.map(([name]) => name)].map((name) => `"${name}"`).join(', ');
-const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
-function sha256(text: string): Buffer {
-  return hash('sha256', text, 'buffer');
-}
-
-function dateText(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-}
 
 /** A row as the REST API shows it (postgres.js gives bigint as text and jsonb parsed). */
 function recordOf(row: Row): Record<string, unknown> {
@@ -49,33 +28,6 @@ function recordOf(row: Row): Record<string, unknown> {
     if (value !== null && value !== undefined) out[column] = value;
   }
   return out;
-}
-
-function typeMatches(type: string, value: unknown): boolean {
-  switch (type) {
-    case 'Boolean':
-      return typeof value === 'boolean';
-    case 'Number':
-      return typeof value === 'number' && Number.isFinite(value);
-    case 'String':
-      return typeof value === 'string';
-    case 'Array':
-      return Array.isArray(value);
-    default:
-      return typeof value === 'object' && value !== null && !Array.isArray(value);
-  }
-}
-
-function newObjectId(): string {
-  const bytes = randomBytes(10);
-  let id = '';
-  for (const byte of bytes) id += ID_ALPHABET[byte % ID_ALPHABET.length];
-  return id;
-}
-
-function send(res: ServerResponse, status: number, body: string, extra?: Record<string, string>): void {
-  res.writeHead(status, extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS);
-  res.end(body);
 }
 
 /** The handler, on its own postgres.js client pointed at the schema svcbase's table lives in. */
