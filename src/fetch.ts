@@ -46,10 +46,7 @@ export function toFetchHandler<C = unknown>(service: Service, options: FetchHand
     const url = new URL(request.url);
     const target = splitTarget(url.pathname + url.search, prefix);
     if (!target) return toResponse(codedResponse(svcError('routeNotFound', request.method, url.pathname)));
-    const headers: Record<string, string> = {};
-    request.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
+    const headers = headersOf(request);
     const stream = request.body ? webChunks(request.body) : undefined;
     const response = await service.handle({
       method: request.method,
@@ -114,11 +111,7 @@ export function toHonoUpgrade<C extends HonoContextLike = HonoContextLike>(
     const url = new URL(raw.url);
     const target = splitTarget(url.pathname + url.search, prefix);
     if (!target) return toResponse(codedResponse(svcError('routeNotFound', 'GET', url.pathname)));
-    const headers: Record<string, string> = {};
-    raw.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
-    const request: SvcRequest = { method: 'GET', path: target.path, search: target.search, headers, body: null, remoteAddress: options.clientAddress?.(raw, c) || undefined, baseUrl: prefix };
+    const request: SvcRequest = { method: 'GET', path: target.path, search: target.search, headers: headersOf(raw), body: null, remoteAddress: options.clientAddress?.(raw, c) || undefined, baseUrl: prefix };
 
     // The feature decides (accept, or a coded refusal) before the runtime is asked to upgrade.
     const endListeners: Array<() => void> = [];
@@ -162,6 +155,15 @@ export function toHonoUpgrade<C extends HonoContextLike = HonoContextLike>(
     }
     return response;
   };
+}
+
+/** A Request's headers as the service reads them (the Headers object already lower-cases and joins them). */
+function headersOf(request: Request): Record<string, string> {
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return headers;
 }
 
 function toResponse(response: SvcResponse): Response {

@@ -1,4 +1,5 @@
 import type { FeatureSocket } from '../../features/sockets.js';
+import { closeReason } from './close-reason.js';
 
 /**
  * Hono's `WSContext` by shape (`hono/ws`: what `upgradeWebSocket` hands its events on Bun, Deno,
@@ -65,7 +66,7 @@ export function webSocketContextSocket(maxPayload: number): WebSocketContextSock
     get isOpen() {
       return isOpen();
     },
-    close: (code, reason) => close(code, reason.slice(0, 120)),
+    close: (code, reason) => close(code, closeReason(reason)),
     terminate: () => {
       const extras = raw();
       if (typeof extras.terminate === 'function') extras.terminate();

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import type { AcceptOptions, FeatureSocket } from '../../features/sockets.js';
+import { closeReason } from './close-reason.js';
 
 /** A `ws` socket as a feature sees it. */
 export function wsFeatureSocket(ws: WebSocket): FeatureSocket {
@@ -27,13 +28,6 @@ export function wsFeatureSocket(ws: WebSocket): FeatureSocket {
     onClose: (listener) => ws.once('close', () => listener()),
     onError: (listener) => ws.on('error', listener),
   };
-}
-
-/** A close reason of at most 123 bytes (the frame's limit), cut on a character boundary. */
-function closeReason(text: string): string {
-  let reason = text.slice(0, 123);
-  while (Buffer.byteLength(reason) > 123) reason = reason.slice(0, -1);
-  return reason;
 }
 
 function textOf(data: RawData): string {
