@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { FindPlan, TableSchema, WhereNode } from '../../src/query/plan.js';
-import { UNITS_PER_STALL_MS, inlineCount, inlineFind } from '../../src/storage/sqlite/read-cost.js';
+import type { AggregatePlan, FindPlan, TableSchema, WhereNode } from '../../src/query/plan.js';
+import { UNITS_PER_STALL_MS, aggregateRowCap, findRowCap, inlineAggregate, inlineCount, inlineFind } from '../../src/storage/sqlite/read-cost.js';
 
 const LIMIT = 250 * UNITS_PER_STALL_MS;
 
@@ -30,5 +30,19 @@ describe('which SQLite reads run inline', () => {
     expect(inlineFind(schema, plan(byId), 1e9, LIMIT)).toBe(true);
     expect(inlineFind(schema, plan({ kind: 'compare', field: field('email'), op: 'eq', value: 'a@b.c' }), 1e9, LIMIT)).toBe(true);
     expect(inlineFind(schema, plan({ kind: 'compare', field: field('text'), op: 'eq', value: 'a' }), 1e9, LIMIT)).toBe(false);
+  });
+
+  it('D2: the row cap of an index probe is exactly the largest row count that still runs inline', () => {
+    const sorted: FindPlan = { ...plan(score), order: [{ field: field('score'), descending: true }], skip: 40, limit: 60 };
+    const sum: AggregatePlan = { where: score, groupBy: [{ column: 'text', byDay: false }], aggregates: [{ fn: 'sum', column: 'score', alias: '_sumScore' }], groupCount: false, having: { kind: 'all_records' }, order: [], skip: 0, limit: 100, timeZone: 'UTC' };
+    for (const limit of [20_000, 1_000_000, LIMIT]) {
+      const findCap = findRowCap(schema, sorted, limit);
+      expect(inlineFind(schema, sorted, findCap, limit)).toBe(true);
+      expect(inlineFind(schema, sorted, findCap + 1, limit)).toBe(false);
+      const aggregateCap = aggregateRowCap(schema, sum, limit);
+      expect(inlineAggregate(schema, sum, aggregateCap, limit)).toBe(true);
+      expect(inlineAggregate(schema, sum, aggregateCap + 1, limit)).toBe(false);
+    }
+    expect(findRowCap(schema, plan({ kind: 'regex', field: field('text'), pattern: 'a', flags: '' }), LIMIT)).toBe(0);
   });
 });

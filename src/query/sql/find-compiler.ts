@@ -173,4 +173,16 @@ export function compileCountUpTo(className: string, where: WhereNode, view: SqlS
   return render(sql`SELECT COUNT(*) AS ${raw(dialect.quoteIdent('n'))} FROM (${inner})`, dialect.placeholder);
 }
 
+/**
+ * `SELECT 1` of the record after the first `count` matching `where` (no order): a row exactly when
+ * more than `count` records match. A cheaper probe than `compileCountUpTo` where only "at most
+ * `count`?" matters: SQLite steps past the first `count` matches without handing them to an outer query.
+ */
+export function compileMatchBeyond(className: string, where: WhereNode, view: SqlSchemaView, dialect: SqlDialect, count: number): CompiledQuery {
+  if (!Number.isSafeInteger(count) || count < 0) throw new Error(`[svcbase] match offset must be a non-negative integer, got ${count}`);
+  const state = newState(dialect, view);
+  const scope = mainScope(className, state);
+  return render(sql`SELECT 1 FROM ${tableRef(state, className)} AS ${raw(scope.alias)} WHERE ${whereClause(where, scope, state)} LIMIT 1 OFFSET ${raw(String(count))}`, dialect.placeholder);
+}
+
 export { whereClause, mainScope };

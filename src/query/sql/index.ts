@@ -9,7 +9,7 @@ export type { SqlSchemaView } from './scope.js';
 export type { CompiledAggregate } from './aggregate-compiler.js';
 export { sqliteAdapterDialect, sqliteDialect } from './sqlite-dialect.js';
 export { postgresDialect } from './postgres-dialect.js';
-export { compileFind, compileFindTopFirst, compileCount, compileCountByAclBranch, compileCountUpTo, physicalColumnNames, splitAclRead } from './find-compiler.js';
+export { compileFind, compileFindTopFirst, compileCount, compileCountByAclBranch, compileCountUpTo, compileMatchBeyond, physicalColumnNames, splitAclRead } from './find-compiler.js';
 export { compileAggregate } from './aggregate-compiler.js';
 export { registerSqliteFunctions, type SqliteFunctionHost } from './sqlite-functions.js';
 export { compileInsert, compileUpdate, compileSelectById, compileDeleteById, compileAddRelation, compileRemoveRelation, compileClearRelation, type Assignment } from './write-compiler.js';

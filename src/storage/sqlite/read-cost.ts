@@ -62,7 +62,20 @@ function objectIdLookups(node: WhereNode): boolean {
 function bounded(where: WhereNode, schema: TableSchema, rows: number, extra: number, limit: number): boolean {
   const weight = whereWeight(where, schema);
   if (pinsOneRecord(where, schema) || objectIdLookups(where)) return weight < 64;
-  return rows * (2 + weight + extra) <= limit;
+  return Number.isFinite(weight) && rows <= rowCap(weight + extra, limit);
+}
+
+/** The most rows a read of `weight` per row (on top of the 2 every row costs) may visit under `limit` units; 0 when unbounded. */
+function rowCap(weight: number, limit: number): number {
+  return Number.isFinite(weight) ? Math.floor(limit / (2 + weight)) : 0;
+}
+
+function findExtra(plan: FindPlan): number {
+  return Math.max(1, plan.order.length) * (2 + Math.log2(1 + plan.skip + plan.limit) / 4);
+}
+
+function aggregateExtra(plan: AggregatePlan): number {
+  return 2 * plan.groupBy.length + plan.aggregates.length + (plan.groupCount ? 1 : 0);
 }
 
 /**
@@ -73,8 +86,7 @@ function bounded(where: WhereNode, schema: TableSchema, rows: number, extra: num
  */
 export function inlineFind(schema: TableSchema, plan: FindPlan, rows: number, limit: number): boolean {
   if (plan.nearest || !plan.order.every((term) => scalarField(term.field, schema))) return false;
-  const sort = Math.max(1, plan.order.length) * (2 + Math.log2(1 + plan.skip + plan.limit) / 4);
-  return bounded(plan.where, schema, rows, sort, limit);
+  return bounded(plan.where, schema, rows, findExtra(plan), limit);
 }
 
 export function inlineCount(schema: TableSchema, where: WhereNode, rows: number, limit: number): boolean {
@@ -82,8 +94,17 @@ export function inlineCount(schema: TableSchema, where: WhereNode, rows: number,
 }
 
 export function inlineAggregate(schema: TableSchema, plan: AggregatePlan, rows: number, limit: number): boolean {
-  const extra = 2 * plan.groupBy.length + plan.aggregates.length + (plan.groupCount ? 1 : 0);
-  return bounded(plan.where, schema, rows, extra, limit);
+  return bounded(plan.where, schema, rows, aggregateExtra(plan), limit);
+}
+
+/** The most matching rows a find may visit and still run inline under `limit` units (0: never by its row count). */
+export function findRowCap(schema: TableSchema, plan: FindPlan, limit: number): number {
+  if (plan.nearest || !plan.order.every((term) => scalarField(term.field, schema))) return 0;
+  return rowCap(whereWeight(plan.where, schema) + findExtra(plan), limit);
+}
+
+export function aggregateRowCap(schema: TableSchema, plan: AggregatePlan, limit: number): number {
+  return rowCap(whereWeight(plan.where, schema) + aggregateExtra(plan), limit);
 }
 
 const NARROWING = new Set(['eq', 'gt', 'gte', 'lt', 'lte']);

@@ -1,14 +1,14 @@
 import { svcError } from '../../core/errors.js';
 import type { StoredRecord, Value } from '../../core/values.js';
 import type { AggregatePlan, FindPlan, TableSchema, WhereNode } from '../../query/plan.js';
-import { type SqlSchemaView, compileAggregate, compileCountUpTo, compileFind, sqliteAdapterDialect } from '../../query/sql/index.js';
+import { type SqlSchemaView, compileAggregate, compileCountUpTo, compileFind, compileMatchBeyond, sqliteAdapterDialect } from '../../query/sql/index.js';
 import { physicalTableName } from '../../query/sql/layout.js';
 import { projectRecord } from '../kit/projection.js';
 import type { Awaitable, ReadOptions, TableRef } from '../port.js';
 import type { SqliteDatabase } from './database-shape.js';
 import { GuardedReader, type ReadRequest, type ReadResult } from './guarded-reader.js';
 import { quoteIdent } from './identifiers.js';
-import { UNITS_PER_STALL_MS, drivingIndexedColumn, inlineAggregate, inlineCount, inlineFind } from './read-cost.js';
+import { UNITS_PER_STALL_MS, aggregateRowCap, drivingIndexedColumn, findRowCap, inlineAggregate, inlineCount, inlineFind } from './read-cost.js';
 import { isDeadlineError } from './read-guard.js';
 import type { ReaderPool } from './reader-pool.js';
 import { arrayLayout, decodeRow, decodeValues } from './row-codec.js';
@@ -59,8 +59,7 @@ export class SqliteReads {
     const schema = this.core.getSchema(ref);
     if (!schema || inlineFind(schema, plan, this.rowBound(ref), this.inlineUnits)) return this.core.find(ref, plan);
     const query = compileFind(ref.className, plan, this.view(ref.namespace), sqliteAdapterDialect);
-    const matches = this.indexedMatches(ref, schema, plan.where, query.sql, query.parameters, inTransaction);
-    if (matches !== null && inlineFind(schema, plan, matches, this.inlineUnits)) return this.core.find(ref, plan);
+    if (this.fewIndexedMatches(ref, schema, plan.where, query.sql, query.parameters, inTransaction, findRowCap(schema, plan, this.inlineUnits))) return this.core.find(ref, plan);
     const decode = (result: ReadResult): StoredRecord[] => {
       const rows = result as unknown[];
       const layout = arrayLayout(schema);
@@ -79,8 +78,9 @@ export class SqliteReads {
     const schema = this.core.getSchema(ref);
     if (!schema || inlineCount(schema, where, this.rowBound(ref), this.inlineUnits)) return this.core.count(ref, where);
     const { sql, parameters } = this.core.countQuery(ref, schema, where);
-    const matches = this.indexedMatches(ref, schema, where, sql, parameters, inTransaction);
-    if (matches !== null && inlineCount(schema, where, matches, this.inlineUnits)) return this.core.count(ref, where);
+    // The probe counts the same where's matches up to its cap: under the cap, that is the answer.
+    const matches = this.indexedMatchCount(ref, schema, where, sql, parameters, inTransaction);
+    if (matches !== null) return matches;
     return this.run({ kind: 'count', sql, parameters }, options, inTransaction, (result) => result as number);
   }
 
@@ -88,8 +88,9 @@ export class SqliteReads {
     const schema = this.core.getSchema(ref);
     if (!schema || inlineAggregate(schema, plan, this.rowBound(ref), this.inlineUnits)) return this.core.aggregate(ref, plan);
     const { query, decode } = compileAggregate(ref.className, plan, this.view(ref.namespace), sqliteAdapterDialect);
-    const matches = this.indexedMatches(ref, schema, plan.where, query.sql, query.parameters, inTransaction);
-    if (matches !== null && inlineAggregate(schema, plan, matches, this.inlineUnits)) return this.core.aggregate(ref, plan);
+    if (this.fewIndexedMatches(ref, schema, plan.where, query.sql, query.parameters, inTransaction, aggregateRowCap(schema, plan, this.inlineUnits))) {
+      return (this.core.statements.get(query.sql).all(...query.parameters) as Row[]).map((row) => decode(row));
+    }
     return this.run({ kind: 'rows', ...query }, options, inTransaction, (result) => (result as Row[]).map((row) => decode(row)));
   }
 
@@ -105,18 +106,30 @@ export class SqliteReads {
   }
 
   /**
-   * How many records a read of a table too large for the row bound visits, when that is small and
-   * knowable: its where narrows one indexed column only, SQLite's plan for the read searches an
-   * index, and a count of the matches capped at PROBE_CAP stays under the cap. Null otherwise (the
-   * read goes to a worker as before). Only outside transactions with a worker pool: elsewhere every
-   * read runs on this connection under its deadline anyway.
+   * Whether a read of a table too large for the row bound visits at most `cap` records (the most it
+   * may visit inline, read-cost.ts), knowably and cheaply: its where narrows one indexed column only,
+   * SQLite's plan for the read searches an index, and no record matches past the first
+   * min(cap, PROBE_CAP) (one index seek and a walk of at most that many entries). False otherwise
+   * (the read goes to a worker as before). Only outside transactions with a worker pool: elsewhere
+   * every read runs on this connection under its deadline anyway.
    */
-  private indexedMatches(ref: TableRef, schema: TableSchema, where: WhereNode, sql: string, parameters: readonly unknown[], inTransaction: boolean): number | null {
-    if (!this.pool || inTransaction || drivingIndexedColumn(where, schema) === null || !this.searchesIndex(sql, parameters)) return null;
+  private fewIndexedMatches(ref: TableRef, schema: TableSchema, where: WhereNode, sql: string, parameters: readonly unknown[], inTransaction: boolean, cap: number): boolean {
+    if (cap < 1 || !this.indexDriven(schema, where, sql, parameters, inTransaction)) return false;
+    const probe = compileMatchBeyond(ref.className, where, this.view(ref.namespace), sqliteAdapterDialect, Math.min(cap, PROBE_CAP));
+    return this.core.statements.get(probe.sql).get(...probe.parameters) === undefined;
+  }
+
+  /** For a count driven by an index as above: its answer when at most PROBE_CAP records match, else null. */
+  private indexedMatchCount(ref: TableRef, schema: TableSchema, where: WhereNode, sql: string, parameters: readonly unknown[], inTransaction: boolean): number | null {
+    if (!this.indexDriven(schema, where, sql, parameters, inTransaction)) return null;
     const probe = compileCountUpTo(ref.className, where, this.view(ref.namespace), sqliteAdapterDialect, PROBE_CAP + 1);
     const row = this.core.statements.get(probe.sql).get(...probe.parameters) as { n: number | bigint } | undefined;
     const matches = Number(row?.n ?? 0);
     return matches <= PROBE_CAP ? matches : null;
+  }
+
+  private indexDriven(schema: TableSchema, where: WhereNode, sql: string, parameters: readonly unknown[], inTransaction: boolean): boolean {
+    return this.pool !== null && !inTransaction && drivingIndexedColumn(where, schema) !== null && this.searchesIndex(sql, parameters);
   }
 
   /** Whether SQLite's plan for `sql` reaches the main table through an index (never a full scan of it). */
