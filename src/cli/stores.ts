@@ -9,6 +9,7 @@ import type { RedisClientLike } from '../redis/client.js';
 import { type RedisPublisherLike, type RedisSubscriberLike, redisEventBus } from '../redis/redis-event-bus.js';
 import { redisKvStore } from '../redis/redis-kv-store.js';
 import { type RedisScanLike, applicationPrefix, carryUnscopedKeys } from './redis-keys.js';
+import { type SettleGuard, pgSettleGuard } from './pg-settle-guard.js';
 import type { StorageAdapter } from '../storage/port.js';
 import type { PgClient } from '../storage/postgres/pg-client.js';
 import { postgresStorage } from '../storage/postgres/postgres-adapter.js';
@@ -131,7 +132,11 @@ export function openStores(settings: StoreSettings): OpenedStores {
   if (settings.databaseUrl) {
     const postgres = required<(url: string, options: object) => PgClient>('postgres', `SVC_DATABASE_URL (${withoutPassword(settings.databaseUrl)})`);
     // connect_timeout is in seconds: a request meets a database that is down within it (11230).
-    const sql = postgres(settings.databaseUrl, { max: 10, onnotice: () => {}, connect_timeout: Math.ceil(STORE_TIMEOUT_MS / 1000) });
+    // The guard bounds the statements the driver can strand around a closed connection (D153, D196).
+    let guard: SettleGuard | undefined;
+    const driver = postgres(settings.databaseUrl, { max: 10, onnotice: () => {}, connect_timeout: Math.ceil(STORE_TIMEOUT_MS / 1000), onclose: () => guard?.connectionClosed() });
+    guard = pgSettleGuard(driver);
+    const sql = guard.client;
     closers.push(() => sql.end({ timeout: 5 }));
     storage = postgresStorage({ sql });
     where = `PostgreSQL ${withoutPassword(settings.databaseUrl)}`;

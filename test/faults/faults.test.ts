@@ -14,6 +14,17 @@ import { Subscriber } from './subscriber.js';
  * end are what docs/scaling.md's table reports.
  */
 
+/**
+ * A verification read, asked again (at most 20 times) while the answer is 11230 or the connection was
+ * cut, as a client honouring Retry-After would: the checks may start in the seconds after a fault.
+ */
+async function answered(ask: () => Promise<Reply>): Promise<Reply> {
+  let reply = await ask();
+  for (let attempt = 1; attempt < 20 && (reply.status === 'network' || reply.status === 424); attempt++) reply = await ask();
+  if (reply.status !== 200) throw new Error(`verification read answered ${String(reply.status)}: ${JSON.stringify(reply.body)}`);
+  return reply;
+}
+
 /** A request's bound: the stores' 1 s timeouts plus the machine's noise (two cores, shared). */
 const REQUEST_BOUND_MS = 3000;
 /** Delivery time granted to a change: one acknowledged this long before a subscriber's socket closed must have reached it. */
@@ -186,28 +197,24 @@ describe('three instances under faults (issue 40)', async () => {
     const slowest = replies.reduce((max, r) => Math.max(max, r.ms), 0);
     recovery['slowestRequest'] = Math.round(slowest);
     const slow = replies.filter((r) => r.ms > REQUEST_BOUND_MS).map((r) => ({ phase: r.phase, text: `${r.kind} ${r.status} ${Math.round(r.ms)}ms during ${r.phase}` }));
-    // Known gap: a request whose statement the postgres driver was writing when its backend was
-    // terminated may never settle (porsager/postgres#1208: the write is dropped, the query waits
-    // forever; the client's own timeout ends it). Those are counted, not hidden; every other
-    // request, in every other fault, stays within its bound.
-    expect(slow.filter((r) => r.phase !== 'postgres').map((r) => r.text)).toEqual([]);
-    const stuck = slow.filter((r) => r.phase === 'postgres').length;
-    recovery['postgres.stuckRequests'] = stuck;
-    expect(stuck).toBeLessThanOrEqual(5);
+    // Every request, in every fault, stays within its bound: the statements the postgres driver can
+    // strand when a backend is terminated (porsager/postgres#1208) answer 11230 within the CLI's
+    // settle grace (src/cli/pg-settle-guard.ts, D196).
+    expect(slow.map((r) => r.text)).toEqual([]);
 
     // Every acknowledged create is stored.
     const ids = acked.map((a) => a.objectId);
     let found = 0;
     for (let i = 0; i < ids.length; i += 200) {
       const where = encodeURIComponent(JSON.stringify({ objectId: { $in: ids.slice(i, i + 200) } }));
-      const reply = await call(port, 'GET', `/1/classes/Item?where=${where}&count=1&limit=0`, undefined, MASTER_HEADERS);
+      const reply = await answered(() => call(port, 'GET', `/1/classes/Item?where=${where}&count=1&limit=0`, undefined, MASTER_HEADERS));
       found += Number(reply.body['count']);
     }
     expect(found).toBe(ids.length);
-    const signedUp = await call(port, 'GET', `/1/users?where=${encodeURIComponent(JSON.stringify({ objectId: { $in: users } }))}&count=1&limit=0`, undefined, MASTER_HEADERS);
+    const signedUp = await answered(() => call(port, 'GET', `/1/users?where=${encodeURIComponent(JSON.stringify({ objectId: { $in: users } }))}&count=1&limit=0`, undefined, MASTER_HEADERS));
     expect(signedUp.body['count']).toBe(users.length);
     // Every acknowledged increment counted; the ones whose outcome the client could not know may or may not have.
-    const counter = await call(port, 'GET', `/1/classes/Counter/${counterId}`, undefined, MASTER_HEADERS);
+    const counter = await answered(() => call(port, 'GET', `/1/classes/Counter/${counterId}`, undefined, MASTER_HEADERS));
     const n = Number(counter.body['n']);
     expect(n).toBeGreaterThanOrEqual(increments.acked);
     expect(n).toBeLessThanOrEqual(increments.acked + increments.unknown);
