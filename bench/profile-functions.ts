@@ -1,10 +1,11 @@
 /**
  * Profiling aid (not part of `npm run bench`): calls a deployed function through `service.handle()`
  * one call at a time (or `inFlight` at once) for a while, so `--cpu-prof` shows the main thread's
- * and the sandbox workers' shares of a deployed call. `worker` runs every invocation on a worker
- * (`deployed.inline: false`), `inline` the default.
+ * and the sandbox workers' shares of a deployed call. Arguments: `worker` (every invocation on a
+ * worker, `deployed.inline: false`) or `inline` (the default runtime), milliseconds, calls in flight.
+ * Prints the wall time, the process's CPU and the main thread's CPU (Linux) per call.
  *
- * @example npx tsx bench/build.ts bench/profile-functions.ts && npx tsx bench/build.ts src/functions/sandbox/functions-sandbox-worker.ts && node --cpu-prof --cpu-prof-dir=/tmp/prof bench/.build/profile-functions.mjs worker 5000 1
+ * @example npx tsx bench/build.ts bench/profile-functions.ts src/functions/sandbox/functions-sandbox-worker.ts && node --cpu-prof --cpu-prof-dir=/tmp/prof bench/.build/profile-functions.mjs worker 5000 1
  */
 import { readFileSync } from 'node:fs';
 import { BODY_TEXT, DEPLOYED_SOURCE, HEADERS, deploy, functionsBenchService } from './functions-app.js';
