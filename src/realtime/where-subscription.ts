@@ -163,6 +163,12 @@ export class SharedWhere {
     this.lastRecord = this.priorRecord = undefined;
   }
 
+  /** Whether the where names one of `columns` (system columns included). */
+  namesAny(columns: ReadonlySet<string>): boolean {
+    for (const column of this.named) if (columns.has(column)) return true;
+    return false;
+  }
+
   /** Takes its guard out of its table's membership index (its last hold was given back). */
   unindex(): void {
     this.index.remove(this);
@@ -208,6 +214,10 @@ export class SharedWhereSubscription implements WhereSubscription {
 
   matches(record: StoredRecord): boolean {
     return this.shared.matches(record);
+  }
+
+  namesAny(columns: ReadonlySet<string>): boolean {
+    return this.shared.namesAny(columns);
   }
 
   /** Gives back its hold on the shared where (the application's budget); safe to call twice. */
