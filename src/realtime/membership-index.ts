@@ -60,12 +60,14 @@ export class MembershipIndex<W extends object> {
     let field = this.fields.get(fieldKey);
     if (!field) this.fields.set(fieldKey, (field = { get: compileGetter(guard.field), byValue: new Map(), wheres: 0 }));
     field.wheres++;
-    const values = [...new Set(guard.values)];
+    // The parsed where's own list is kept (no copy); a value it lists twice is entered once.
+    const { values } = guard;
     for (const value of values) {
       const held = field.byValue.get(value);
       if (held === undefined) field.byValue.set(value, where);
-      else if (Array.isArray(held)) held.push(where);
-      else field.byValue.set(value, [held, where]);
+      else if (Array.isArray(held)) {
+        if (held[held.length - 1] !== where) held.push(where);
+      } else if (held !== where) field.byValue.set(value, [held, where]);
     }
     this.guarded.set(where, { fieldKey, values });
   }
@@ -80,7 +82,9 @@ export class MembershipIndex<W extends object> {
       const held = field.byValue.get(value);
       if (held === where) field.byValue.delete(value);
       else if (Array.isArray(held)) {
-        held.splice(held.indexOf(where), 1);
+        const at = held.indexOf(where);
+        if (at < 0) continue;
+        held.splice(at, 1);
         if (held.length === 1) field.byValue.set(value, held[0]!);
       }
     }

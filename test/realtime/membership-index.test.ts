@@ -125,5 +125,12 @@ describe('MembershipIndex', () => {
     expect(index.mayMatch(b, record({ tag: 'y' }))).toBe(true);
     index.set(a, null);
     expect([index.size, index.mayMatch(a, record({}))]).toEqual([0, true]);
+    // A value listed twice, by wheres sharing it: each where is entered and removed once.
+    index.set(a, guard({ tag: { $in: ['x', 'x', 'y'] } }));
+    index.set(b, guard({ tag: { $in: ['x', 'x'] } }));
+    index.remove(a);
+    expect([index.mayMatch(a, record({ tag: 'y' })), index.mayMatch(b, record({ tag: 'x' })), index.mayMatch(b, record({ tag: 'y' }))]).toEqual([true, true, false]);
+    index.remove(b);
+    expect(index.size).toBe(0);
   });
 });
