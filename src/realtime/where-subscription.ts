@@ -155,7 +155,8 @@ export class SharedWhere {
   /** Takes a newer parse of the same where (a new subscriber saw a newer schema or settings). */
   adopt(source: WhereSource, parsed: ParsedWhere): void {
     this.predicate = compileNode(parsed.node, source.className, parsed.schema);
-    this.index.set(this, membershipGuard(parsed.node));
+    // A where freed while a recompile awaited its schema stays out of the index.
+    if (this.refs > 0) this.index.set(this, membershipGuard(parsed.node));
     this.source = source;
     this.settings = parsed.settings;
     this.schemaSeen = parsed.schema;

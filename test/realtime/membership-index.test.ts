@@ -104,6 +104,9 @@ describe('MembershipIndex in SharedWheres', () => {
     const second = wheres.acquire(request({ tag: { $in: ['b'] } }), () => {});
     expect(second.matches(r)).toBe(true);
     wheres.release(app.applicationId, second);
+    // Compiled again after its release (a recompile that awaited the schema meanwhile): it stays out.
+    second.recompile(null);
+    expect(wheres.usage(app.applicationId)).toMatchObject({ wheres: 1, guarded: 1 });
     wheres.release(app.applicationId, first);
     expect(wheres.usage(app.applicationId)).toEqual({ subscriptions: 0, wheres: 0, guarded: 0, cost: 0 });
   });
