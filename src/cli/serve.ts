@@ -105,6 +105,14 @@ export function quickStartService(stores: OpenedStores, publicUrl: string, log: 
   });
 }
 
+/**
+ * Connections the kernel may hold for the server to accept (capped by `net.core.somaxconn`, 4096 on
+ * Linux since 5.4). Node's default, 511, overflows when a busy event loop meets a burst of connects:
+ * the kernel then drops the handshakes it cannot queue and the clients' retries arrive seconds later,
+ * so the socket limits start counting late (the soak's silent sockets lived up to 58 s; D212).
+ */
+export const LISTEN_BACKLOG = 4096;
+
 /** Starts the server; resolves once it listens, rejects with the listen error (e.g. EADDRINUSE). */
 export async function start(options: StartOptions = {}): Promise<StartedServer> {
   const env = options.env ?? process.env;
@@ -125,7 +133,7 @@ export async function start(options: StartOptions = {}): Promise<StartedServer> 
     await stores.carryOver();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(options.port ?? Number(env.PORT ?? 3000), options.host ?? env.HOST ?? '127.0.0.1', () => {
+      server.listen({ port: options.port ?? Number(env.PORT ?? 3000), host: options.host ?? env.HOST ?? '127.0.0.1', backlog: LISTEN_BACKLOG }, () => {
         server.off('error', reject);
         resolve();
       });

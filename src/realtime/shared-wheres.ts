@@ -1,6 +1,7 @@
 import { svcError } from '../core/errors.js';
 import type { Json } from '../core/wire-values.js';
 import type { TableSchema } from '../query/plan.js';
+import { MembershipIndex } from './membership-index.js';
 import { type ParsedWhere, SharedWhere, type WhereSource, parseWhereOf } from './where-subscription.js';
 
 /** The per-application where budgets of one instance (docs/realtime.md, "Where budgets and matching"). */
@@ -14,9 +15,15 @@ export interface WhereLimits {
 /** The wheres of one application on this instance. */
 interface AppWheres {
   readonly byKey: Map<string, SharedWhere>;
-  readonly byClass: Map<string, Set<SharedWhere>>;
+  readonly byClass: Map<string, ClassWheres>;
   subscriptions: number;
   cost: number;
+}
+
+/** The distinct wheres of one table, and the index that screens records against their `$in` guards. */
+interface ClassWheres {
+  readonly all: Set<SharedWhere>;
+  readonly index: MembershipIndex<SharedWhere>;
 }
 
 /** What a where subscription asks for: its source and the schema it is parsed against now. */
@@ -58,13 +65,14 @@ export class SharedWheres {
     if (!held && state.cost + cost > maxWhereCostPerApp) {
       throw svcError('realtimeWhereOverBudget', `this application's distinct wheres on this instance would cost ${state.cost + cost}, over maxWhereCostPerApp ${maxWhereCostPerApp}`);
     }
-    const shared = held ?? new SharedWhere(key, request, parsed!);
     if (held && parsed) held.adopt(request, parsed);
-    if (!held) {
-      state.byKey.set(key, shared);
+    let shared = held;
+    if (!shared) {
       let ofClass = state.byClass.get(request.className);
-      if (!ofClass) state.byClass.set(request.className, (ofClass = new Set<SharedWhere>()));
-      ofClass.add(shared);
+      if (!ofClass) state.byClass.set(request.className, (ofClass = { all: new Set(), index: new MembershipIndex() }));
+      shared = new SharedWhere(key, request, parsed!, ofClass.index);
+      state.byKey.set(key, shared);
+      ofClass.all.add(shared);
       state.cost += cost;
     }
     shared.refs++;
@@ -81,21 +89,24 @@ export class SharedWheres {
     if (--shared.refs > 0) return;
     state.byKey.delete(shared.key);
     state.cost -= shared.cost;
+    shared.unindex();
     const ofClass = state.byClass.get(shared.className);
-    ofClass?.delete(shared);
-    if (ofClass?.size === 0) state.byClass.delete(shared.className);
+    ofClass?.all.delete(shared);
+    if (ofClass?.all.size === 0) state.byClass.delete(shared.className);
     if (state.byKey.size === 0) this.apps.delete(applicationId);
   }
 
   /** The distinct wheres of an application's table on this instance. */
   ofClass(applicationId: string, className: string): ReadonlySet<SharedWhere> {
-    return this.apps.get(applicationId)?.byClass.get(className) ?? EMPTY;
+    return this.apps.get(applicationId)?.byClass.get(className)?.all ?? EMPTY;
   }
 
-  /** An application's where subscriptions, distinct wheres and their total cost on this instance. */
-  usage(applicationId: string): { subscriptions: number; wheres: number; cost: number } {
+  /** An application's where subscriptions, distinct wheres (of which `guarded`: screened by a membership index) and their total cost on this instance. */
+  usage(applicationId: string): { subscriptions: number; wheres: number; guarded: number; cost: number } {
     const state = this.apps.get(applicationId);
-    return { subscriptions: state?.subscriptions ?? 0, wheres: state?.byKey.size ?? 0, cost: state?.cost ?? 0 };
+    let guarded = 0;
+    for (const ofClass of state?.byClass.values() ?? []) guarded += ofClass.index.size;
+    return { subscriptions: state?.subscriptions ?? 0, wheres: state?.byKey.size ?? 0, guarded, cost: state?.cost ?? 0 };
   }
 
   clear(): void {

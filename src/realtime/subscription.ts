@@ -1,5 +1,6 @@
 import type { StoredRecord } from '../core/values.js';
 import type { RealtimeChange } from './change.js';
+import { changedColumns } from './changed-columns.js';
 
 /** The seed's four subscription actions. */
 export type TableAction = 'updateTable' | 'updateRow' | 'deleteTable' | 'deleteRow';
@@ -25,6 +26,8 @@ export interface WhereSubscription {
   /** Its where's cost (where-cost.ts), counted against its connection's budget. */
   readonly cost: number;
   matches(record: StoredRecord): boolean;
+  /** Whether its where names one of `columns` (when it names none, a record matches it as the same record with those columns changed). */
+  namesAny(columns: ReadonlySet<string>): boolean;
   /** Gives back what it holds (its shared where); called once it is removed. */
   release(): void;
 }
@@ -65,8 +68,12 @@ export function matchChange(sub: Subscription, change: RealtimeChange, visible: 
 }
 
 function matchWhere(sub: WhereSubscription, change: RealtimeChange, visible: (record: StoredRecord) => boolean): Match | null {
-  const was = change.before !== undefined && change.op !== 'create' && sub.matches(change.before) && visible(change.before);
-  const is = change.after !== undefined && change.op !== 'delete' && sub.matches(change.after) && visible(change.after);
+  const matchesAfter = change.after !== undefined && change.op !== 'delete' && sub.matches(change.after);
+  // An update that left every column the where names alone matched it before as it does after.
+  const changed = changedColumns(change);
+  const matchedBefore = change.before !== undefined && change.op !== 'create' && (changed && !sub.namesAny(changed) ? matchesAfter : sub.matches(change.before));
+  const was = matchedBefore && visible(change.before!);
+  const is = matchesAfter && visible(change.after!);
   if (change.op === 'delete') return was ? { action: 'delete', record: change.before! } : null;
   if (change.op === 'create') return is ? { action: 'create', record: change.after! } : null;
   if (was && is) return { action: 'update', record: change.after! };

@@ -7,6 +7,7 @@ import { contextFor, type EvalEnv } from '../query/evaluate/context.js';
 import { parseWhere } from '../query/parse.js';
 import type { TableSchema, WhereNode } from '../query/plan.js';
 import { schemaColumn } from '../query/schema-lookup.js';
+import { type MembershipIndex, membershipGuard } from './membership-index.js';
 import type { WhereSubscription } from './subscription.js';
 import { namedColumns, whereCost } from './where-cost.js';
 
@@ -87,7 +88,8 @@ export interface WhereSource {
  * One compiled where, shared by every subscription of an application with the same table, where
  * (keys in any order) and hidden columns (src/realtime/shared-wheres.ts). Matching a record is
  * remembered for the last two records asked (a change's before and after), so a change costs each
- * distinct where at most two evaluations however many subscriptions share it. When its table gains
+ * distinct where at most two evaluations however many subscriptions share it, and none for a record
+ * its table's {@link MembershipIndex} rules out (its required `$in` lists none of the record's values). When its table gains
  * a column the where names, it is compiled again (a column unknown at compile time always counts as
  * missing); columns it does not name cannot change it, so they never cost a compile.
  */
@@ -111,8 +113,11 @@ export class SharedWhere {
     readonly key: string,
     private source: WhereSource,
     parsed: ParsedWhere,
+    /** The membership index of its application's table, which it keeps its guard in while held. */
+    private readonly index: MembershipIndex<SharedWhere>,
   ) {
     this.named = namedColumns(parsed.node);
+    index.set(this, membershipGuard(parsed.node));
     this.cost = parsed.cost;
     this.predicate = compileNode(parsed.node, source.className, parsed.schema);
     this.settings = parsed.settings;
@@ -127,7 +132,7 @@ export class SharedWhere {
   matches(record: StoredRecord): boolean {
     if (record === this.lastRecord) return this.lastResult;
     if (record === this.priorRecord) return this.priorResult;
-    const result = this.predicate(record);
+    const result = this.index.mayMatch(this, record) && this.predicate(record);
     this.priorRecord = this.lastRecord;
     this.priorResult = this.lastResult;
     this.lastRecord = record;
@@ -150,11 +155,24 @@ export class SharedWhere {
   /** Takes a newer parse of the same where (a new subscriber saw a newer schema or settings). */
   adopt(source: WhereSource, parsed: ParsedWhere): void {
     this.predicate = compileNode(parsed.node, source.className, parsed.schema);
+    // A where freed while a recompile awaited its schema stays out of the index.
+    if (this.refs > 0) this.index.set(this, membershipGuard(parsed.node));
     this.source = source;
     this.settings = parsed.settings;
     this.schemaSeen = parsed.schema;
     this.unknown = this.unknownIn(parsed.schema);
     this.lastRecord = this.priorRecord = undefined;
+  }
+
+  /** Whether the where names one of `columns` (system columns included). */
+  namesAny(columns: ReadonlySet<string>): boolean {
+    for (const column of this.named) if (columns.has(column)) return true;
+    return false;
+  }
+
+  /** Takes its guard out of its table's membership index (its last hold was given back). */
+  unindex(): void {
+    this.index.remove(this);
   }
 
   /** Whether `record` holds a column this where names and was compiled without. */
@@ -197,6 +215,10 @@ export class SharedWhereSubscription implements WhereSubscription {
 
   matches(record: StoredRecord): boolean {
     return this.shared.matches(record);
+  }
+
+  namesAny(columns: ReadonlySet<string>): boolean {
+    return this.shared.namesAny(columns);
   }
 
   /** Gives back its hold on the shared where (the application's budget); safe to call twice. */

@@ -225,6 +225,31 @@ describe('socket limits and upgraded sockets', () => {
     await service.close();
   });
 
+  // Issue 36 soak: silent sockets lived up to 14.0 s against the 12 s bound while the main thread
+  // was busy: the sweep ran every second, and late. It now runs every 250 ms, and one late sweep
+  // closes every socket whose deadline has passed, however many sweeps it missed.
+  it('the sweep runs every 250 ms; a late sweep closes every socket past its deadline at once', async () => {
+    const clock = new FakeClock();
+    const ticker = manualTicker();
+    const asked: number[] = [];
+    const m = await host('node:http')({ ...LIMITS, clock, ticker: { every: (ms, tick) => (asked.push(ms), ticker.every(ms, tick)) } });
+    try {
+      expect(asked).toEqual([250]);
+      const early = await peer(m);
+      clock.advance(3_000);
+      const later = await peer(m);
+      clock.advance(6_999);
+      ticker.tick();
+      expect([early, later].map((p) => p.accepted.destroyed)).toEqual([false, false]);
+      clock.advance(20_000); // no sweep ran for 20 s
+      ticker.tick();
+      await early.closedWithin();
+      await later.closedWithin();
+    } finally {
+      await m.close();
+    }
+  });
+
   it('limits are positive integers, applied once per server; the defaults are the documented ones', async () => {
     const { createServer } = await import('node:http');
     expect(() => applyServerLimits(createServer(), { headersTimeoutMs: 0 })).toThrow(/headersTimeoutMs must be a positive integer/);

@@ -43,12 +43,12 @@ describe('SharedWheres', () => {
     expect(two).toBe(one);
     const hiddenB = wheres.acquire(request({ a: 1 }, new Set(['b'])), () => {});
     expect(hiddenB).not.toBe(one);
-    expect(wheres.usage(app.applicationId)).toEqual({ subscriptions: 3, wheres: 2, cost: 5 });
+    expect(wheres.usage(app.applicationId)).toEqual({ subscriptions: 3, wheres: 2, guarded: 1, cost: 5 });
     wheres.release(app.applicationId, one);
-    expect(wheres.usage(app.applicationId)).toEqual({ subscriptions: 2, wheres: 2, cost: 5 });
+    expect(wheres.usage(app.applicationId)).toEqual({ subscriptions: 2, wheres: 2, guarded: 1, cost: 5 });
     wheres.release(app.applicationId, two);
     wheres.release(app.applicationId, hiddenB);
-    expect(wheres.usage(app.applicationId)).toEqual({ subscriptions: 0, wheres: 0, cost: 0 });
+    expect(wheres.usage(app.applicationId)).toEqual({ subscriptions: 0, wheres: 0, guarded: 0, cost: 0 });
   });
 
   it('a where shared with a caller who may name a column is still refused (102) to one for whom it is hidden', () => {
@@ -62,7 +62,7 @@ describe('SharedWheres', () => {
     const wheres = new SharedWheres({ maxWhereSubscriptionsPerApp: 10, maxWhereCostPerApp: 5 });
     expect(() => wheres.acquire(request({ a: 1 }), () => { throw new Error('connection full'); })).toThrow('connection full');
     expect(() => wheres.acquire(request({ a: { $in: [1, 2, 3, 4, 5] } }), () => {})).toThrow(expect.objectContaining({ code: 11166 }));
-    expect(wheres.usage(app.applicationId)).toEqual({ subscriptions: 0, wheres: 0, cost: 0 });
+    expect(wheres.usage(app.applicationId)).toEqual({ subscriptions: 0, wheres: 0, guarded: 0, cost: 0 });
   });
 
   it('a change evaluates a shared where once per record, however many subscriptions hold it', () => {

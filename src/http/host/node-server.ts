@@ -40,7 +40,7 @@ export const SERVER_LIMITS: Readonly<ServerLimits> = {
 /** {@link SERVER_LIMITS} to override, and the clock and ticker of the socket sweep (tests pass fake ones). */
 export interface ServerLimitOptions extends Partial<ServerLimits> {
   clock?: Clock;
-  /** Runs the socket sweep every second (default `setInterval`, unref'd). */
+  /** Runs the socket sweep every 250 ms (default `setInterval`, unref'd). */
   ticker?: Ticker;
 }
 
@@ -50,7 +50,7 @@ const guarded = new WeakSet<Server>();
  * Applies {@link SERVER_LIMITS} (or `options`) to a node:http server: Express's `app.listen()` result,
  * Fastify's `fastify.server` and @hono/node-server's `serve()` result are such servers. Node's own
  * header and request checks run only every 30 s, so the limits are also enforced per socket on the
- * injected clock, checked every second (`guardSockets`, src/http/host/socket-guard.ts), and
+ * injected clock, checked every 250 ms (`guardSockets`, src/http/host/socket-guard.ts), and
  * `maxConnections` closes the longest-idle socket before it refuses a new one. A TLS server gets
  * Node's settings only (terminate TLS in front of the server instead).
  *

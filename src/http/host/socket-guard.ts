@@ -15,13 +15,18 @@ export interface SocketGuardLimits {
 export interface SocketGuardOptions {
   /** Default: the system clock. */
   readonly clock?: Clock;
-  /** Runs the sweep every second (default `setInterval`, unref'd); tests pass a manual one. */
+  /** Runs the sweep every {@link SWEEP_MS} (default `setInterval`, unref'd); tests pass a manual one. */
   readonly ticker?: Ticker;
 }
 
 /** Node keeps an idle keep-alive socket open this long past `keepAliveTimeout` (so clients close first). */
 const KEEP_ALIVE_GRACE_MS = 1000;
-const SWEEP_MS = 1000;
+/**
+ * How often the sweep runs, ms. A sweep closes every socket whose deadline has passed, so a socket
+ * lives its bound plus at most one interval plus however late the sweep runs: a short interval
+ * leaves most of the soak's 2 s of slack (docs/performance.md, "Soak") to a busy event loop.
+ */
+export const SWEEP_MS = 250;
 /** What Node itself answers when a request's time is up. */
 const REQUEST_TIMEOUT = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
 
@@ -36,7 +41,7 @@ interface Followed {
 
 /**
  * Follows every socket of a plain node:http server from connection to close, and closes it at its
- * bound on the injected clock (checked every second), instead of Node's own header and request
+ * bound on the injected clock (checked every {@link SWEEP_MS}), instead of Node's own header and request
  * checks, which run only every 30 s (a silent socket lived 10-40 s under a 10 s header timeout):
  * - waiting for a request head: `headersTimeoutMs` after connecting, `keepAliveTimeoutMs` + 1 s after
  *   the previous response;
