@@ -15,7 +15,7 @@ import type { FieldOp, SchemaLimits, TableRef, UpdateImages } from '../port.js';
 import { assertNewTable } from '../schema-rules.js';
 import type { PgQueryable } from './pg-client.js';
 import { sqlState, withPgErrors } from './pg-errors.js';
-import { decodePgRow, decodePgValues, encodePgRecord, pgArrayLayout } from './pg-row-codec.js';
+import { pgCodec } from './pg-codec.js';
 import { PgSchemaStore, runQuery } from './pg-schema-store.js';
 import { keyedToSchemas } from './statement-key.js';
 import { planUpdate } from './pg-update.js';
@@ -221,7 +221,7 @@ export class PgCore {
     if (!schema) throw configError('postgres', `table ${ref.className} does not exist: call ensureColumns first`);
     const table = physicalTableName(ref.namespace, ref.className);
     await this.repairingWrite(ref, schema, Object.keys(record), async (current) => {
-      const columns = encodePgRecord(current, record);
+      const columns = pgCodec.encodeRecord(current, record);
       const query = keyedToSchemas(compileInsert(D, table, columns.map((c) => c[0]), columns.map((c) => c[1])), [current]);
       await withPgErrors(() => runQuery(this.client, query));
     });
@@ -231,10 +231,10 @@ export class PgCore {
     const schema = await this.getSchema(ref);
     if (!schema) return null;
     return this.repairing(ref, schema, null, async (current) => {
-      const layout = pgArrayLayout(current);
+      const layout = pgCodec.arrayLayout(current);
       const query = compileSelectById(D, physicalTableName(ref.namespace, ref.className), objectId, layout.names);
       const row = (await withPgErrors(() => this.client.unsafe(query.sql, query.parameters as never[], { prepare: true }).values()))[0];
-      return row ? projectRecord(decodePgValues(current, row, layout), projection) : null;
+      return row ? projectRecord(pgCodec.decodeValues(current, row, layout), projection) : null;
     });
   }
 
@@ -267,12 +267,12 @@ export class PgCore {
     if (!schema) return null;
     return this.repairingWrite(ref, schema, opColumns(ops), (current) => {
       const plan = planUpdate(ref, current, objectId, ops, updatedAt);
-      const read = compileSelectById(D, physicalTableName(ref.namespace, ref.className), objectId, pgArrayLayout(current).names, true);
+      const read = compileSelectById(D, physicalTableName(ref.namespace, ref.className), objectId, pgCodec.arrayLayout(current).names, true);
       return withPgErrors(() =>
         this.atomically(async (client) => {
           const row = (await runQuery(client, read))[0];
           if (!row) return null;
-          const before = decodePgRow(current, row);
+          const before = pgCodec.decodeRow(current, row);
           const after = await plan.run(client);
           return after ? { before, after } : null;
         }),
@@ -302,9 +302,9 @@ export class PgCore {
       const view = await this.view(ref, current, plan.where);
       const query = keyedToSchemas(compileFind(ref.className, plan, view, D), view.schemas);
       const rows = await withPgErrors(() => this.client.unsafe(query.sql, query.parameters as never[], { prepare: true }).values());
-      const layout = pgArrayLayout(current);
+      const layout = pgCodec.arrayLayout(current);
       const out: StoredRecord[] = new Array(rows.length);
-      for (let i = 0; i < rows.length; i++) out[i] = projectRecord(decodePgValues(current, rows[i]!, layout), plan.projection);
+      for (let i = 0; i < rows.length; i++) out[i] = projectRecord(pgCodec.decodeValues(current, rows[i]!, layout), plan.projection);
       return out;
     });
   }

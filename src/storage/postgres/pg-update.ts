@@ -7,7 +7,7 @@ import { type Assignment, compileAddRelation, compileRemoveRelation, compileSele
 import type { FieldOp, TableRef } from '../port.js';
 import { type RelationOp, type ValueOp, appliedAssignments, directAssignments, updateShape } from '../sql/update-plan.js';
 import type { PgQueryable } from './pg-client.js';
-import { decodePgRow, encodePgColumn, pgArrayLayout } from './pg-row-codec.js';
+import { pgCodec } from './pg-codec.js';
 import { runQuery } from './pg-schema-store.js';
 import { keyedToSchemas } from './statement-key.js';
 
@@ -35,7 +35,7 @@ export function planUpdate(ref: TableRef, schema: TableSchema, objectId: string,
   const ms = dateMs(updatedAt);
   /** The updated row's `returning` columns, or null when it does not exist; Relation rows after it. */
   const execute = async (client: PgQueryable, returning: readonly string[]): Promise<Record<string, unknown> | null> => {
-    const assignments = direct ? directAssignments(schema, valueOps, encodePgColumn) : await readModifyWrite(client, table, schema, valueOps, objectId);
+    const assignments = direct ? directAssignments(schema, valueOps, pgCodec.encodeColumn) : await readModifyWrite(client, table, schema, valueOps, objectId);
     if (!assignments) return null;
     const rows = await runQuery(client, keyedToSchemas(compileUpdate(D, table, assignments, objectId, ms, returning), [schema]));
     const row = rows[0];
@@ -51,8 +51,8 @@ export function planUpdate(ref: TableRef, schema: TableSchema, objectId: string,
   return {
     single: direct && relationOps.length === 0,
     async run(client) {
-      const row = await execute(client, pgArrayLayout(schema).names);
-      return row ? decodePgRow(schema, row) : null;
+      const row = await execute(client, pgCodec.arrayLayout(schema).names);
+      return row ? pgCodec.decodeRow(schema, row) : null;
     },
     async runWithoutRecord(client) {
       return (await execute(client, OBJECT_ID)) !== null;
@@ -63,8 +63,8 @@ export function planUpdate(ref: TableRef, schema: TableSchema, objectId: string,
 const OBJECT_ID = ['objectId'] as const;
 
 async function readModifyWrite(client: PgQueryable, table: string, schema: TableSchema, ops: readonly ValueOp[], objectId: string): Promise<Assignment[] | null> {
-  const rows = await runQuery(client, compileSelectById(D, table, objectId, pgArrayLayout(schema).names, true));
+  const rows = await runQuery(client, compileSelectById(D, table, objectId, pgCodec.arrayLayout(schema).names, true));
   const row = rows[0];
   if (!row) return null;
-  return appliedAssignments(schema, ops, decodePgRow(schema, row), encodePgColumn);
+  return appliedAssignments(schema, ops, pgCodec.decodeRow(schema, row), pgCodec.encodeColumn);
 }

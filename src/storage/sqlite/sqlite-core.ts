@@ -122,7 +122,7 @@ export class SqliteCore {
     if (!schema) throw configError('sqlite', `table ${ref.className} does not exist: call ensureColumns first`);
     const columns = encodeRecord(schema, record);
     const names = new Array<string>(columns.length);
-    const params = new Array<string | number | null>(columns.length);
+    const params = new Array<unknown>(columns.length);
     for (let i = 0; i < columns.length; i++) [names[i], params[i]] = columns[i]!;
     // INSERT texts per schema and column list (records of a table mostly share one list).
     let texts = this.insertSql.get(schema);
