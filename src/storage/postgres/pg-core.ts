@@ -16,7 +16,8 @@ import { assertNewTable } from '../schema-rules.js';
 import type { PgQueryable } from './pg-client.js';
 import { sqlState, withPgErrors } from './pg-errors.js';
 import { pgCodec } from './pg-codec.js';
-import { PgSchemaStore, runQuery } from './pg-schema-store.js';
+import { type PgSchemaStore, pgSchemaStore } from './pg-schema-store.js';
+import { runQuery } from './pg-sql-driver.js';
 import { keyedToSchemas } from './statement-key.js';
 import { planUpdate } from './pg-update.js';
 import { referencedTables } from '../kit/plan-tables.js';
@@ -121,7 +122,7 @@ export class PgCore {
     /** Resolves once the bookkeeping tables exist (created on first use). */
     private readonly ready: () => Promise<void>,
   ) {
-    this.store = new PgSchemaStore(client);
+    this.store = pgSchemaStore(client);
   }
 
   async getSchema(ref: TableRef): Promise<TableSchema | null> {
@@ -178,7 +179,7 @@ export class PgCore {
     // Claim in one SERIALIZABLE transaction: the limits and name rules see every racing claim (D62),
     // and the first instance to record a column fixes its type (a loser sees it and gets 111).
     const claim = this.serializable(async (client) => {
-      const store = new PgSchemaStore(client);
+      const store = pgSchemaStore(client, true);
       const current = await store.load(ref);
       const { added } = mergeColumns(ref.className, current, wanted, limits);
       if (current && added.length === 0) return { current, claimed: current, added };
@@ -359,7 +360,7 @@ export class PgCore {
     try {
       return await withPgErrors(() =>
         this.serializable(async (client) => {
-          const store = new PgSchemaStore(client);
+          const store = pgSchemaStore(client, true);
           const schema = await store.load(ref);
           const statements = schema ? plan(schema) : null;
           if (statements) await store.drop(statements);

@@ -8,7 +8,7 @@ import type { FieldOp, TableRef } from '../port.js';
 import { type RelationOp, type ValueOp, appliedAssignments, directAssignments, updateShape } from '../sql/update-plan.js';
 import type { PgQueryable } from './pg-client.js';
 import { pgCodec } from './pg-codec.js';
-import { runQuery } from './pg-schema-store.js';
+import { runQuery } from './pg-sql-driver.js';
 import { keyedToSchemas } from './statement-key.js';
 
 const D = postgresDialect;

@@ -14,7 +14,7 @@ import { assertNewTable } from '../schema-rules.js';
 import type { SqliteDatabase } from './database-shape.js';
 import { arrayLayout, decodeRow, decodeValues, encodeRecord } from './row-codec.js';
 import { type CachedQuery, type PlanShape, QueryCache, branchCountShape, countShape, findShape, topFirstShape } from './query-cache.js';
-import { SchemaStore, createBookkeeping } from './schema-store.js';
+import { type SqliteSchemaStore, sqliteSchemaStore } from './sqlite-schema-store.js';
 import { upgradeAclRead } from './acl-read-backfill.js';
 import { SchemaVersion } from './schema-version.js';
 import { withSqliteErrors } from './sqlite-errors.js';
@@ -59,7 +59,7 @@ interface TableEntry {
  */
 export class SqliteCore {
   readonly statements: StatementCache;
-  private readonly store: SchemaStore;
+  private readonly store: SqliteSchemaStore;
   /** Compiled find/count SQL per plan shape and schema (src/storage/sqlite/query-cache.ts). */
   private readonly queries = new QueryCache();
   /** Finds left before a top-first shape is tried again, per cached shape (`topFirstQuery`). */
@@ -74,8 +74,8 @@ export class SqliteCore {
 
   constructor(readonly db: SqliteDatabase) {
     this.statements = new StatementCache(db);
-    createBookkeeping(db);
-    this.store = new SchemaStore(db, this.statements);
+    this.store = sqliteSchemaStore(db, this.statements);
+    this.store.createBookkeeping();
     upgradeAclRead(db, (ref) => this.store.load(ref));
     this.version = new SchemaVersion(db);
   }
@@ -90,10 +90,13 @@ export class SqliteCore {
     return this.schemaWrite(() => {
       const current = this.store.load(ref);
       const { schema, added } = mergeColumns(ref.className, current, wanted, limits);
-      if (current) for (const [name, column] of added) this.store.addColumn(ref, name, column, schema);
-      else {
+      if (!current) {
         assertNewTable(ref.className, this.store.tableNames(ref.namespace), limits);
-        this.store.createTable(ref, added);
+        this.store.claim(ref, true, added);
+        this.store.materialize(ref, schema);
+      } else if (added.length > 0) {
+        this.store.claim(ref, false, added);
+        this.store.materialize(ref, schema, added);
       }
       return this.remember(ref, schema);
     });
