@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type SqlOp, type SqlProgram, bindAsync, bindSync, rows, runAsync, runSync, write } from '../../src/storage/sql/sql-program.js';
+import { type DriverOp, type SqlProgram, bindAsync, bindSync, rows, runAsync, runSync, write } from '../../src/storage/sql/sql-program.js';
 
 /** Counts rows, then records the count; a failing write is caught by the program and answered as -1. */
 function* countThenRecord(table: string): SqlProgram<number> {
@@ -15,7 +15,8 @@ function* countThenRecord(table: string): SqlProgram<number> {
 /** A driver over a script: the rows of each SELECT, and a write that fails when told to. */
 function scripted(failWrites: boolean) {
   const seen: string[] = [];
-  const perform = (op: SqlOp): unknown => {
+  const perform = (op: DriverOp): unknown => {
+    if (op.op === 'transaction') throw new Error('no transaction in this script');
     seen.push(`${op.op}: ${op.query.sql} ${JSON.stringify(op.query.parameters)}`);
     if (op.op === 'rows') return [{ n: 1 }, { n: 2 }];
     if (failWrites) throw new Error('disk full');

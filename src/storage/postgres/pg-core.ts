@@ -5,27 +5,22 @@ import type { DateValue, StoredRecord, Value } from '../../core/values.js';
 import { mergeColumns } from '../../operators/column-types.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
 import { type SqlSchemaView, compileAggregate, compileCount, compileFind, postgresDialect } from '../../query/sql/index.js';
-import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
 import { type SchemaDrop, planDropColumn, planDropIndex, planDropTable } from '../../query/sql/schema-drops.js';
-import { compileClearRelation, compileDeleteById, compileInsert, compileSelectById } from '../../query/sql/write-compiler.js';
 import { checkIndexSpec } from '../kit/index-spec.js';
 import { freezeSchema } from '../kit/freeze-schema.js';
-import { projectRecord } from '../kit/projection.js';
 import type { FieldOp, SchemaLimits, TableRef, UpdateImages } from '../port.js';
 import { assertNewTable } from '../schema-rules.js';
 import type { PgQueryable } from './pg-client.js';
 import { sqlState, withPgErrors } from './pg-errors.js';
 import { pgCodec } from './pg-codec.js';
 import { type PgSchemaStore, pgSchemaStore } from './pg-schema-store.js';
-import { runQuery } from './pg-sql-driver.js';
+import { type Atomically, pgSqlDriver } from './pg-sql-driver.js';
+import { type AsyncSqlDriver, type SqlProgram, awaiting, runAsync } from '../sql/sql-program.js';
+import { type SqlRecordEngine, type SqlRecordPrograms, sqlRecordCore } from '../sql/sql-record-core.js';
 import { keyedToSchemas } from './statement-key.js';
-import { planUpdate } from './pg-update.js';
 import { referencedTables } from '../kit/plan-tables.js';
 
 const D = postgresDialect;
-
-/** `SELECT <physical columns> ... WHERE "objectId" = $1` per (frozen, cached) schema. */
-const getSql = new WeakMap<TableSchema, string>();
 
 /** A cached schema and when it was loaded (clock ms). */
 interface CachedSchema {
@@ -101,8 +96,7 @@ export class PgSchemaCache {
   }
 }
 
-/** Runs `work` in a transaction (or a savepoint of the open one) on the client. */
-export type Atomically = <T>(work: (client: PgQueryable) => Promise<T>) => Promise<T>;
+export type { Atomically };
 
 /**
  * The asynchronous core of the PostgreSQL adapter, on one client: the pool, or the connection of an
@@ -112,17 +106,23 @@ export type Atomically = <T>(work: (client: PgQueryable) => Promise<T>) => Promi
  */
 export class PgCore {
   private readonly store: PgSchemaStore;
+  /** Runs the record core's programs on this client. */
+  private readonly driver: AsyncSqlDriver;
+  /** The record operations (src/storage/sql/sql-record-core.ts) over this core's hooks. */
+  private readonly records: SqlRecordPrograms;
 
   constructor(
-    private readonly client: PgQueryable,
+    client: PgQueryable,
     private readonly cache: PgSchemaCache,
-    private readonly atomically: Atomically,
+    atomically: Atomically,
     /** Runs schema bookkeeping in a SERIALIZABLE transaction (retried on 40001), or a savepoint of the open one. */
     private readonly serializable: Atomically,
     /** Resolves once the bookkeeping tables exist (created on first use). */
     private readonly ready: () => Promise<void>,
   ) {
     this.store = pgSchemaStore(client);
+    this.driver = pgSqlDriver(client, { atomically, retryRaces: true });
+    this.records = sqlRecordCore(this.engine());
   }
 
   async getSchema(ref: TableRef): Promise<TableSchema | null> {
@@ -156,7 +156,7 @@ export class PgCore {
    * The schema of a write: the cached one when it knows every column the write names, else the one
    * recorded now (another instance may have added the column since this one cached the table).
    */
-  private async freshFor(ref: TableRef, columns: readonly string[]): Promise<TableSchema | null> {
+  async freshFor(ref: TableRef, columns: readonly string[]): Promise<TableSchema | null> {
     const schema = await this.getSchema(ref);
     if (!schema) return null;
     for (const column of columns) {
@@ -217,35 +217,16 @@ export class PgCore {
     if (after) this.cache.set(ref, after);
   }
 
-  async insert(ref: TableRef, record: StoredRecord): Promise<void> {
-    const schema = await this.freshFor(ref, Object.keys(record));
-    if (!schema) throw configError('postgres', `table ${ref.className} does not exist: call ensureColumns first`);
-    const table = physicalTableName(ref.namespace, ref.className);
-    await this.repairingWrite(ref, schema, Object.keys(record), async (current) => {
-      const columns = pgCodec.encodeRecord(current, record);
-      const query = keyedToSchemas(compileInsert(D, table, columns.map((c) => c[0]), columns.map((c) => c[1])), [current]);
-      await withPgErrors(() => runQuery(this.client, query));
-    });
+  insert(ref: TableRef, record: StoredRecord): Promise<void> {
+    return withPgErrors(() => runAsync(this.records.insert(ref, record), this.driver));
   }
 
-  async get(ref: TableRef, objectId: string, projection?: Projection): Promise<StoredRecord | null> {
-    const schema = await this.getSchema(ref);
-    if (!schema) return null;
-    return this.repairing(ref, schema, null, async (current) => {
-      const layout = pgCodec.arrayLayout(current);
-      const query = compileSelectById(D, physicalTableName(ref.namespace, ref.className), objectId, layout.names);
-      const row = (await withPgErrors(() => this.client.unsafe(query.sql, query.parameters as never[], { prepare: true }).values()))[0];
-      return row ? projectRecord(pgCodec.decodeValues(current, row, layout), projection) : null;
-    });
+  get(ref: TableRef, objectId: string, projection?: Projection): Promise<StoredRecord | null> {
+    return withPgErrors(() => runAsync(this.records.get(ref, objectId, projection), this.driver));
   }
 
-  async update(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<StoredRecord | null> {
-    const schema = await this.freshFor(ref, opColumns(ops));
-    if (!schema) return null;
-    return this.repairingWrite(ref, schema, opColumns(ops), (current) => {
-      const plan = planUpdate(ref, current, objectId, ops, updatedAt);
-      return withPgErrors(() => (plan.single ? plan.run(this.client) : this.atomically((client) => plan.run(client))));
-    });
+  update(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<StoredRecord | null> {
+    return withPgErrors(() => runAsync(this.records.update(ref, objectId, ops, updatedAt), this.driver));
   }
 
   /**
@@ -253,83 +234,29 @@ export class PgCore {
    * its statement returns `"objectId"` and no row is decoded (an Increment is one `UPDATE ... SET n =
    * COALESCE(n, 0) + $1 ... RETURNING "objectId"`).
    */
-  async updateWithoutReturning(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<boolean> {
-    const schema = await this.freshFor(ref, opColumns(ops));
-    if (!schema) return false;
-    return this.repairingWrite(ref, schema, opColumns(ops), (current) => {
-      const plan = planUpdate(ref, current, objectId, ops, updatedAt);
-      return withPgErrors(() => (plan.single ? plan.runWithoutRecord(this.client) : this.atomically((client) => plan.runWithoutRecord(client))));
-    });
+  updateWithoutReturning(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<boolean> {
+    return withPgErrors(() => runAsync(this.records.updateWithoutReturning(ref, objectId, ops, updatedAt), this.driver));
   }
 
   /** The row locked (`FOR UPDATE`) and read, then updated, in one transaction (a savepoint when nested). */
-  async updateReturningBefore(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<UpdateImages | null> {
-    const schema = await this.freshFor(ref, opColumns(ops));
-    if (!schema) return null;
-    return this.repairingWrite(ref, schema, opColumns(ops), (current) => {
-      const plan = planUpdate(ref, current, objectId, ops, updatedAt);
-      const read = compileSelectById(D, physicalTableName(ref.namespace, ref.className), objectId, pgCodec.arrayLayout(current).names, true);
-      return withPgErrors(() =>
-        this.atomically(async (client) => {
-          const row = (await runQuery(client, read))[0];
-          if (!row) return null;
-          const before = pgCodec.decodeRow(current, row);
-          const after = await plan.run(client);
-          return after ? { before, after } : null;
-        }),
-      );
-    });
+  updateReturningBefore(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<UpdateImages | null> {
+    return withPgErrors(() => runAsync(this.records.updateReturningBefore(ref, objectId, ops, updatedAt), this.driver));
   }
 
-  async delete(ref: TableRef, objectId: string): Promise<boolean> {
-    const schema = await this.getSchema(ref);
-    if (!schema) return false;
-    return this.repairing(ref, schema, false, (current) => {
-      const relations = Object.entries(current.columns).filter(([, c]) => c.type === 'Relation').map(([name]) => name);
-      const remove = async (client: PgQueryable): Promise<boolean> => {
-        const rows = await runQuery(client, compileDeleteById(D, physicalTableName(ref.namespace, ref.className), objectId));
-        if (!rows.count) return false;
-        for (const column of relations) await runQuery(client, compileClearRelation(D, relationTableName(ref.namespace, ref.className, column), objectId));
-        return true;
-      };
-      return relations.length === 0 ? remove(this.client) : this.atomically(remove);
-    });
+  delete(ref: TableRef, objectId: string): Promise<boolean> {
+    return withPgErrors(() => runAsync(this.records.delete(ref, objectId), this.driver));
   }
 
-  async find(ref: TableRef, plan: FindPlan): Promise<StoredRecord[]> {
-    const schema = await this.getSchema(ref);
-    if (!schema) return [];
-    return this.repairing(ref, schema, [], async (current) => {
-      const view = await this.view(ref, current, plan.where);
-      const query = keyedToSchemas(compileFind(ref.className, plan, view, D), view.schemas);
-      const rows = await withPgErrors(() => this.client.unsafe(query.sql, query.parameters as never[], { prepare: true }).values());
-      const layout = pgCodec.arrayLayout(current);
-      const out: StoredRecord[] = new Array(rows.length);
-      for (let i = 0; i < rows.length; i++) out[i] = projectRecord(pgCodec.decodeValues(current, rows[i]!, layout), plan.projection);
-      return out;
-    });
+  find(ref: TableRef, plan: FindPlan): Promise<StoredRecord[]> {
+    return withPgErrors(() => runAsync(this.records.find(ref, plan), this.driver));
   }
 
-  async count(ref: TableRef, where: WhereNode): Promise<number> {
-    const schema = await this.getSchema(ref);
-    if (!schema) return 0;
-    return this.repairing(ref, schema, 0, async (current) => {
-      const view = await this.view(ref, current, where);
-      const query = keyedToSchemas(compileCount(ref.className, where, view, D), view.schemas);
-      const rows = await withPgErrors(() => runQuery(this.client, query));
-      return Number(rows[0]?.n ?? 0);
-    });
+  count(ref: TableRef, where: WhereNode): Promise<number> {
+    return withPgErrors(() => runAsync(this.records.count(ref, where), this.driver));
   }
 
-  async aggregate(ref: TableRef, plan: AggregatePlan): Promise<Array<Record<string, Value>>> {
-    const schema = await this.getSchema(ref);
-    if (!schema) return [];
-    return this.repairing(ref, schema, [], async (current) => {
-      const view = await this.view(ref, current, plan.where);
-      const { query, decode } = compileAggregate(ref.className, plan, view, D);
-      const rows = await withPgErrors(() => runQuery(this.client, keyedToSchemas(query, view.schemas)));
-      return rows.map((row) => decode(row));
-    });
+  aggregate(ref: TableRef, plan: AggregatePlan): Promise<Array<Record<string, Value>>> {
+    return withPgErrors(() => runAsync(this.records.aggregate(ref, plan), this.driver));
   }
 
   async listTables(namespace: string): Promise<string[]> {
@@ -379,6 +306,46 @@ export class PgCore {
   }
 
   /**
+   * PostgreSQL's hooks of the record core (src/storage/sql/sql-record-core.ts): schemas from the
+   * TTL cache (made to exist physically once per instance, `materialized`), a write's schema reloaded
+   * when it does not know a column the write names (`freshFor`), statements keyed to the column
+   * types they were compiled with (statement-key.ts), the schemas of every table a where reads loaded
+   * before it compiles, and `repairing` after 42P01/42703.
+   */
+  private engine(): SqlRecordEngine {
+    // The hooks are generator functions, which cannot be arrows.
+    const core = this;
+    return {
+      dialect: D,
+      codec: pgCodec,
+      keyed: keyedToSchemas,
+      *schemaForRead(ref) {
+        return yield* awaiting(core.getSchema(ref));
+      },
+      *schemaForWrite(ref, columns) {
+        return yield* awaiting(core.freshFor(ref, columns));
+      },
+      repairing: (ref, schema, gone, work, columns) => core.repairing(ref, schema, gone, work, columns),
+      *firstTry() {
+        return null;
+      },
+      *findQuery(ref, schema, plan) {
+        const view = yield* awaiting(core.view(ref, schema, plan.where));
+        return keyedToSchemas(compileFind(ref.className, plan, view, D), view.schemas);
+      },
+      *countQuery(ref, schema, where) {
+        const view = yield* awaiting(core.view(ref, schema, where));
+        return keyedToSchemas(compileCount(ref.className, where, view, D), view.schemas);
+      },
+      *aggregateQuery(ref, schema, plan) {
+        const view = yield* awaiting(core.view(ref, schema, plan.where));
+        const { query, decode } = compileAggregate(ref.className, plan, view, D);
+        return { query: keyedToSchemas(query, view.schemas), decode };
+      },
+    };
+  }
+
+  /**
    * Runs statements built from `schema`; when PostgreSQL answers that the table or a column does not
    * exist (42P01/42703), the statements are rebuilt from the schema recorded now and run once more.
    * Two causes: an instance stopped between recording a column and its DDL, or is mid-way (the
@@ -386,32 +353,23 @@ export class PgCore {
    * the table while this one's cached schema still named it. A table that is gone answers `gone`
    * (what the operation answers for a missing table). Other tables an inner query reads are
    * repaired by their own statements.
+   *
+   * A write names its `columns`: when the table or one of those columns was dropped by another
+   * instance since this one checked, they are added back with the types the write was validated
+   * against (as a write naming a new column adds it) and the write runs on the result.
    */
-  private async repairing<T>(ref: TableRef, schema: TableSchema, gone: T, work: (schema: TableSchema) => PromiseLike<T>): Promise<T> {
+  private *repairing<T>(ref: TableRef, schema: TableSchema, gone: T, work: (schema: TableSchema) => SqlProgram<T>, columns?: readonly string[]): SqlProgram<T> {
     try {
-      return await work(schema);
+      return yield* work(schema);
     } catch (error) {
-      const recorded = await this.afterMissing(ref, error);
-      return recorded ? await work(recorded) : gone;
-    }
-  }
-
-  /**
-   * `repairing` for a write naming `columns`: when the table or one of those columns was dropped by
-   * another instance since this one checked, they are added back with the types the write was
-   * validated against (as a write naming a new column adds it) and the write runs on the result.
-   */
-  private async repairingWrite<T>(ref: TableRef, schema: TableSchema, columns: readonly string[], work: (schema: TableSchema) => PromiseLike<T>): Promise<T> {
-    try {
-      return await work(schema);
-    } catch (error) {
-      const recorded = await this.afterMissing(ref, error);
+      const recorded = yield* awaiting(this.afterMissing(ref, error));
+      if (!columns) return recorded ? yield* work(recorded) : gone;
       const wanted: Record<string, ColumnSchema> = {};
       for (const name of columns) {
         if (Object.hasOwn(schema.columns, name) && !(recorded && Object.hasOwn(recorded.columns, name))) wanted[name] = schema.columns[name]!;
       }
-      if (!recorded || Object.keys(wanted).length > 0) return await work(await this.ensureColumns(ref, wanted));
-      return await work(recorded);
+      if (!recorded || Object.keys(wanted).length > 0) return yield* work(yield* awaiting(this.ensureColumns(ref, wanted)));
+      return yield* work(recorded);
     }
   }
 
@@ -428,16 +386,11 @@ export class PgCore {
   }
 
   /** The schemas a compilation reads: the table's own and those of every table its where reads (loaded first). */
-  private async view(ref: TableRef, schema: TableSchema, where: WhereNode): Promise<SqlSchemaView & { readonly schemas: Iterable<TableSchema | null> }> {
+  async view(ref: TableRef, schema: TableSchema, where: WhereNode): Promise<SqlSchemaView & { readonly schemas: Iterable<TableSchema | null> }> {
     const schemas = new Map<string, TableSchema | null>([[ref.className, schema]]);
     for (const className of referencedTables(where)) {
       if (!schemas.has(className)) schemas.set(className, await this.getSchema({ namespace: ref.namespace, className }));
     }
     return { namespace: ref.namespace, schema: (className) => schemas.get(className) ?? null, schemas: [...schemas.values()] };
   }
-}
-
-/** The columns field operations name (an unset of an unknown column is a no-op and names none). */
-function opColumns(ops: readonly FieldOp[]): string[] {
-  return ops.filter((op) => op.kind !== 'unset').map((op) => op.column);
 }

@@ -64,7 +64,7 @@ const programs = schemaStore(pgSchemaDialect);
  * every statement idempotent, so instances creating the same table or column at once converge (D62).
  */
 export function pgSchemaStore(client: PgQueryable, inTransaction = false) {
-  return bindAsync(programs, pgSqlDriver(client, inTransaction));
+  return bindAsync(programs, pgSqlDriver(client, { retryRaces: !inTransaction }));
 }
 
 /** The schema store of a PostgreSQL client. */

@@ -6,14 +6,22 @@ export type SqlRow = Readonly<Record<string, unknown>>;
 /**
  * One thing a SQL program asks of its driver:
  * - `rows`: a prepared statement's rows, as objects;
- * - `write`: a prepared statement whose rows are not read;
+ * - `arrays`: a prepared statement's rows, as arrays of its selected columns in order;
+ * - `write`: a prepared statement whose rows are not read; answers how many rows it changed;
  * - `schema`: a schema statement (DDL without parameters, or a bookkeeping write) that may race the
- *   same statement of another process; a driver may retry such races where it runs outside a transaction.
+ *   same statement of another process; a driver may retry such races where it runs outside a transaction;
+ * - `transaction`: a program run atomically (SQLite: IMMEDIATE; a savepoint or the open transaction
+ *   when nested); answers the program's result;
+ * - `await`: a promise of an asynchronous engine's own bookkeeping (PostgreSQL's schema cache), which
+ *   the asynchronous runner awaits; the synchronous runner refuses it (a SQLite hook never yields it).
  */
 export type SqlOp =
   | { readonly op: 'rows'; readonly query: CompiledQuery }
+  | { readonly op: 'arrays'; readonly query: CompiledQuery }
   | { readonly op: 'write'; readonly query: CompiledQuery }
-  | { readonly op: 'schema'; readonly query: CompiledQuery };
+  | { readonly op: 'schema'; readonly query: CompiledQuery }
+  | { readonly op: 'transaction'; readonly program: SqlProgram<unknown> }
+  | { readonly op: 'await'; readonly promise: PromiseLike<unknown> };
 
 /**
  * Storage logic written once for synchronous and asynchronous drivers: a generator that yields the
@@ -27,9 +35,19 @@ export function* rows(query: CompiledQuery): SqlProgram<SqlRow[]> {
   return (yield { op: 'rows', query }) as SqlRow[];
 }
 
-/** Yields a statement whose rows are not read. */
-export function* write(query: CompiledQuery): SqlProgram<void> {
-  yield { op: 'write', query };
+/** Yields a statement and hands back its rows as arrays. */
+export function* arrays(query: CompiledQuery): SqlProgram<unknown[][]> {
+  return (yield { op: 'arrays', query }) as unknown[][];
+}
+
+/** Yields a statement whose rows are not read; hands back how many rows it changed. */
+export function* write(query: CompiledQuery): SqlProgram<number> {
+  return (yield { op: 'write', query }) as number;
+}
+
+/** Runs a program atomically and hands back its result. */
+export function* transaction<T>(program: SqlProgram<T>): SqlProgram<T> {
+  return (yield { op: 'transaction', program }) as T;
 }
 
 /** Yields schema statements one by one. */
@@ -37,14 +55,22 @@ export function* schema(queries: readonly CompiledQuery[]): SqlProgram<void> {
   for (const query of queries) yield { op: 'schema', query };
 }
 
+/** Awaits a promise inside a program run by the asynchronous runner. */
+export function* awaiting<T>(promise: PromiseLike<T>): SqlProgram<T> {
+  return (yield { op: 'await', promise }) as T;
+}
+
+/** The operations a driver performs (the runner itself settles `await`). */
+export type DriverOp = Exclude<SqlOp, { readonly op: 'await' }>;
+
 /** A driver that answers each operation at once (better-sqlite3). */
 export interface SyncSqlDriver {
-  perform(op: SqlOp): unknown;
+  perform(op: DriverOp): unknown;
 }
 
 /** A driver that answers each operation later (postgres.js). */
 export interface AsyncSqlDriver {
-  perform(op: SqlOp): PromiseLike<unknown>;
+  perform(op: DriverOp): PromiseLike<unknown>;
 }
 
 /** Runs a program to its end on a synchronous driver: no promise is made anywhere. */
@@ -53,7 +79,9 @@ export function runSync<T>(program: SqlProgram<T>, driver: SyncSqlDriver): T {
   while (!step.done) {
     let result: unknown;
     try {
-      result = driver.perform(step.value);
+      const op = step.value;
+      if (op.op === 'await') throw new Error('[svcbase] [storage] a synchronous driver cannot wait for a promise');
+      result = driver.perform(op);
     } catch (error) {
       step = program.throw(error);
       continue;
@@ -69,7 +97,8 @@ export async function runAsync<T>(program: SqlProgram<T>, driver: AsyncSqlDriver
   while (!step.done) {
     let result: unknown;
     try {
-      result = await driver.perform(step.value);
+      const op = step.value;
+      result = await (op.op === 'await' ? op.promise : driver.perform(op));
     } catch (error) {
       step = program.throw(error);
       continue;

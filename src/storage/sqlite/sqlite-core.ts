@@ -1,29 +1,25 @@
-import { configError } from '../../core/errors.js';
 import type { DateValue, StoredRecord, Value } from '../../core/values.js';
 import { mergeColumns } from '../../operators/column-types.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
 import { type SqlSchemaView, compileAggregate, compileCount, compileCountByAclBranch, compileFind, compileFindTopFirst, sqliteAdapterDialect } from '../../query/sql/index.js';
-import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
 import { type SchemaDrop, planDropColumn, planDropIndex, planDropTable } from '../../query/sql/schema-drops.js';
-import { compileClearRelation, compileDeleteById, compileInsert, compileSelectById } from '../../query/sql/write-compiler.js';
 import { checkIndexSpec } from '../kit/index-spec.js';
 import { freezeSchema } from '../kit/freeze-schema.js';
-import { projectRecord } from '../kit/projection.js';
 import type { FieldOp, SchemaLimits, TableRef, UpdateImages } from '../port.js';
 import { assertNewTable } from '../schema-rules.js';
 import type { SqliteDatabase } from './database-shape.js';
-import { arrayLayout, decodeRow, decodeValues, encodeRecord } from './row-codec.js';
+import { sqliteCodec } from './row-codec.js';
 import { type CachedQuery, type PlanShape, QueryCache, branchCountShape, countShape, findShape, topFirstShape } from './query-cache.js';
 import { type SqliteSchemaStore, sqliteSchemaStore } from './sqlite-schema-store.js';
 import { upgradeAclRead } from './acl-read-backfill.js';
 import { SchemaVersion } from './schema-version.js';
 import { withSqliteErrors } from './sqlite-errors.js';
-import { updateRow, updateRowWithoutReturning } from './sqlite-update.js';
+import { type SqlRecordEngine, type SqlRecordPrograms, sqlRecordCore } from '../sql/sql-record-core.js';
+import { type SyncSqlDriver, runSync } from '../sql/sql-program.js';
+import { sqliteSqlDriver } from './sqlite-sql-driver.js';
 import { StatementCache } from './statement-cache.js';
 import type { CompiledQuery } from '../../query/sql/index.js';
 import type { SqliteStatement } from './database-shape.js';
-
-type Row = Record<string, unknown>;
 
 /** A top-first find (D147) keeps this many times `skip + limit` records in its first step, */
 const TOP_FIRST_FACTOR = 4;
@@ -45,9 +41,6 @@ export interface TopFirstQuery {
 interface TableEntry {
   /** null only in the throwaway entry of a missing table (never cached). */
   schema: TableSchema | null;
-  /** The physical table name. */
-  readonly physical: string;
-  readonly deleteById: string;
 }
 
 /**
@@ -64,10 +57,10 @@ export class SqliteCore {
   private readonly queries = new QueryCache();
   /** Finds left before a top-first shape is tried again, per cached shape (`topFirstQuery`). */
   private readonly topFirstWaits = new WeakMap<object, number>();
-  /** `SELECT <physical columns> ... WHERE "objectId" = ?` per (frozen) schema, read as arrays. */
-  private getSql = new WeakMap<TableSchema, string>();
-  /** INSERT texts per (frozen) schema, by the comma-joined physical column names. */
-  private insertSql = new WeakMap<TableSchema, Map<string, string>>();
+  /** Runs the record core's programs on this connection, at once. */
+  private readonly driver: SyncSqlDriver;
+  /** The record operations (src/storage/sql/sql-record-core.ts) over this core's hooks. */
+  private readonly records: SqlRecordPrograms;
   /** namespace -> className -> entry. */
   private readonly entries = new Map<string, Map<string, TableEntry>>();
   private readonly version: SchemaVersion;
@@ -78,6 +71,47 @@ export class SqliteCore {
     this.store.createBookkeeping();
     upgradeAclRead(db, (ref) => this.store.load(ref));
     this.version = new SchemaVersion(db);
+    this.driver = sqliteSqlDriver(db, this.statements);
+    this.records = sqlRecordCore(this.engine());
+  }
+
+  /**
+   * SQLite's hooks of the record core. None yields to the driver: they answer from this core's
+   * caches at once (the schema cache kept true by the schema-version cookie, the plan-shape cache,
+   * the top-first and per-ACL-branch choices made from EXPLAIN QUERY PLAN). No repair: a schema
+   * change anywhere moves the cookie, which drops the cache before the next statement is built.
+   */
+  private engine(): SqlRecordEngine {
+    // The hooks are generator functions, which cannot be arrows.
+    const core = this;
+    const view = (namespace: string) => this.view(namespace);
+    return {
+      dialect: sqliteAdapterDialect,
+      codec: sqliteCodec,
+      keyed: (query) => query,
+      *schemaForRead(ref) {
+        return core.getSchema(ref);
+      },
+      *schemaForWrite(ref) {
+        return core.getSchema(ref);
+      },
+      repairing: (_ref, schema, _gone, work) => work(schema),
+      *firstTry(ref, schema, plan) {
+        const top = core.topFirstQuery(ref, schema, plan);
+        return top ? { query: { sql: top.sql, parameters: top.parameters }, answered: top.answered } : null;
+      },
+      *findQuery(ref, schema, plan) {
+        const [, parameters, sql] = core.prepared(schema, findShape(schema, plan), () => compileFind(ref.className, plan, view(ref.namespace), sqliteAdapterDialect));
+        return { sql, parameters };
+      },
+      *countQuery(ref, schema, where) {
+        const { sql, parameters } = core.countQuery(ref, schema, where);
+        return { sql, parameters };
+      },
+      *aggregateQuery(ref, _schema, plan) {
+        return compileAggregate(ref.className, plan, view(ref.namespace), sqliteAdapterDialect);
+      },
+    };
   }
 
   getSchema(ref: TableRef): TableSchema | null {
@@ -120,113 +154,32 @@ export class SqliteCore {
   }
 
   insert(ref: TableRef, record: StoredRecord): void {
-    const entry = this.entry(ref);
-    const schema = entry.schema;
-    if (!schema) throw configError('sqlite', `table ${ref.className} does not exist: call ensureColumns first`);
-    const columns = encodeRecord(schema, record);
-    const names = new Array<string>(columns.length);
-    const params = new Array<unknown>(columns.length);
-    for (let i = 0; i < columns.length; i++) [names[i], params[i]] = columns[i]!;
-    // INSERT texts per schema and column list (records of a table mostly share one list).
-    let texts = this.insertSql.get(schema);
-    if (!texts) this.insertSql.set(schema, (texts = new Map()));
-    const key = names.join(',');
-    let sql = texts.get(key);
-    if (sql === undefined) {
-      sql = compileInsert(sqliteAdapterDialect, entry.physical, names, params).sql;
-      if (texts.size >= 64) texts.clear();
-      texts.set(key, sql);
-    }
-    const text = sql;
-    withSqliteErrors(() => this.statements.get(text).run(...params));
+    withSqliteErrors(() => runSync(this.records.insert(ref, record), this.driver));
   }
 
   get(ref: TableRef, objectId: string, projection?: Projection): StoredRecord | null {
-    const entry = this.entry(ref);
-    const schema = entry.schema;
-    if (!schema) return null;
-    let sql = this.getSql.get(schema);
-    if (sql === undefined) {
-      sql = compileSelectById(sqliteAdapterDialect, entry.physical, objectId, arrayLayout(schema).names).sql;
-      this.getSql.set(schema, sql);
-    }
-    const statement = this.statements.get(sql);
-    if (statement.raw) {
-      // Array rows: this SQL text is only ever read as arrays (see `find`).
-      const values = statement.raw(true).get(objectId) as unknown[] | undefined;
-      return values ? projectRecord(decodeValues(schema, values), projection) : null;
-    }
-    const row = statement.get(objectId) as Row | undefined;
-    return row ? projectRecord(decodeRow(schema, row), projection) : null;
+    return runSync(this.records.get(ref, objectId, projection), this.driver);
   }
 
   update(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): StoredRecord | null {
-    const schema = this.getSchema(ref);
-    if (!schema) return null;
-    return withSqliteErrors(() => updateRow(this, ref, schema, objectId, ops, updatedAt));
+    return withSqliteErrors(() => runSync(this.records.update(ref, objectId, ops, updatedAt), this.driver));
   }
 
   updateWithoutReturning(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): boolean {
-    const schema = this.getSchema(ref);
-    if (!schema) return false;
-    return withSqliteErrors(() => updateRowWithoutReturning(this, ref, schema, objectId, ops, updatedAt));
+    return withSqliteErrors(() => runSync(this.records.updateWithoutReturning(ref, objectId, ops, updatedAt), this.driver));
   }
 
   /** The update and the read of the row before it, in one IMMEDIATE transaction (a savepoint when nested). */
   updateReturningBefore(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): UpdateImages | null {
-    const schema = this.getSchema(ref);
-    if (!schema) return null;
-    const both = () => {
-      const before = this.get(ref, objectId);
-      if (before === null) return null;
-      const after = updateRow(this, ref, schema, objectId, ops, updatedAt);
-      return after === null ? null : { before, after };
-    };
-    return withSqliteErrors(() => this.db.transaction(both).immediate());
+    return withSqliteErrors(() => runSync(this.records.updateReturningBefore(ref, objectId, ops, updatedAt), this.driver));
   }
 
   delete(ref: TableRef, objectId: string): boolean {
-    const schema = this.getSchema(ref);
-    if (!schema) return false;
-    const relations = Object.entries(schema.columns).filter(([, c]) => c.type === 'Relation').map(([name]) => name);
-    const remove = () => {
-      const { changes } = this.statements.get(this.entry(ref).deleteById).run(objectId);
-      if (changes === 0) return false;
-      for (const column of relations) {
-        const clear = compileClearRelation(sqliteAdapterDialect, relationTableName(ref.namespace, ref.className, column), objectId);
-        this.statements.get(clear.sql).run(...clear.parameters);
-      }
-      return true;
-    };
-    return relations.length === 0 ? remove() : this.db.transaction(remove).immediate();
+    return runSync(this.records.delete(ref, objectId), this.driver);
   }
 
   find(ref: TableRef, plan: FindPlan): StoredRecord[] {
-    const schema = this.getSchema(ref);
-    if (!schema) return [];
-    const top = this.topFirstQuery(ref, schema, plan);
-    if (top) {
-      const rows = top.statement.raw!(true).all(...top.parameters) as unknown[][];
-      if (top.answered(rows)) return this.decodeArrays(schema, rows, plan);
-    }
-    const [statement, parameters] = this.prepared(schema, findShape(schema, plan), () =>
-      compileFind(ref.className, plan, this.view(ref.namespace), sqliteAdapterDialect),
-    );
-    const projection = plan.projection;
-    if (statement.raw) {
-      // compileFind selects `physicalColumnNames(schema)`, the order `decodeValues` reads. Its SQL
-      // texts (`SELECT t0."objectId", ...`) are only ever read here, always as arrays.
-      return this.decodeArrays(schema, statement.raw(true).all(...parameters) as unknown[][], plan);
-    }
-    const rows = statement.all(...parameters) as Row[];
-    return rows.map((row) => projectRecord(decodeRow(schema, row), projection));
-  }
-
-  private decodeArrays(schema: TableSchema, rows: readonly unknown[][], plan: FindPlan): StoredRecord[] {
-    const layout = arrayLayout(schema);
-    const out: StoredRecord[] = new Array(rows.length);
-    for (let i = 0; i < rows.length; i++) out[i] = projectRecord(decodeValues(schema, rows[i]!, layout), plan.projection);
-    return out;
+    return runSync(this.records.find(ref, plan), this.driver);
   }
 
   /**
@@ -279,11 +232,7 @@ export class SqliteCore {
   }
 
   count(ref: TableRef, where: WhereNode): number {
-    const schema = this.getSchema(ref);
-    if (!schema) return 0;
-    const { statement, parameters } = this.countQuery(ref, schema, where);
-    const row = statement.get(...parameters) as { n: number | bigint } | undefined;
-    return Number(row?.n ?? 0);
+    return runSync(this.records.count(ref, where), this.driver);
   }
 
   /**
@@ -319,7 +268,7 @@ export class SqliteCore {
   }
 
   /** The statement, parameters and SQL of a find/count: from the shape cache, or compiled (and cached). */
-  private prepared(schema: TableSchema, shape: PlanShape | null, compile: () => CompiledQuery): [SqliteStatement, readonly unknown[], string] {
+  prepared(schema: TableSchema, shape: PlanShape | null, compile: () => CompiledQuery): [SqliteStatement, readonly unknown[], string] {
     if (shape) {
       const cached = this.queries.get(schema, shape.key);
       if (cached) return [cached.statement, shape.parameters, cached.sql];
@@ -335,9 +284,7 @@ export class SqliteCore {
   }
 
   aggregate(ref: TableRef, plan: AggregatePlan): Array<Record<string, Value>> {
-    if (!this.getSchema(ref)) return [];
-    const { query, decode } = compileAggregate(ref.className, plan, this.view(ref.namespace), sqliteAdapterDialect);
-    return (this.statements.get(query.sql).all(...query.parameters) as Row[]).map((row) => decode(row));
+    return runSync(this.records.aggregate(ref, plan), this.driver);
   }
 
   listTables(namespace: string): string[] {
@@ -381,8 +328,6 @@ export class SqliteCore {
     this.forgetSchemas();
     this.version.forget();
     this.statements.clear();
-    this.getSql = new WeakMap();
-    this.insertSql = new WeakMap();
   }
 
   private forgetSchemas(): void {
@@ -429,9 +374,7 @@ export class SqliteCore {
     const cached = this.entries.get(ref.namespace)?.get(ref.className);
     if (cached) return cached;
     const loaded = this.store.load(ref);
-    const physical = physicalTableName(ref.namespace, ref.className);
-    const deleteById = compileDeleteById(sqliteAdapterDialect, physical, '').sql;
-    const entry: TableEntry = { schema: loaded ? freezeSchema(loaded) : null, physical, deleteById };
+    const entry: TableEntry = { schema: loaded ? freezeSchema(loaded) : null };
     // Only existing tables are cached: every unknown name a client asks for would otherwise stay (D9).
     if (loaded) this.tablesOf(ref.namespace).set(ref.className, entry);
     return entry;
