@@ -1,19 +1,15 @@
 import type { Clock } from '../../core/clock.js';
-import { configError } from '../../core/errors.js';
 import { LruMap } from '../../core/lru.js';
 import type { DateValue, StoredRecord, Value } from '../../core/values.js';
-import { mergeColumns } from '../../operators/column-types.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
 import { type SqlSchemaView, compileAggregate, compileCount, compileFind, postgresDialect } from '../../query/sql/index.js';
-import { type SchemaDrop, planDropColumn, planDropIndex, planDropTable } from '../../query/sql/schema-drops.js';
-import { checkIndexSpec } from '../kit/index-spec.js';
 import { freezeSchema } from '../kit/freeze-schema.js';
 import type { FieldOp, SchemaLimits, TableRef, UpdateImages } from '../port.js';
-import { assertNewTable } from '../schema-rules.js';
 import type { PgQueryable } from './pg-client.js';
 import { sqlState, withPgErrors } from './pg-errors.js';
 import { pgCodec } from './pg-codec.js';
-import { type PgSchemaStore, pgSchemaStore } from './pg-schema-store.js';
+import { type PgSchemaStore, pgSchemaPrograms, pgSchemaStore } from './pg-schema-store.js';
+import { type SqlSchemaEngine, type SqlSchemaPrograms, sqlSchemaCore } from '../sql/sql-schema-core.js';
 import { type Atomically, pgSqlDriver } from './pg-sql-driver.js';
 import { type AsyncSqlDriver, type SqlProgram, awaiting, runAsync } from '../sql/sql-program.js';
 import { type SqlRecordEngine, type SqlRecordPrograms, sqlRecordCore } from '../sql/sql-record-core.js';
@@ -110,6 +106,8 @@ export class PgCore {
   private readonly driver: AsyncSqlDriver;
   /** The record operations (src/storage/sql/sql-record-core.ts) over this core's hooks. */
   private readonly records: SqlRecordPrograms;
+  /** The schema operations (src/storage/sql/sql-schema-core.ts) over this core's hooks. */
+  private readonly schemaOps: SqlSchemaPrograms;
 
   constructor(
     client: PgQueryable,
@@ -123,6 +121,7 @@ export class PgCore {
     this.store = pgSchemaStore(client);
     this.driver = pgSqlDriver(client, { atomically, retryRaces: true });
     this.records = sqlRecordCore(this.engine());
+    this.schemaOps = sqlSchemaCore(this.schemaEngine());
   }
 
   async getSchema(ref: TableRef): Promise<TableSchema | null> {
@@ -156,7 +155,7 @@ export class PgCore {
    * The schema of a write: the cached one when it knows every column the write names, else the one
    * recorded now (another instance may have added the column since this one cached the table).
    */
-  async freshFor(ref: TableRef, columns: readonly string[]): Promise<TableSchema | null> {
+  private async freshFor(ref: TableRef, columns: readonly string[]): Promise<TableSchema | null> {
     const schema = await this.getSchema(ref);
     if (!schema) return null;
     for (const column of columns) {
@@ -167,54 +166,17 @@ export class PgCore {
     return schema;
   }
 
-  async ensureColumns(ref: TableRef, wanted: Readonly<Record<string, ColumnSchema>>, limits?: SchemaLimits): Promise<TableSchema> {
-    const cached = this.cache.get(ref);
-    if (cached && mergeColumns(ref.className, cached, wanted).added.length === 0) return cached;
-    await this.ready();
-    if (!cached) {
-      // Most calls name columns that exist already: one read, no transaction.
-      const loaded = await this.store.load(ref);
-      if (loaded && mergeColumns(ref.className, loaded, wanted).added.length === 0) return this.cache.set(ref, await this.materialized(ref, loaded));
-    }
-    // Claim in one SERIALIZABLE transaction: the limits and name rules see every racing claim (D62),
-    // and the first instance to record a column fixes its type (a loser sees it and gets 111).
-    const claim = this.serializable(async (client) => {
-      const store = pgSchemaStore(client, true);
-      const current = await store.load(ref);
-      const { added } = mergeColumns(ref.className, current, wanted, limits);
-      if (current && added.length === 0) return { current, claimed: current, added };
-      if (!current) assertNewTable(ref.className, await store.tableNames(ref.namespace), limits);
-      await store.claim(ref, !current, added);
-      return { current, claimed: await store.load(ref), added };
-    });
-    // A refusal (111, 11080-11083) may come from what another instance recorded: drop the stale entry.
-    const { current, claimed, added } = await claim.catch((error: unknown) => {
-      this.cache.forget(ref);
-      throw error;
-    });
-    if (!claimed) throw configError('postgres', `table ${ref.className} vanished while its columns were added`);
-    const { schema } = mergeColumns(ref.className, claimed, wanted);
-    // Then the DDL, outside the transaction, with the claimed types; every statement IF NOT EXISTS.
-    const columns: Array<readonly [string, ColumnSchema]> = added.map(([name]) => [name, claimed.columns[name]!]);
-    if (!current) await this.store.materialize(ref, claimed);
-    else if (columns.length > 0) await this.store.materialize(ref, claimed, columns);
-    this.cache.markMaterialized(ref, claimed, current ? columns.map(([name]) => name) : undefined);
-    // Columns another instance recorded meanwhile (the claim re-read them) are checked the same way.
-    await this.materialized(ref, claimed);
-    return this.cache.set(ref, schema);
+  /**
+   * Claims in one SERIALIZABLE transaction (the limits and name rules see every racing claim, D62;
+   * the first instance to record a column fixes its type and a loser gets 111), then the DDL outside
+   * it with the claimed types, every statement IF NOT EXISTS (sql-schema-core.ts, `afterClaim` here).
+   */
+  ensureColumns(ref: TableRef, wanted: Readonly<Record<string, ColumnSchema>>, limits?: SchemaLimits): Promise<TableSchema> {
+    return runAsync(this.schemaOps.ensureColumns(ref, wanted, limits), this.driver);
   }
 
-  async createIndex(ref: TableRef, index: IndexSpec): Promise<void> {
-    if (checkIndexSpec('postgres', await this.getSchema(ref), index)) return;
-    const schema = await this.store.load(ref);
-    if (checkIndexSpec('postgres', schema, index) || !schema) {
-      if (schema) this.cache.set(ref, schema);
-      return;
-    }
-    const spec: IndexSpec = { name: index.name, columns: [...index.columns], unique: index.unique };
-    await withPgErrors(() => this.store.addIndex(ref, spec, schema));
-    const after = await this.store.load(ref);
-    if (after) this.cache.set(ref, after);
+  createIndex(ref: TableRef, index: IndexSpec): Promise<void> {
+    return withPgErrors(() => runAsync(this.schemaOps.createIndex(ref, index), this.driver));
   }
 
   insert(ref: TableRef, record: StoredRecord): Promise<void> {
@@ -259,50 +221,69 @@ export class PgCore {
     return withPgErrors(() => runAsync(this.records.aggregate(ref, plan), this.driver));
   }
 
-  async listTables(namespace: string): Promise<string[]> {
-    await this.ready();
-    return this.store.tableNames(namespace);
-  }
-
-  dropColumn(ref: TableRef, column: string): Promise<boolean> {
-    return this.drop(ref, (schema) => planDropColumn(D, ref.namespace, schema, column));
-  }
-
-  dropIndex(ref: TableRef, name: string): Promise<boolean> {
-    return this.drop(ref, (schema) => planDropIndex(D, ref.namespace, schema, name));
-  }
-
-  dropTable(ref: TableRef): Promise<boolean> {
-    return this.drop(ref, (schema) => planDropTable(D, ref.namespace, schema));
+  listTables(namespace: string): Promise<string[]> {
+    return runAsync(this.schemaOps.listTables(namespace), this.driver);
   }
 
   /**
-   * Plans a drop against the schema recorded now and runs its DDL and bookkeeping in one SERIALIZABLE
-   * transaction (PostgreSQL's DDL is transactional). Other instances keep a cached schema for at most
-   * the cache TTL; a statement of theirs that meets the missing column or table is rebuilt from the
-   * recorded schema (`repairing`).
+   * A drop is planned against the schema recorded now and runs its DDL and bookkeeping in one
+   * SERIALIZABLE transaction (PostgreSQL's DDL is transactional). Other instances keep a cached schema
+   * for at most the cache TTL; a statement of theirs that meets the missing column or table is
+   * rebuilt from the recorded schema (`repairing`).
    */
-  private async drop(ref: TableRef, plan: (schema: TableSchema) => SchemaDrop | null): Promise<boolean> {
-    await this.ready();
-    try {
-      return await withPgErrors(() =>
-        this.serializable(async (client) => {
-          const store = pgSchemaStore(client, true);
-          const schema = await store.load(ref);
-          const statements = schema ? plan(schema) : null;
-          if (statements) await store.drop(statements);
-          return statements !== null;
-        }),
-      );
-    } finally {
-      this.cache.forgetTable(ref);
-    }
+  dropColumn(ref: TableRef, column: string): Promise<boolean> {
+    return withPgErrors(() => runAsync(this.schemaOps.dropColumn(ref, column), this.driver));
+  }
+
+  dropIndex(ref: TableRef, name: string): Promise<boolean> {
+    return withPgErrors(() => runAsync(this.schemaOps.dropIndex(ref, name), this.driver));
+  }
+
+  dropTable(ref: TableRef): Promise<boolean> {
+    return withPgErrors(() => runAsync(this.schemaOps.dropTable(ref), this.driver));
   }
 
   async dropNamespace(namespace: string): Promise<void> {
-    await this.ready();
-    await this.store.dropNamespace(namespace);
-    this.cache.clear();
+    await runAsync(this.schemaOps.dropNamespace(namespace), this.driver);
+  }
+
+  /**
+   * PostgreSQL's hooks of the schema operations: claims and drops in a SERIALIZABLE transaction
+   * retried on 40001 (`serializable`), index creation and a namespace's drop on this client with each
+   * DDL statement retried on races; the DDL of a claim after it commits, then every recorded column
+   * this instance has not seen made (`materialized`); the TTL cache updated or forgotten.
+   */
+  private schemaEngine(): SqlSchemaEngine {
+    // The hooks are generator functions, which cannot be arrows.
+    const core = this;
+    return {
+      dialect: D,
+      store: pgSchemaPrograms,
+      *schemaForRead(ref) {
+        return yield* awaiting(core.getSchema(ref));
+      },
+      *ready() {
+        yield* awaiting(core.ready());
+      },
+      *schemaWrite(kind, work) {
+        if (kind === 'index' || kind === 'namespace') return yield* work();
+        return yield* awaiting(core.serializable((client) => runAsync(work(), pgSqlDriver(client, { retryRaces: false }))));
+      },
+      *duringClaim() {},
+      *afterClaim(ref, { current, claimed, added }) {
+        if (!claimed) return;
+        const columns: Array<readonly [string, ColumnSchema]> = added.map(([name]) => [name, claimed.columns[name]!]);
+        if (!current) yield* pgSchemaPrograms.materialize(ref, claimed);
+        else if (columns.length > 0) yield* pgSchemaPrograms.materialize(ref, claimed, columns);
+        core.cache.markMaterialized(ref, claimed, current ? columns.map(([name]) => name) : undefined);
+        // Columns another instance recorded meanwhile (the claim re-read them) are checked the same way.
+        yield* awaiting(core.materialized(ref, claimed));
+      },
+      remember: (ref, schema) => core.cache.set(ref, schema),
+      forget: (ref) => core.cache.forget(ref),
+      afterDrop: (ref) => core.cache.forgetTable(ref),
+      afterNamespaceDrop: () => core.cache.clear(),
+    };
   }
 
   /**
@@ -386,7 +367,7 @@ export class PgCore {
   }
 
   /** The schemas a compilation reads: the table's own and those of every table its where reads (loaded first). */
-  async view(ref: TableRef, schema: TableSchema, where: WhereNode): Promise<SqlSchemaView & { readonly schemas: Iterable<TableSchema | null> }> {
+  private async view(ref: TableRef, schema: TableSchema, where: WhereNode): Promise<SqlSchemaView & { readonly schemas: Iterable<TableSchema | null> }> {
     const schemas = new Map<string, TableSchema | null>([[ref.className, schema]]);
     for (const className of referencedTables(where)) {
       if (!schemas.has(className)) schemas.set(className, await this.getSchema({ namespace: ref.namespace, className }));

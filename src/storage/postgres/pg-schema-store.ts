@@ -56,7 +56,8 @@ const pgSchemaDialect: SchemaStoreDialect = {
   duplicateKey: (error) => sqlState(error) === '23505',
 };
 
-const programs = schemaStore(pgSchemaDialect);
+/** The schema store's programs on PostgreSQL (the schema operations of sql-schema-core.ts compose them). */
+export const pgSchemaPrograms = schemaStore(pgSchemaDialect);
 
 /**
  * The schema store on a PostgreSQL client (the pool, or a transaction's connection: `inTransaction`),
@@ -64,7 +65,7 @@ const programs = schemaStore(pgSchemaDialect);
  * every statement idempotent, so instances creating the same table or column at once converge (D62).
  */
 export function pgSchemaStore(client: PgQueryable, inTransaction = false) {
-  return bindAsync(programs, pgSqlDriver(client, { retryRaces: !inTransaction }));
+  return bindAsync(pgSchemaPrograms, pgSqlDriver(client, { retryRaces: !inTransaction }));
 }
 
 /** The schema store of a PostgreSQL client. */

@@ -1,16 +1,13 @@
 import type { DateValue, StoredRecord, Value } from '../../core/values.js';
-import { mergeColumns } from '../../operators/column-types.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
 import { type SqlSchemaView, compileAggregate, compileCount, compileCountByAclBranch, compileFind, compileFindTopFirst, sqliteAdapterDialect } from '../../query/sql/index.js';
-import { type SchemaDrop, planDropColumn, planDropIndex, planDropTable } from '../../query/sql/schema-drops.js';
-import { checkIndexSpec } from '../kit/index-spec.js';
 import { freezeSchema } from '../kit/freeze-schema.js';
 import type { FieldOp, SchemaLimits, TableRef, UpdateImages } from '../port.js';
-import { assertNewTable } from '../schema-rules.js';
 import type { SqliteDatabase } from './database-shape.js';
 import { sqliteCodec } from './row-codec.js';
 import { type CachedQuery, type PlanShape, QueryCache, branchCountShape, countShape, findShape, topFirstShape } from './query-cache.js';
-import { type SqliteSchemaStore, sqliteSchemaStore } from './sqlite-schema-store.js';
+import { type SqliteSchemaStore, sqliteSchemaPrograms, sqliteSchemaStore } from './sqlite-schema-store.js';
+import { type SqlSchemaEngine, type SqlSchemaPrograms, sqlSchemaCore } from '../sql/sql-schema-core.js';
 import { upgradeAclRead } from './acl-read-backfill.js';
 import { SchemaVersion } from './schema-version.js';
 import { withSqliteErrors } from './sqlite-errors.js';
@@ -61,6 +58,8 @@ export class SqliteCore {
   private readonly driver: SyncSqlDriver;
   /** The record operations (src/storage/sql/sql-record-core.ts) over this core's hooks. */
   private readonly records: SqlRecordPrograms;
+  /** The schema operations (src/storage/sql/sql-schema-core.ts) over this core's hooks. */
+  private readonly schemaOps: SqlSchemaPrograms;
   /** namespace -> className -> entry. */
   private readonly entries = new Map<string, Map<string, TableEntry>>();
   private readonly version: SchemaVersion;
@@ -73,6 +72,40 @@ export class SqliteCore {
     this.version = new SchemaVersion(db);
     this.driver = sqliteSqlDriver(db, this.statements);
     this.records = sqlRecordCore(this.engine());
+    this.schemaOps = sqlSchemaCore(this.schemaEngine());
+  }
+
+  /**
+   * SQLite's hooks of the schema operations: every change in one IMMEDIATE transaction
+   * (`schemaWrite`: the schema-version cookie settled around it), the DDL inside the claim's
+   * transaction, cached schemas kept until a drop, which forgets every cached statement.
+   */
+  private schemaEngine(): SqlSchemaEngine {
+    // The hooks are generator functions, which cannot be arrows.
+    const core = this;
+    return {
+      dialect: sqliteAdapterDialect,
+      store: sqliteSchemaPrograms,
+      *schemaForRead(ref) {
+        return core.getSchema(ref);
+      },
+      *ready() {},
+      *schemaWrite(_kind, work) {
+        return core.schemaWrite(() => runSync(work(), core.driver));
+      },
+      // The claim and its DDL in one transaction: nobody else recorded a type, and columns keep the order asked for.
+      *duringClaim(ref, { current, intended, added }) {
+        if (!current || added.length > 0) yield* sqliteSchemaPrograms.materialize(ref, intended, current ? added : undefined);
+      },
+      *afterClaim() {},
+      remember: (ref, schema) => core.remember(ref, schema),
+      forget: () => undefined,
+      afterDrop: (_ref, dropped) => {
+        // Cached SQL may name what is gone; SchemaVersion tells other connections (DDL bumps schema_version).
+        if (dropped) core.invalidate();
+      },
+      afterNamespaceDrop: () => core.invalidate(),
+    };
   }
 
   /**
@@ -119,38 +152,11 @@ export class SqliteCore {
   }
 
   ensureColumns(ref: TableRef, wanted: Readonly<Record<string, ColumnSchema>>, limits?: SchemaLimits): TableSchema {
-    const cached = this.getSchema(ref);
-    if (cached && (hasColumns(cached, wanted) || mergeColumns(ref.className, cached, wanted).added.length === 0)) return cached;
-    return this.schemaWrite(() => {
-      const current = this.store.load(ref);
-      const { schema, added } = mergeColumns(ref.className, current, wanted, limits);
-      if (!current) {
-        assertNewTable(ref.className, this.store.tableNames(ref.namespace), limits);
-        this.store.claim(ref, true, added);
-        this.store.materialize(ref, schema);
-      } else if (added.length > 0) {
-        this.store.claim(ref, false, added);
-        this.store.materialize(ref, schema, added);
-      }
-      return this.remember(ref, schema);
-    });
+    return runSync(this.schemaOps.ensureColumns(ref, wanted, limits), this.driver);
   }
 
   createIndex(ref: TableRef, index: IndexSpec): void {
-    if (checkIndexSpec('sqlite', this.getSchema(ref), index)) return;
-    const spec: IndexSpec = { name: index.name, columns: [...index.columns], unique: index.unique };
-    withSqliteErrors(() =>
-      this.schemaWrite(() => {
-        // Another process may have created the index since this one cached the schema (D6).
-        const schema = this.store.load(ref);
-        if (checkIndexSpec('sqlite', schema, index) || !schema) {
-          if (schema) this.remember(ref, schema);
-          return;
-        }
-        this.store.addIndex(ref, spec, schema);
-        this.remember(ref, { ...schema, indexes: [...schema.indexes, spec] });
-      }),
-    );
+    withSqliteErrors(() => runSync(this.schemaOps.createIndex(ref, index), this.driver));
   }
 
   insert(ref: TableRef, record: StoredRecord): void {
@@ -288,39 +294,23 @@ export class SqliteCore {
   }
 
   listTables(namespace: string): string[] {
-    return this.store.tableNames(namespace);
+    return runSync(this.schemaOps.listTables(namespace), this.driver);
   }
 
   dropColumn(ref: TableRef, column: string): boolean {
-    return this.drop(ref, (schema) => planDropColumn(sqliteAdapterDialect, ref.namespace, schema, column));
+    return withSqliteErrors(() => runSync(this.schemaOps.dropColumn(ref, column), this.driver));
   }
 
   dropIndex(ref: TableRef, name: string): boolean {
-    return this.drop(ref, (schema) => planDropIndex(sqliteAdapterDialect, ref.namespace, schema, name));
+    return withSqliteErrors(() => runSync(this.schemaOps.dropIndex(ref, name), this.driver));
   }
 
   dropTable(ref: TableRef): boolean {
-    return this.drop(ref, (schema) => planDropTable(sqliteAdapterDialect, ref.namespace, schema));
-  }
-
-  /** Plans a drop against the schema read inside the write transaction, runs it, and forgets every cached statement. */
-  private drop(ref: TableRef, plan: (schema: TableSchema) => SchemaDrop | null): boolean {
-    const dropped = withSqliteErrors(() =>
-      this.schemaWrite(() => {
-        const schema = this.store.load(ref);
-        const statements = schema ? plan(schema) : null;
-        if (statements) this.store.drop(statements);
-        return statements !== null;
-      }),
-    );
-    // Cached SQL may name what is gone; SchemaVersion tells other connections (DDL bumps schema_version).
-    if (dropped) this.invalidate();
-    return dropped;
+    return withSqliteErrors(() => runSync(this.schemaOps.dropTable(ref), this.driver));
   }
 
   dropNamespace(namespace: string): void {
-    this.db.transaction(() => this.store.dropNamespace(namespace)).immediate();
-    this.invalidate();
+    runSync(this.schemaOps.dropNamespace(namespace), this.driver);
   }
 
   /** Forgets cached schemas and statements (after a rollback or a dropped table). */
@@ -386,15 +376,4 @@ export class SqliteCore {
     for (const tables of this.entries.values()) n += tables.size;
     return n;
   }
-}
-
-/** Whether `schema` already has every wanted column with the same type and target (nothing to add or check). */
-function hasColumns(schema: TableSchema, wanted: Readonly<Record<string, ColumnSchema>>): boolean {
-  for (const name in wanted) {
-    if (!Object.hasOwn(wanted, name)) continue;
-    const current = Object.hasOwn(schema.columns, name) ? schema.columns[name] : undefined;
-    const column = wanted[name]!;
-    if (!current || current.type !== column.type || current.targetClass !== column.targetClass) return false;
-  }
-  return true;
 }

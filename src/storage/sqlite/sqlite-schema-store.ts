@@ -22,11 +22,12 @@ const sqliteSchemaDialect: SchemaStoreDialect = {
   duplicateKey: () => false,
 };
 
-const programs = schemaStore(sqliteSchemaDialect);
+/** The schema store's programs on SQLite (the schema operations of sql-schema-core.ts compose them). */
+export const sqliteSchemaPrograms = schemaStore(sqliteSchemaDialect);
 
 /** The schema store on one SQLite connection, answering synchronously. The caller runs every write inside one transaction. */
 export function sqliteSchemaStore(db: SqliteDatabase, statements: StatementCache) {
-  return bindSync(programs, sqliteSqlDriver(db, statements));
+  return bindSync(sqliteSchemaPrograms, sqliteSqlDriver(db, statements));
 }
 
 /** The schema store of a SQLite connection. */
