@@ -1,4 +1,5 @@
 import type { Clock } from '../../core/clock.js';
+import { configError } from '../../core/errors.js';
 import { LruMap } from '../../core/lru.js';
 import type { DateValue, StoredRecord, Value } from '../../core/values.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
@@ -11,8 +12,8 @@ import { pgCodec } from './pg-codec.js';
 import { type PgSchemaStore, pgSchemaPrograms, pgSchemaStore } from './pg-schema-store.js';
 import { type SqlSchemaEngine, type SqlSchemaPrograms, sqlSchemaCore } from '../sql/sql-schema-core.js';
 import { type Atomically, pgSqlDriver } from './pg-sql-driver.js';
-import { type AsyncSqlDriver, type SqlProgram, awaiting, runAsync } from '../sql/sql-program.js';
-import { type SqlRecordEngine, type SqlRecordPrograms, sqlRecordCore } from '../sql/sql-record-core.js';
+import { type AsyncSqlDriver, awaiting, runAsync } from '../sql/sql-program.js';
+import { type SqlRecordPrograms, sqlRecordCore } from '../sql/sql-record-core.js';
 import { keyedToSchemas } from './statement-key.js';
 import { referencedTables } from '../kit/plan-tables.js';
 
@@ -120,7 +121,8 @@ export class PgCore {
   ) {
     this.store = pgSchemaStore(client);
     this.driver = pgSqlDriver(client, { atomically, retryRaces: true });
-    this.records = sqlRecordCore(this.engine());
+    // Statements keyed to the column types they were compiled with (statement-key.ts).
+    this.records = sqlRecordCore({ dialect: D, codec: pgCodec, keyed: keyedToSchemas });
     this.schemaOps = sqlSchemaCore(this.schemaEngine());
   }
 
@@ -179,46 +181,70 @@ export class PgCore {
     return withPgErrors(() => runAsync(this.schemaOps.createIndex(ref, index), this.driver));
   }
 
-  insert(ref: TableRef, record: StoredRecord): Promise<void> {
-    return withPgErrors(() => runAsync(this.records.insert(ref, record), this.driver));
+  async insert(ref: TableRef, record: StoredRecord): Promise<void> {
+    const columns = Object.keys(record);
+    const schema = await this.freshFor(ref, columns);
+    if (!schema) throw configError('postgres', `table ${ref.className} does not exist: call ensureColumns first`);
+    await withPgErrors(() => this.repairingWrite(ref, schema, columns, (current) => runAsync(this.records.insert(ref, current, record), this.driver)));
   }
 
   get(ref: TableRef, objectId: string, projection?: Projection): Promise<StoredRecord | null> {
-    return withPgErrors(() => runAsync(this.records.get(ref, objectId, projection), this.driver));
+    return this.read(ref, null, (schema) => runAsync(this.records.get(ref, schema, objectId, projection), this.driver));
   }
 
   update(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<StoredRecord | null> {
-    return withPgErrors(() => runAsync(this.records.update(ref, objectId, ops, updatedAt), this.driver));
+    return this.write(ref, opColumns(ops), null, (schema) => runAsync(this.records.update(ref, schema, objectId, ops, updatedAt), this.driver));
   }
 
-  /**
-   * `update` answering only whether the record exists: the REST update replies `updatedAt` alone, so
-   * its statement returns `"objectId"` and no row is decoded (an Increment is one `UPDATE ... SET n =
-   * COALESCE(n, 0) + $1 ... RETURNING "objectId"`).
-   */
   updateWithoutReturning(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<boolean> {
-    return withPgErrors(() => runAsync(this.records.updateWithoutReturning(ref, objectId, ops, updatedAt), this.driver));
+    return this.write(ref, opColumns(ops), false, (schema) => runAsync(this.records.updateWithoutReturning(ref, schema, objectId, ops, updatedAt), this.driver));
   }
 
   /** The row locked (`FOR UPDATE`) and read, then updated, in one transaction (a savepoint when nested). */
   updateReturningBefore(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<UpdateImages | null> {
-    return withPgErrors(() => runAsync(this.records.updateReturningBefore(ref, objectId, ops, updatedAt), this.driver));
+    return this.write(ref, opColumns(ops), null, (schema) => runAsync(this.records.updateReturningBefore(ref, schema, objectId, ops, updatedAt), this.driver));
   }
 
   delete(ref: TableRef, objectId: string): Promise<boolean> {
-    return withPgErrors(() => runAsync(this.records.delete(ref, objectId), this.driver));
+    return this.read(ref, false, (schema) => runAsync(this.records.delete(ref, schema, objectId), this.driver));
   }
 
+  /** Finds, counts and aggregates compile after the schemas of every table their where reads are loaded, keyed to their column types. */
   find(ref: TableRef, plan: FindPlan): Promise<StoredRecord[]> {
-    return withPgErrors(() => runAsync(this.records.find(ref, plan), this.driver));
+    return this.read(ref, [], async (schema) => {
+      const view = await this.view(ref, schema, plan.where);
+      const query = keyedToSchemas(compileFind(ref.className, plan, view, D), view.schemas);
+      return runAsync(this.records.find(schema, plan, () => query, null), this.driver);
+    });
   }
 
   count(ref: TableRef, where: WhereNode): Promise<number> {
-    return withPgErrors(() => runAsync(this.records.count(ref, where), this.driver));
+    return this.read(ref, 0, async (schema) => {
+      const view = await this.view(ref, schema, where);
+      return runAsync(this.records.count(keyedToSchemas(compileCount(ref.className, where, view, D), view.schemas)), this.driver);
+    });
   }
 
   aggregate(ref: TableRef, plan: AggregatePlan): Promise<Array<Record<string, Value>>> {
-    return withPgErrors(() => runAsync(this.records.aggregate(ref, plan), this.driver));
+    return this.read(ref, [], async (schema) => {
+      const view = await this.view(ref, schema, plan.where);
+      const { query, decode } = compileAggregate(ref.className, plan, view, D);
+      return runAsync(this.records.aggregate({ query: keyedToSchemas(query, view.schemas), decode }), this.driver);
+    });
+  }
+
+  /** A read with the table's schema (`gone` when there is no table), repaired after 42P01/42703. */
+  private async read<T>(ref: TableRef, gone: T, work: (schema: TableSchema) => Promise<T>): Promise<T> {
+    const schema = await this.getSchema(ref);
+    if (!schema) return gone;
+    return withPgErrors(() => this.repairing(ref, schema, gone, work));
+  }
+
+  /** A write naming `columns` with a schema that knows them (`gone` when there is no table), repaired after 42P01/42703. */
+  private async write<T>(ref: TableRef, columns: readonly string[], gone: T, work: (schema: TableSchema) => Promise<T>): Promise<T> {
+    const schema = await this.freshFor(ref, columns);
+    if (!schema) return gone;
+    return withPgErrors(() => this.repairingWrite(ref, schema, columns, work));
   }
 
   listTables(namespace: string): Promise<string[]> {
@@ -287,46 +313,6 @@ export class PgCore {
   }
 
   /**
-   * PostgreSQL's hooks of the record core (src/storage/sql/sql-record-core.ts): schemas from the
-   * TTL cache (made to exist physically once per instance, `materialized`), a write's schema reloaded
-   * when it does not know a column the write names (`freshFor`), statements keyed to the column
-   * types they were compiled with (statement-key.ts), the schemas of every table a where reads loaded
-   * before it compiles, and `repairing` after 42P01/42703.
-   */
-  private engine(): SqlRecordEngine {
-    // The hooks are generator functions, which cannot be arrows.
-    const core = this;
-    return {
-      dialect: D,
-      codec: pgCodec,
-      keyed: keyedToSchemas,
-      *schemaForRead(ref) {
-        return yield* awaiting(core.getSchema(ref));
-      },
-      *schemaForWrite(ref, columns) {
-        return yield* awaiting(core.freshFor(ref, columns));
-      },
-      repairing: (ref, schema, gone, work, columns) => core.repairing(ref, schema, gone, work, columns),
-      *firstTry() {
-        return null;
-      },
-      *findQuery(ref, schema, plan) {
-        const view = yield* awaiting(core.view(ref, schema, plan.where));
-        return keyedToSchemas(compileFind(ref.className, plan, view, D), view.schemas);
-      },
-      *countQuery(ref, schema, where) {
-        const view = yield* awaiting(core.view(ref, schema, where));
-        return keyedToSchemas(compileCount(ref.className, where, view, D), view.schemas);
-      },
-      *aggregateQuery(ref, schema, plan) {
-        const view = yield* awaiting(core.view(ref, schema, plan.where));
-        const { query, decode } = compileAggregate(ref.className, plan, view, D);
-        return { query: keyedToSchemas(query, view.schemas), decode };
-      },
-    };
-  }
-
-  /**
    * Runs statements built from `schema`; when PostgreSQL answers that the table or a column does not
    * exist (42P01/42703), the statements are rebuilt from the schema recorded now and run once more.
    * Two causes: an instance stopped between recording a column and its DDL, or is mid-way (the
@@ -334,23 +320,32 @@ export class PgCore {
    * the table while this one's cached schema still named it. A table that is gone answers `gone`
    * (what the operation answers for a missing table). Other tables an inner query reads are
    * repaired by their own statements.
-   *
-   * A write names its `columns`: when the table or one of those columns was dropped by another
-   * instance since this one checked, they are added back with the types the write was validated
-   * against (as a write naming a new column adds it) and the write runs on the result.
    */
-  private *repairing<T>(ref: TableRef, schema: TableSchema, gone: T, work: (schema: TableSchema) => SqlProgram<T>, columns?: readonly string[]): SqlProgram<T> {
+  private async repairing<T>(ref: TableRef, schema: TableSchema, gone: T, work: (schema: TableSchema) => Promise<T>): Promise<T> {
     try {
-      return yield* work(schema);
+      return await work(schema);
     } catch (error) {
-      const recorded = yield* awaiting(this.afterMissing(ref, error));
-      if (!columns) return recorded ? yield* work(recorded) : gone;
+      const recorded = await this.afterMissing(ref, error);
+      return recorded ? await work(recorded) : gone;
+    }
+  }
+
+  /**
+   * `repairing` for a write naming `columns`: when the table or one of those columns was dropped by
+   * another instance since this one checked, they are added back with the types the write was
+   * validated against (as a write naming a new column adds it) and the write runs on the result.
+   */
+  private async repairingWrite<T>(ref: TableRef, schema: TableSchema, columns: readonly string[], work: (schema: TableSchema) => Promise<T>): Promise<T> {
+    try {
+      return await work(schema);
+    } catch (error) {
+      const recorded = await this.afterMissing(ref, error);
       const wanted: Record<string, ColumnSchema> = {};
       for (const name of columns) {
         if (Object.hasOwn(schema.columns, name) && !(recorded && Object.hasOwn(recorded.columns, name))) wanted[name] = schema.columns[name]!;
       }
-      if (!recorded || Object.keys(wanted).length > 0) return yield* work(yield* awaiting(this.ensureColumns(ref, wanted)));
-      return yield* work(recorded);
+      if (!recorded || Object.keys(wanted).length > 0) return await work(await this.ensureColumns(ref, wanted));
+      return await work(recorded);
     }
   }
 
@@ -374,4 +369,9 @@ export class PgCore {
     }
     return { namespace: ref.namespace, schema: (className) => schemas.get(className) ?? null, schemas: [...schemas.values()] };
   }
+}
+
+/** The columns field operations name (an unset of an unknown column is a no-op and names none). */
+function opColumns(ops: readonly FieldOp[]): string[] {
+  return ops.filter((op) => op.kind !== 'unset').map((op) => op.column);
 }

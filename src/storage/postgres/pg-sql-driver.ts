@@ -33,6 +33,10 @@ export function pgSqlDriver(client: PgQueryable, options: PgDriverOptions): Asyn
         }
         case 'rows':
           return runQuery(client, op.query);
+        case 'row':
+          return (await runQuery(client, op.query))[0];
+        case 'array':
+          return (await client.unsafe(op.query.sql, op.query.parameters as never[], { prepare: true }).values())[0];
         case 'arrays':
           return client.unsafe(op.query.sql, op.query.parameters as never[], { prepare: true }).values();
         case 'write':

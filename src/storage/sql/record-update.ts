@@ -7,7 +7,7 @@ import { physicalTableName, relationTableName } from '../../query/sql/layout.js'
 import { type Assignment, compileAddRelation, compileRemoveRelation, compileSelectById, compileUpdate } from '../../query/sql/write-compiler.js';
 import type { FieldOp, TableRef } from '../port.js';
 import type { RowCodec } from './row-codec.js';
-import { type SqlProgram, type SqlRow, rows, transaction, write } from './sql-program.js';
+import { type SqlProgram, type SqlRow, transaction, write } from './sql-program.js';
 import { type ValueOp, appliedAssignments, directAssignments, updateShape } from './update-plan.js';
 
 /** What an update needs of its engine. */
@@ -41,10 +41,12 @@ export function* updateRow(
   const { valueOps, relationOps, direct } = updateShape(dialect.name, ref, schema, allOps);
   const table = physicalTableName(ref.namespace, ref.className);
   const ms = dateMs(updatedAt);
+  const update = (assignments: readonly Assignment[]) => engine.keyed(compileUpdate(dialect, table, assignments, objectId, ms, returning), [schema]);
+  if (direct && relationOps.length === 0) return ((yield { op: 'row', query: update(directAssignments(schema, valueOps, codec.encodeColumn)) }) as SqlRow | undefined) ?? null;
   function* apply(): SqlProgram<SqlRow | null> {
     const assignments = direct ? directAssignments(schema, valueOps, codec.encodeColumn) : yield* readModifyWrite(engine, table, schema, valueOps, objectId);
     if (!assignments) return null;
-    const row = (yield* rows(engine.keyed(compileUpdate(dialect, table, assignments, objectId, ms, returning), [schema])))[0];
+    const row = (yield { op: 'row', query: update(assignments) }) as SqlRow | undefined;
     if (!row) return null;
     for (const op of relationOps) {
       const join = relationTableName(ref.namespace, ref.className, op.column);
@@ -52,12 +54,31 @@ export function* updateRow(
     }
     return row;
   }
-  return direct && relationOps.length === 0 ? yield* apply() : yield* transaction(apply());
+  return yield* transaction(apply());
+}
+
+/**
+ * The one statement of an update that needs nothing else (top-level set/unset/increment, no Relation
+ * operations), or null: the common case runs without a nested program.
+ */
+export function singleUpdate(
+  engine: UpdateEngine,
+  ref: TableRef,
+  schema: TableSchema,
+  objectId: string,
+  allOps: readonly FieldOp[],
+  updatedAt: DateValue,
+  returning: readonly string[],
+): CompiledQuery | null {
+  const { valueOps, relationOps, direct } = updateShape(engine.dialect.name, ref, schema, allOps);
+  if (!direct || relationOps.length > 0) return null;
+  const assignments = directAssignments(schema, valueOps, engine.codec.encodeColumn);
+  return engine.keyed(compileUpdate(engine.dialect, physicalTableName(ref.namespace, ref.className), assignments, objectId, dateMs(updatedAt), returning), [schema]);
 }
 
 /** Reads the row (locked where the dialect locks rows), applies the ops, and assigns the changed columns. */
 function* readModifyWrite(engine: UpdateEngine, table: string, schema: TableSchema, ops: readonly ValueOp[], objectId: string): SqlProgram<Assignment[] | null> {
-  const row = (yield* rows(compileSelectById(engine.dialect, table, objectId, engine.codec.arrayLayout(schema).names, true)))[0];
+  const row = (yield { op: 'row', query: compileSelectById(engine.dialect, table, objectId, engine.codec.arrayLayout(schema).names, true) }) as SqlRow | undefined;
   if (!row) return null;
   return appliedAssignments(schema, ops, engine.codec.decodeRow(schema, row), engine.codec.encodeColumn);
 }

@@ -7,6 +7,7 @@ export type SqlRow = Readonly<Record<string, unknown>>;
  * One thing a SQL program asks of its driver:
  * - `rows`: a prepared statement's rows, as objects;
  * - `arrays`: a prepared statement's rows, as arrays of its selected columns in order;
+ * - `row` / `array`: its first row only, as an object / an array (undefined when there is none);
  * - `write`: a prepared statement whose rows are not read; answers how many rows it changed;
  * - `schema`: a schema statement (DDL without parameters, or a bookkeeping write) that may race the
  *   same statement of another process; a driver may retry such races where it runs outside a transaction;
@@ -18,6 +19,8 @@ export type SqlRow = Readonly<Record<string, unknown>>;
 export type SqlOp =
   | { readonly op: 'rows'; readonly query: CompiledQuery }
   | { readonly op: 'arrays'; readonly query: CompiledQuery }
+  | { readonly op: 'row'; readonly query: CompiledQuery }
+  | { readonly op: 'array'; readonly query: CompiledQuery }
   | { readonly op: 'write'; readonly query: CompiledQuery }
   | { readonly op: 'schema'; readonly query: CompiledQuery }
   | { readonly op: 'transaction'; readonly program: SqlProgram<unknown> }
@@ -25,8 +28,9 @@ export type SqlOp =
 
 /**
  * Storage logic written once for synchronous and asynchronous drivers: a generator that yields the
- * statements it needs and receives their results (`rows`: the rows; others: nothing). A driver error
- * is thrown into the generator at the `yield`, so programs catch errors as ordinary code does.
+ * statements it needs and receives their results. A driver error is thrown into the generator at the
+ * `yield`, so programs catch errors as ordinary code does. The helpers below read well; hot paths
+ * yield the operation object itself (each helper is one more generator per statement).
  */
 export type SqlProgram<T> = Generator<SqlOp, T, unknown>;
 

@@ -1,14 +1,13 @@
-import { configError } from '../../core/errors.js';
 import type { DateValue, StoredRecord, Value } from '../../core/values.js';
-import type { AggregatePlan, FindPlan, Projection, TableSchema, WhereNode } from '../../query/plan.js';
+import type { FindPlan, Projection, TableSchema } from '../../query/plan.js';
 import type { CompiledAggregate } from '../../query/sql/aggregate-compiler.js';
 import type { CompiledQuery } from '../../query/sql/fragment.js';
 import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
 import { compileClearRelation, compileDeleteById, compileInsert, compileSelectById } from '../../query/sql/write-compiler.js';
 import { projectRecord } from '../kit/projection.js';
 import type { FieldOp, TableRef, UpdateImages } from '../port.js';
-import { type UpdateEngine, updateRow } from './record-update.js';
-import { type SqlProgram, arrays, rows, transaction, write } from './sql-program.js';
+import { type UpdateEngine, singleUpdate, updateRow } from './record-update.js';
+import { type SqlProgram, type SqlRow, transaction } from './sql-program.js';
 
 /** A find to try first, and how to tell whether its rows are the whole answer (SQLite's top-first finds, D147). */
 export interface FirstTry {
@@ -17,45 +16,21 @@ export interface FirstTry {
   answered(rows: readonly unknown[][]): boolean;
 }
 
-/**
- * What one SQL engine brings to the record core: its dialect and row codec (UpdateEngine), how it
- * finds the schema a statement runs with, and the hooks where engines decide differently. Hooks are
- * SQL programs, so a synchronous engine's hooks stay synchronous.
- */
-export interface SqlRecordEngine extends UpdateEngine {
-  /** The schema a read runs with; null when the table does not exist. */
-  schemaForRead(ref: TableRef): SqlProgram<TableSchema | null>;
-  /** The schema a write naming `columns` runs with (PostgreSQL reloads one that does not know them all). */
-  schemaForWrite(ref: TableRef, columns: readonly string[]): SqlProgram<TableSchema | null>;
-  /**
-   * Runs `work` with `schema`; an engine whose statements may meet a table or column another process
-   * changed repairs the schema and runs `work` once more (PostgreSQL after 42P01/42703), or answers
-   * `gone` when the table is gone. A write names its `columns`: they are added back if they were dropped.
-   */
-  repairing<T>(ref: TableRef, schema: TableSchema, gone: T, work: (schema: TableSchema) => SqlProgram<T>, columns?: readonly string[]): SqlProgram<T>;
-  /** A find to try before the plan's own statement, or null. */
-  firstTry(ref: TableRef, schema: TableSchema, plan: FindPlan): SqlProgram<FirstTry | null>;
-  /** The statement of a find, selecting `codec.arrayLayout(schema).names` (compileFind). */
-  findQuery(ref: TableRef, schema: TableSchema, plan: FindPlan): SqlProgram<CompiledQuery>;
-  /** The statement of a count: one row whose `n` is the count. */
-  countQuery(ref: TableRef, schema: TableSchema, where: WhereNode): SqlProgram<CompiledQuery>;
-  /** The statement of an aggregate and the decoder of its rows. */
-  aggregateQuery(ref: TableRef, schema: TableSchema, plan: AggregatePlan): SqlProgram<CompiledAggregate>;
-}
+/** What one SQL engine brings to the record core: its dialect, row codec and statement keying. */
+export type SqlRecordEngine = UpdateEngine;
 
 const OBJECT_ID = ['objectId'] as const;
-
-/** The columns field operations name (an unset of an unknown column is a no-op and names none). */
-function opColumns(ops: readonly FieldOp[]): string[] {
-  return ops.filter((op) => op.kind !== 'unset').map((op) => op.column);
-}
 
 /**
  * The record operations of the storage port over one SQL engine, written once as SQL programs
  * (sql-program.ts): the SQLite adapter runs them synchronously, the PostgreSQL adapter
- * asynchronously. Every statement comes from the compilers of src/query/sql; rows are read as arrays
- * of `codec.arrayLayout(schema).names` and decoded by the shared row codec. SQL texts that depend on
- * the schema alone are compiled once per (frozen) schema object.
+ * asynchronously. The engine's adapter core resolves what differs before a program runs (the
+ * schema, from its own cache; the find, count and aggregate statements, from its own plan choices)
+ * and around it (PostgreSQL's repair after 42P01/42703); the programs own the record semantics: the
+ * statements of each operation, their order and transactions, encoding and decoding. Rows are read
+ * as arrays of `codec.arrayLayout(schema).names`; SQL texts that depend on the schema alone are
+ * compiled once per (frozen) schema object. Programs yield operation objects directly (no helper
+ * generator per statement): SQLite runs one generator per call.
  */
 export function sqlRecordCore(engine: SqlRecordEngine) {
   const { dialect, codec } = engine;
@@ -64,144 +39,99 @@ export function sqlRecordCore(engine: SqlRecordEngine) {
   /** INSERT texts per schema, by the comma-joined physical column names. */
   const insertSql = new WeakMap<TableSchema, Map<string, string>>();
 
-  function* insert(ref: TableRef, record: StoredRecord): SqlProgram<void> {
-    const columns = Object.keys(record);
-    const schema = yield* engine.schemaForWrite(ref, columns);
-    if (!schema) throw configError(dialect.name, `table ${ref.className} does not exist: call ensureColumns first`);
-    yield* engine.repairing(
-      ref,
-      schema,
-      undefined,
-      function* (current) {
-        const encoded = codec.encodeRecord(current, record);
-        const names = new Array<string>(encoded.length);
-        const params = new Array<unknown>(encoded.length);
-        for (let i = 0; i < encoded.length; i++) [names[i], params[i]] = encoded[i]!;
-        // Records of a table mostly share one column list.
-        let texts = insertSql.get(current);
-        if (!texts) insertSql.set(current, (texts = new Map()));
-        const key = names.join(',');
-        let sql = texts.get(key);
-        if (sql === undefined) {
-          sql = engine.keyed(compileInsert(dialect, physicalTableName(ref.namespace, ref.className), names, params), [current]).sql;
-          if (texts.size >= 64) texts.clear();
-          texts.set(key, sql);
-        }
-        yield* write({ sql, parameters: params });
-      },
-      columns,
-    );
+  function* insert(ref: TableRef, schema: TableSchema, record: StoredRecord): SqlProgram<void> {
+    const encoded = codec.encodeRecord(schema, record);
+    const names = new Array<string>(encoded.length);
+    const params = new Array<unknown>(encoded.length);
+    for (let i = 0; i < encoded.length; i++) [names[i], params[i]] = encoded[i]!;
+    // Records of a table mostly share one column list.
+    let texts = insertSql.get(schema);
+    if (!texts) insertSql.set(schema, (texts = new Map()));
+    const key = names.join(',');
+    let sql = texts.get(key);
+    if (sql === undefined) {
+      sql = engine.keyed(compileInsert(dialect, physicalTableName(ref.namespace, ref.className), names, params), [schema]).sql;
+      if (texts.size >= 64) texts.clear();
+      texts.set(key, sql);
+    }
+    yield { op: 'write', query: { sql, parameters: params } };
   }
 
-  function* get(ref: TableRef, objectId: string, projection?: Projection): SqlProgram<StoredRecord | null> {
-    const schema = yield* engine.schemaForRead(ref);
-    if (!schema) return null;
-    return yield* engine.repairing(ref, schema, null, function* (current) {
-      const layout = codec.arrayLayout(current);
-      let sql = getSql.get(current);
-      if (sql === undefined) getSql.set(current, (sql = compileSelectById(dialect, physicalTableName(ref.namespace, ref.className), objectId, layout.names).sql));
-      const row = (yield* arrays({ sql, parameters: [objectId] }))[0];
-      return row ? projectRecord(codec.decodeValues(current, row, layout), projection) : null;
-    });
+  function* get(ref: TableRef, schema: TableSchema, objectId: string, projection?: Projection): SqlProgram<StoredRecord | null> {
+    const layout = codec.arrayLayout(schema);
+    let sql = getSql.get(schema);
+    if (sql === undefined) getSql.set(schema, (sql = compileSelectById(dialect, physicalTableName(ref.namespace, ref.className), objectId, layout.names).sql));
+    const row = (yield { op: 'array', query: { sql, parameters: [objectId] } }) as unknown[] | undefined;
+    return row ? projectRecord(codec.decodeValues(schema, row, layout), projection) : null;
   }
 
-  function* update(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): SqlProgram<StoredRecord | null> {
-    const columns = opColumns(ops);
-    const schema = yield* engine.schemaForWrite(ref, columns);
-    if (!schema) return null;
-    return yield* engine.repairing(
-      ref,
-      schema,
-      null,
-      function* (current) {
-        const row = yield* updateRow(engine, ref, current, objectId, ops, updatedAt, codec.arrayLayout(current).names);
-        return row ? codec.decodeRow(current, row) : null;
-      },
-      columns,
-    );
+  function* update(ref: TableRef, schema: TableSchema, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): SqlProgram<StoredRecord | null> {
+    const names = codec.arrayLayout(schema).names;
+    const single = singleUpdate(engine, ref, schema, objectId, ops, updatedAt, names);
+    const row = single ? ((yield { op: 'row', query: single }) as SqlRow | undefined) : yield* updateRow(engine, ref, schema, objectId, ops, updatedAt, names);
+    return row ? codec.decodeRow(schema, row) : null;
   }
 
   /**
    * `update` answering only whether the record exists: the REST update replies `updatedAt` alone, so
-   * its statement returns `"objectId"` and no row is decoded.
+   * its statement returns `"objectId"` and no row is decoded (an Increment is one `UPDATE ... SET n =
+   * COALESCE(n, 0) + ? ... RETURNING "objectId"`).
    */
-  function* updateWithoutReturning(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): SqlProgram<boolean> {
-    const columns = opColumns(ops);
-    const schema = yield* engine.schemaForWrite(ref, columns);
-    if (!schema) return false;
-    return yield* engine.repairing(ref, schema, false, function* (current) {
-      return (yield* updateRow(engine, ref, current, objectId, ops, updatedAt, OBJECT_ID)) !== null;
-    }, columns);
+  function* updateWithoutReturning(ref: TableRef, schema: TableSchema, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): SqlProgram<boolean> {
+    const single = singleUpdate(engine, ref, schema, objectId, ops, updatedAt, OBJECT_ID);
+    if (single) return (yield { op: 'row', query: single }) !== undefined;
+    return (yield* updateRow(engine, ref, schema, objectId, ops, updatedAt, OBJECT_ID)) !== null;
   }
 
-  /** The row read (locked where the dialect locks rows), then updated, in one transaction. */
-  function* updateReturningBefore(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): SqlProgram<UpdateImages | null> {
-    const columns = opColumns(ops);
-    const schema = yield* engine.schemaForWrite(ref, columns);
-    if (!schema) return null;
-    return yield* engine.repairing(ref, schema, null, function* (current) {
-      const names = codec.arrayLayout(current).names;
-      const read = compileSelectById(dialect, physicalTableName(ref.namespace, ref.className), objectId, names, true);
-      return yield* transaction(
-        (function* (): SqlProgram<UpdateImages | null> {
-          const row = (yield* rows(read))[0];
-          if (!row) return null;
-          const before = codec.decodeRow(current, row);
-          const after = yield* updateRow(engine, ref, current, objectId, ops, updatedAt, names);
-          return after ? { before, after: codec.decodeRow(current, after) } : null;
-        })(),
-      );
-    }, columns);
+  /** The row read (locked where the dialect locks rows), then updated, in one transaction (a savepoint when nested). */
+  function* updateReturningBefore(ref: TableRef, schema: TableSchema, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): SqlProgram<UpdateImages | null> {
+    const names = codec.arrayLayout(schema).names;
+    const read = compileSelectById(dialect, physicalTableName(ref.namespace, ref.className), objectId, names, true);
+    function* both(): SqlProgram<UpdateImages | null> {
+      const row = (yield { op: 'row', query: read }) as SqlRow | undefined;
+      if (!row) return null;
+      const before = codec.decodeRow(schema, row);
+      const after = yield* updateRow(engine, ref, schema, objectId, ops, updatedAt, names);
+      return after ? { before, after: codec.decodeRow(schema, after) } : null;
+    }
+    return yield* transaction(both());
   }
 
-  function* remove(ref: TableRef, objectId: string): SqlProgram<boolean> {
-    const schema = yield* engine.schemaForRead(ref);
-    if (!schema) return false;
-    return yield* engine.repairing(ref, schema, false, function* (current) {
-      const relations = Object.entries(current.columns).filter(([, c]) => c.type === 'Relation').map(([name]) => name);
-      function* deleteRows(): SqlProgram<boolean> {
-        if ((yield* write(compileDeleteById(dialect, physicalTableName(ref.namespace, ref.className), objectId))) === 0) return false;
-        for (const column of relations) yield* write(compileClearRelation(dialect, relationTableName(ref.namespace, ref.className, column), objectId));
-        return true;
-      }
-      return relations.length === 0 ? yield* deleteRows() : yield* transaction(deleteRows());
-    });
+  /** Deletes a record and its Relation memberships (one transaction when there are any); true when it existed. */
+  function* remove(ref: TableRef, schema: TableSchema, objectId: string): SqlProgram<boolean> {
+    const relations = Object.entries(schema.columns).filter(([, c]) => c.type === 'Relation').map(([name]) => name);
+    function* deleteRows(): SqlProgram<boolean> {
+      const changed = (yield { op: 'write', query: compileDeleteById(dialect, physicalTableName(ref.namespace, ref.className), objectId) }) as number;
+      if (changed === 0) return false;
+      for (const column of relations) yield { op: 'write', query: compileClearRelation(dialect, relationTableName(ref.namespace, ref.className, column), objectId) };
+      return true;
+    }
+    return relations.length === 0 ? yield* deleteRows() : yield* transaction(deleteRows());
   }
 
-  function* find(ref: TableRef, plan: FindPlan): SqlProgram<StoredRecord[]> {
-    const schema = yield* engine.schemaForRead(ref);
-    if (!schema) return [];
-    return yield* engine.repairing(ref, schema, [], function* (current) {
-      let found: unknown[][] | null = null;
-      const first = yield* engine.firstTry(ref, current, plan);
-      if (first) {
-        found = yield* arrays(first.query);
-        if (!first.answered(found)) found = null;
-      }
-      found ??= yield* arrays(yield* engine.findQuery(ref, current, plan));
-      const layout = codec.arrayLayout(current);
-      const out: StoredRecord[] = new Array(found.length);
-      for (let i = 0; i < found.length; i++) out[i] = projectRecord(codec.decodeValues(current, found[i]!, layout), plan.projection);
-      return out;
-    });
+  /** The records of a find: `first` tried first when given, else (or when it falls short) the find's own statement (`query`, built only then). */
+  function* find(schema: TableSchema, plan: FindPlan, query: () => CompiledQuery, first: FirstTry | null): SqlProgram<StoredRecord[]> {
+    let found: unknown[][] | null = null;
+    if (first) {
+      found = (yield { op: 'arrays', query: first.query }) as unknown[][];
+      if (!first.answered(found)) found = null;
+    }
+    found ??= (yield { op: 'arrays', query: query() }) as unknown[][];
+    const layout = codec.arrayLayout(schema);
+    const out: StoredRecord[] = new Array(found.length);
+    for (let i = 0; i < found.length; i++) out[i] = projectRecord(codec.decodeValues(schema, found[i]!, layout), plan.projection);
+    return out;
   }
 
-  function* count(ref: TableRef, where: WhereNode): SqlProgram<number> {
-    const schema = yield* engine.schemaForRead(ref);
-    if (!schema) return 0;
-    return yield* engine.repairing(ref, schema, 0, function* (current) {
-      const found = yield* rows(yield* engine.countQuery(ref, current, where));
-      return Number(found[0]?.n ?? 0);
-    });
+  /** The `n` of a count statement's row. */
+  function* count(query: CompiledQuery): SqlProgram<number> {
+    const row = (yield { op: 'row', query }) as SqlRow | undefined;
+    return Number(row?.n ?? 0);
   }
 
-  function* aggregate(ref: TableRef, plan: AggregatePlan): SqlProgram<Array<Record<string, Value>>> {
-    const schema = yield* engine.schemaForRead(ref);
-    if (!schema) return [];
-    return yield* engine.repairing(ref, schema, [], function* (current) {
-      const { query, decode } = yield* engine.aggregateQuery(ref, current, plan);
-      return (yield* rows(query)).map((row) => decode(row));
-    });
+  function* aggregate({ query, decode }: CompiledAggregate): SqlProgram<Array<Record<string, Value>>> {
+    const found = (yield { op: 'rows', query }) as SqlRow[];
+    return found.map((row) => decode(row));
   }
 
   return { insert, get, update, updateWithoutReturning, updateReturningBefore, delete: remove, find, count, aggregate };

@@ -1,3 +1,4 @@
+import { configError } from '../../core/errors.js';
 import type { DateValue, StoredRecord, Value } from '../../core/values.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
 import { type SqlSchemaView, compileAggregate, compileCount, compileCountByAclBranch, compileFind, compileFindTopFirst, sqliteAdapterDialect } from '../../query/sql/index.js';
@@ -11,7 +12,7 @@ import { type SqlSchemaEngine, type SqlSchemaPrograms, sqlSchemaCore } from '../
 import { upgradeAclRead } from './acl-read-backfill.js';
 import { SchemaVersion } from './schema-version.js';
 import { withSqliteErrors } from './sqlite-errors.js';
-import { type SqlRecordEngine, type SqlRecordPrograms, sqlRecordCore } from '../sql/sql-record-core.js';
+import { type SqlRecordPrograms, sqlRecordCore } from '../sql/sql-record-core.js';
 import { type SyncSqlDriver, runSync } from '../sql/sql-program.js';
 import { sqliteSqlDriver } from './sqlite-sql-driver.js';
 import { StatementCache } from './statement-cache.js';
@@ -71,7 +72,8 @@ export class SqliteCore {
     upgradeAclRead(db, (ref) => this.store.load(ref));
     this.version = new SchemaVersion(db);
     this.driver = sqliteSqlDriver(db, this.statements);
-    this.records = sqlRecordCore(this.engine());
+    // Statements run as compiled (no keying): a schema change moves the cookie, which drops every cached statement.
+    this.records = sqlRecordCore({ dialect: sqliteAdapterDialect, codec: sqliteCodec, keyed: (query) => query });
     this.schemaOps = sqlSchemaCore(this.schemaEngine());
   }
 
@@ -108,45 +110,6 @@ export class SqliteCore {
     };
   }
 
-  /**
-   * SQLite's hooks of the record core. None yields to the driver: they answer from this core's
-   * caches at once (the schema cache kept true by the schema-version cookie, the plan-shape cache,
-   * the top-first and per-ACL-branch choices made from EXPLAIN QUERY PLAN). No repair: a schema
-   * change anywhere moves the cookie, which drops the cache before the next statement is built.
-   */
-  private engine(): SqlRecordEngine {
-    // The hooks are generator functions, which cannot be arrows.
-    const core = this;
-    const view = (namespace: string) => this.view(namespace);
-    return {
-      dialect: sqliteAdapterDialect,
-      codec: sqliteCodec,
-      keyed: (query) => query,
-      *schemaForRead(ref) {
-        return core.getSchema(ref);
-      },
-      *schemaForWrite(ref) {
-        return core.getSchema(ref);
-      },
-      repairing: (_ref, schema, _gone, work) => work(schema),
-      *firstTry(ref, schema, plan) {
-        const top = core.topFirstQuery(ref, schema, plan);
-        return top ? { query: { sql: top.sql, parameters: top.parameters }, answered: top.answered } : null;
-      },
-      *findQuery(ref, schema, plan) {
-        const [, parameters, sql] = core.prepared(schema, findShape(schema, plan), () => compileFind(ref.className, plan, view(ref.namespace), sqliteAdapterDialect));
-        return { sql, parameters };
-      },
-      *countQuery(ref, schema, where) {
-        const { sql, parameters } = core.countQuery(ref, schema, where);
-        return { sql, parameters };
-      },
-      *aggregateQuery(ref, _schema, plan) {
-        return compileAggregate(ref.className, plan, view(ref.namespace), sqliteAdapterDialect);
-      },
-    };
-  }
-
   getSchema(ref: TableRef): TableSchema | null {
     return this.entry(ref).schema;
   }
@@ -160,32 +123,48 @@ export class SqliteCore {
   }
 
   insert(ref: TableRef, record: StoredRecord): void {
-    withSqliteErrors(() => runSync(this.records.insert(ref, record), this.driver));
+    const schema = this.getSchema(ref);
+    if (!schema) throw configError('sqlite', `table ${ref.className} does not exist: call ensureColumns first`);
+    withSqliteErrors(() => runSync(this.records.insert(ref, schema, record), this.driver));
   }
 
   get(ref: TableRef, objectId: string, projection?: Projection): StoredRecord | null {
-    return runSync(this.records.get(ref, objectId, projection), this.driver);
+    const schema = this.getSchema(ref);
+    return schema ? runSync(this.records.get(ref, schema, objectId, projection), this.driver) : null;
   }
 
   update(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): StoredRecord | null {
-    return withSqliteErrors(() => runSync(this.records.update(ref, objectId, ops, updatedAt), this.driver));
+    const schema = this.getSchema(ref);
+    return schema ? withSqliteErrors(() => runSync(this.records.update(ref, schema, objectId, ops, updatedAt), this.driver)) : null;
   }
 
   updateWithoutReturning(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): boolean {
-    return withSqliteErrors(() => runSync(this.records.updateWithoutReturning(ref, objectId, ops, updatedAt), this.driver));
+    const schema = this.getSchema(ref);
+    return schema ? withSqliteErrors(() => runSync(this.records.updateWithoutReturning(ref, schema, objectId, ops, updatedAt), this.driver)) : false;
   }
 
   /** The update and the read of the row before it, in one IMMEDIATE transaction (a savepoint when nested). */
   updateReturningBefore(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): UpdateImages | null {
-    return withSqliteErrors(() => runSync(this.records.updateReturningBefore(ref, objectId, ops, updatedAt), this.driver));
+    const schema = this.getSchema(ref);
+    return schema ? withSqliteErrors(() => runSync(this.records.updateReturningBefore(ref, schema, objectId, ops, updatedAt), this.driver)) : null;
   }
 
   delete(ref: TableRef, objectId: string): boolean {
-    return runSync(this.records.delete(ref, objectId), this.driver);
+    const schema = this.getSchema(ref);
+    return schema ? runSync(this.records.delete(ref, schema, objectId), this.driver) : false;
   }
 
+  /** A find: its top-first form first where that was chosen for its shape, else the one statement of the shape cache. */
   find(ref: TableRef, plan: FindPlan): StoredRecord[] {
-    return runSync(this.records.find(ref, plan), this.driver);
+    const schema = this.getSchema(ref);
+    if (!schema) return [];
+    const top = this.topFirstQuery(ref, schema, plan);
+    const first = top ? { query: { sql: top.sql, parameters: top.parameters }, answered: top.answered } : null;
+    const query = (): CompiledQuery => {
+      const [, parameters, sql] = this.prepared(schema, findShape(schema, plan), () => compileFind(ref.className, plan, this.view(ref.namespace), sqliteAdapterDialect));
+      return { sql, parameters };
+    };
+    return runSync(this.records.find(schema, plan, query, first), this.driver);
   }
 
   /**
@@ -238,7 +217,10 @@ export class SqliteCore {
   }
 
   count(ref: TableRef, where: WhereNode): number {
-    return runSync(this.records.count(ref, where), this.driver);
+    const schema = this.getSchema(ref);
+    if (!schema) return 0;
+    const { sql, parameters } = this.countQuery(ref, schema, where);
+    return runSync(this.records.count({ sql, parameters }), this.driver);
   }
 
   /**
@@ -274,7 +256,7 @@ export class SqliteCore {
   }
 
   /** The statement, parameters and SQL of a find/count: from the shape cache, or compiled (and cached). */
-  prepared(schema: TableSchema, shape: PlanShape | null, compile: () => CompiledQuery): [SqliteStatement, readonly unknown[], string] {
+  private prepared(schema: TableSchema, shape: PlanShape | null, compile: () => CompiledQuery): [SqliteStatement, readonly unknown[], string] {
     if (shape) {
       const cached = this.queries.get(schema, shape.key);
       if (cached) return [cached.statement, shape.parameters, cached.sql];
@@ -290,7 +272,8 @@ export class SqliteCore {
   }
 
   aggregate(ref: TableRef, plan: AggregatePlan): Array<Record<string, Value>> {
-    return runSync(this.records.aggregate(ref, plan), this.driver);
+    if (!this.getSchema(ref)) return [];
+    return runSync(this.records.aggregate(compileAggregate(ref.className, plan, this.view(ref.namespace), sqliteAdapterDialect)), this.driver);
   }
 
   listTables(namespace: string): string[] {

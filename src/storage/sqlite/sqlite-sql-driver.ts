@@ -20,6 +20,16 @@ export function sqliteSqlDriver(db: SqliteDatabase, statements: StatementCache):
           const statement = statements.get(sql);
           return (statement.raw ? statement.raw(false) : statement).all(...parameters);
         }
+        case 'row': {
+          const statement = statements.get(sql);
+          return (statement.raw ? statement.raw(false) : statement).get(...parameters);
+        }
+        case 'array': {
+          const statement = statements.get(sql);
+          if (statement.raw) return statement.raw(true).get(...parameters);
+          const row = statement.get(...parameters) as Record<string, unknown> | undefined;
+          return row && Object.values(row);
+        }
         case 'arrays': {
           const statement = statements.get(sql);
           if (statement.raw) return statement.raw(true).all(...parameters);
