@@ -97,15 +97,15 @@ export type { Atomically };
 
 /**
  * The asynchronous core of the PostgreSQL adapter, on one client: the pool, or the connection of an
- * open transaction. Every statement comes from the SQL compilers of src/query/sql (PostgreSQL
- * dialect) and runs as a prepared statement; this class only chooses them, caches schemas and maps
- * errors.
+ * open transaction. The shared record and schema programs (src/storage/sql) run on postgres.js as
+ * prepared statements; this class chooses the schemas and statements they run with, caches
+ * schemas, repairs after 42P01/42703 and maps errors.
  */
 export class PgCore {
   private readonly store: PgSchemaStore;
   /** Runs the record core's programs on this client. */
   private readonly driver: AsyncSqlDriver;
-  /** The record operations (src/storage/sql/sql-record-core.ts) over this core's hooks. */
+  /** The record operations (src/storage/sql/sql-record-core.ts). */
   private readonly records: SqlRecordPrograms;
   /** The schema operations (src/storage/sql/sql-schema-core.ts) over this core's hooks. */
   private readonly schemaOps: SqlSchemaPrograms;

@@ -35,15 +35,16 @@ export interface TopFirstQuery {
   answered(rows: readonly unknown[][]): boolean;
 }
 
-/** What the core caches per existing table: its schema and its hot SQL texts. */
+/** What the core caches per existing table. */
 interface TableEntry {
   /** null only in the throwaway entry of a missing table (never cached). */
   schema: TableSchema | null;
 }
 
 /**
- * The synchronous core of the SQLite adapter: each method is one statement or one IMMEDIATE
- * transaction, so it is atomic. Schemas of existing tables are cached in memory (a missing table
+ * The synchronous core of the SQLite adapter: the shared record and schema programs
+ * (src/storage/sql) run on better-sqlite3 with the statements and schemas this core chooses. Each
+ * method is one statement or one IMMEDIATE transaction, so it is atomic. Schemas of existing tables are cached in memory (a missing table
  * is looked up each time, so unknown names never pile up); the cache is dropped whenever a
  * transaction rolls back (`invalidate`) and whenever another connection changed the schema
  * (`SchemaVersion`). Schema writes re-read the schema inside their transaction.
@@ -57,7 +58,7 @@ export class SqliteCore {
   private readonly topFirstWaits = new WeakMap<object, number>();
   /** Runs the record core's programs on this connection, at once. */
   private readonly driver: SyncSqlDriver;
-  /** The record operations (src/storage/sql/sql-record-core.ts) over this core's hooks. */
+  /** The record operations (src/storage/sql/sql-record-core.ts). */
   private readonly records: SqlRecordPrograms;
   /** The schema operations (src/storage/sql/sql-schema-core.ts) over this core's hooks. */
   private readonly schemaOps: SqlSchemaPrograms;
