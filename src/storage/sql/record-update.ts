@@ -18,35 +18,47 @@ export interface UpdateEngine {
   keyed(query: CompiledQuery, schemas: Iterable<TableSchema | null>): CompiledQuery;
 }
 
+/** One row's update: its field operations, its new `updatedAt`, and the columns the row after it is read back with. */
+export interface RowUpdate {
+  readonly ref: TableRef;
+  readonly schema: TableSchema;
+  readonly objectId: string;
+  readonly ops: readonly FieldOp[];
+  readonly updatedAt: DateValue;
+  readonly returning: readonly string[];
+}
+
+/**
+ * The one statement of an update that needs nothing else (top-level set/unset/increment, no Relation
+ * operations), or null. Top-level set/unset/increment compile to one `UPDATE ... SET n = COALESCE(n,
+ * 0) + ? ... RETURNING` statement, atomic on its own; the common case runs without a nested program.
+ */
+export function singleUpdate(engine: UpdateEngine, { ref, schema, objectId, ops, updatedAt, returning }: RowUpdate): CompiledQuery | null {
+  const { valueOps, relationOps, direct } = updateShape(engine.dialect.name, ref, schema, ops);
+  if (!direct || relationOps.length > 0) return null;
+  const assignments = directAssignments(schema, valueOps, engine.codec.encodeColumn);
+  return engine.keyed(compileUpdate(engine.dialect, physicalTableName(ref.namespace, ref.className), assignments, objectId, dateMs(updatedAt), returning), [schema]);
+}
+
 /**
  * Applies field operations to one row atomically: the row after the update as `returning` names its
- * columns (an object row), or null when it does not exist.
- *
- * Top-level set/unset/increment compile to one `UPDATE ... SET n = COALESCE(n, 0) + ? ... RETURNING`
- * statement, atomic on its own. Array operations and dot-key paths read the row (locked where the
- * dialect locks rows: PostgreSQL `FOR UPDATE`), apply the shared `applyOps`, and write the changed
- * columns back; Relation operations add or remove join rows. Those run in one transaction (a
- * savepoint, or the open transaction, when nested), so concurrent updates of the row serialise.
+ * columns (an object row), or null when it does not exist. One statement where `singleUpdate` gives
+ * one; otherwise array operations and dot-key paths read the row (locked where the dialect locks
+ * rows: PostgreSQL `FOR UPDATE`), apply the shared `applyOps`, and write the changed columns back,
+ * and Relation operations add or remove join rows, all in one transaction (a savepoint, or the open
+ * transaction, when nested), so concurrent updates of the row serialise.
  */
-export function* updateRow(
-  engine: UpdateEngine,
-  ref: TableRef,
-  schema: TableSchema,
-  objectId: string,
-  allOps: readonly FieldOp[],
-  updatedAt: DateValue,
-  returning: readonly string[],
-): SqlProgram<SqlRow | null> {
+export function* updateRow(engine: UpdateEngine, update: RowUpdate): SqlProgram<SqlRow | null> {
+  const single = singleUpdate(engine, update);
+  if (single) return ((yield { op: 'row', query: single }) as SqlRow | undefined) ?? null;
+  const { ref, schema, objectId, ops, updatedAt, returning } = update;
   const { dialect, codec } = engine;
-  const { valueOps, relationOps, direct } = updateShape(dialect.name, ref, schema, allOps);
+  const { valueOps, relationOps, direct } = updateShape(dialect.name, ref, schema, ops);
   const table = physicalTableName(ref.namespace, ref.className);
-  const ms = dateMs(updatedAt);
-  const update = (assignments: readonly Assignment[]) => engine.keyed(compileUpdate(dialect, table, assignments, objectId, ms, returning), [schema]);
-  if (direct && relationOps.length === 0) return ((yield { op: 'row', query: update(directAssignments(schema, valueOps, codec.encodeColumn)) }) as SqlRow | undefined) ?? null;
   function* apply(): SqlProgram<SqlRow | null> {
     const assignments = direct ? directAssignments(schema, valueOps, codec.encodeColumn) : yield* readModifyWrite(engine, table, schema, valueOps, objectId);
     if (!assignments) return null;
-    const row = (yield { op: 'row', query: update(assignments) }) as SqlRow | undefined;
+    const row = (yield { op: 'row', query: engine.keyed(compileUpdate(dialect, table, assignments, objectId, dateMs(updatedAt), returning), [schema]) }) as SqlRow | undefined;
     if (!row) return null;
     for (const op of relationOps) {
       const join = relationTableName(ref.namespace, ref.className, op.column);
@@ -55,25 +67,6 @@ export function* updateRow(
     return row;
   }
   return yield* transaction(apply());
-}
-
-/**
- * The one statement of an update that needs nothing else (top-level set/unset/increment, no Relation
- * operations), or null: the common case runs without a nested program.
- */
-export function singleUpdate(
-  engine: UpdateEngine,
-  ref: TableRef,
-  schema: TableSchema,
-  objectId: string,
-  allOps: readonly FieldOp[],
-  updatedAt: DateValue,
-  returning: readonly string[],
-): CompiledQuery | null {
-  const { valueOps, relationOps, direct } = updateShape(engine.dialect.name, ref, schema, allOps);
-  if (!direct || relationOps.length > 0) return null;
-  const assignments = directAssignments(schema, valueOps, engine.codec.encodeColumn);
-  return engine.keyed(compileUpdate(engine.dialect, physicalTableName(ref.namespace, ref.className), assignments, objectId, dateMs(updatedAt), returning), [schema]);
 }
 
 /** Reads the row (locked where the dialect locks rows), applies the ops, and assigns the changed columns. */

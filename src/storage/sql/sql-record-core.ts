@@ -66,9 +66,9 @@ export function sqlRecordCore(engine: SqlRecordEngine) {
   }
 
   function* update(ref: TableRef, schema: TableSchema, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): SqlProgram<StoredRecord | null> {
-    const names = codec.arrayLayout(schema).names;
-    const single = singleUpdate(engine, ref, schema, objectId, ops, updatedAt, names);
-    const row = single ? ((yield { op: 'row', query: single }) as SqlRow | undefined) : yield* updateRow(engine, ref, schema, objectId, ops, updatedAt, names);
+    const update = { ref, schema, objectId, ops, updatedAt, returning: codec.arrayLayout(schema).names };
+    const single = singleUpdate(engine, update);
+    const row = single ? ((yield { op: 'row', query: single }) as SqlRow | undefined) : yield* updateRow(engine, update);
     return row ? codec.decodeRow(schema, row) : null;
   }
 
@@ -78,9 +78,10 @@ export function sqlRecordCore(engine: SqlRecordEngine) {
    * COALESCE(n, 0) + ? ... RETURNING "objectId"`).
    */
   function* updateWithoutReturning(ref: TableRef, schema: TableSchema, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): SqlProgram<boolean> {
-    const single = singleUpdate(engine, ref, schema, objectId, ops, updatedAt, OBJECT_ID);
+    const update = { ref, schema, objectId, ops, updatedAt, returning: OBJECT_ID };
+    const single = singleUpdate(engine, update);
     if (single) return (yield { op: 'row', query: single }) !== undefined;
-    return (yield* updateRow(engine, ref, schema, objectId, ops, updatedAt, OBJECT_ID)) !== null;
+    return (yield* updateRow(engine, update)) !== null;
   }
 
   /** The row read (locked where the dialect locks rows), then updated, in one transaction (a savepoint when nested). */
@@ -91,7 +92,7 @@ export function sqlRecordCore(engine: SqlRecordEngine) {
       const row = (yield { op: 'row', query: read }) as SqlRow | undefined;
       if (!row) return null;
       const before = codec.decodeRow(schema, row);
-      const after = yield* updateRow(engine, ref, schema, objectId, ops, updatedAt, names);
+      const after = yield* updateRow(engine, { ref, schema, objectId, ops, updatedAt, returning: names });
       return after ? { before, after: codec.decodeRow(schema, after) } : null;
     }
     return yield* transaction(both());
