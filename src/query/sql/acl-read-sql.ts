@@ -1,6 +1,6 @@
 import { SEVERAL_BELOW, aclReadNeedle } from './acl-read-column.js';
 import { and, or, type Cond } from './cond.js';
-import type { SqlDialect } from './dialect.js';
+import type { SqlQueryDialect } from './dialect.js';
 import { join, param, raw, sql, type Sql } from './fragment.js';
 
 /**
@@ -28,7 +28,7 @@ export interface AclReadBranches {
  * The branches for a caller's principals. Parameters in the order of `aclReadParameters`: each
  * principal but `*` as itself, then each as a needle.
  */
-export function aclReadBranches(column: Sql, principals: readonly string[], dialect: SqlDialect): AclReadBranches {
+export function aclReadBranches(column: Sql, principals: readonly string[], dialect: SqlQueryDialect): AclReadBranches {
   const contains = dialect.aclReadColumn?.contains;
   if (!contains) throw new Error('[svcbase] [query] the dialect keeps no ACL$read column');
   const named = principals.filter((key) => key !== '*');
@@ -41,7 +41,7 @@ export function aclReadBranches(column: Sql, principals: readonly string[], dial
 }
 
 /** The ACL read filter on `ACL$read`: the OR of the branches, cheapest first. */
-export function aclReadCond(column: Sql, principals: readonly string[], dialect: SqlDialect): Cond {
+export function aclReadCond(column: Sql, principals: readonly string[], dialect: SqlQueryDialect): Cond {
   const { everyone, one, several } = aclReadBranches(column, principals, dialect);
   return or([everyone, ...one, several]);
 }

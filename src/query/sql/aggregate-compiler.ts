@@ -3,7 +3,7 @@ import { dateValue } from '../../core/values.js';
 import type { AggregatePlan, AggregateTerm, ColumnSchema } from '../plan.js';
 import { COUNT_COLUMN, resultSchema } from '../statistics-schema.js';
 import { condSql } from './cond.js';
-import type { SqlDialect } from './dialect.js';
+import type { SqlQueryDialect } from './dialect.js';
 import { join, param, raw, render, sql, type CompiledQuery, type Sql } from './fragment.js';
 import { mainScope, whereClause } from './find-compiler.js';
 import { columnRef, newState, resolveSlot, tableRef, type CompileState, type SqlSchemaView, type TableScope } from './scope.js';
@@ -38,7 +38,7 @@ function aggregateExpr(term: AggregateTerm, scope: TableScope, state: CompileSta
  * `having` over the result columns, orders (requested terms, then group columns ascending) and
  * pages. Without groupby the inner SELECT yields exactly one row.
  */
-export function compileAggregate(className: string, plan: AggregatePlan, view: SqlSchemaView, dialect: SqlDialect): CompiledAggregate {
+export function compileAggregate(className: string, plan: AggregatePlan, view: SqlSchemaView, dialect: SqlQueryDialect): CompiledAggregate {
   const state = newState(dialect, view);
   const scope = mainScope(className, state);
   const q = (name: string) => raw(dialect.quoteIdent(name));

@@ -1,4 +1,4 @@
-import type { SqlDialect } from './dialect.js';
+import type { SqlQueryDialect } from './dialect.js';
 import { join, raw, sql, type Sql } from './fragment.js';
 
 /**
@@ -48,10 +48,10 @@ function chain(terms: readonly Sql[], separator: string): Sql {
 }
 
 /** Negation; a NULL inner condition counts as false (so its negation is true). */
-export function not(dialect: SqlDialect, c: Cond): Cond {
+export function not(dialect: SqlQueryDialect, c: Cond): Cond {
   return typeof c === 'boolean' ? !c : dialect.not(c);
 }
 
-export function condSql(dialect: SqlDialect, c: Cond): Sql {
+export function condSql(dialect: SqlQueryDialect, c: Cond): Sql {
   return typeof c === 'boolean' ? raw(c ? dialect.trueLiteral : dialect.falseLiteral) : c;
 }

@@ -14,13 +14,9 @@ export type JsonKind = 'nullish' | 'present' | 'true' | 'false' | 'number' | 'st
  * The per-dialect hooks of the query compiler: quoting, placeholders, JSON access, and the few
  * functions SQL lacks natively (safe regex, great-circle distance, day in a time zone, deep JSON
  * equality). Everything else is shared. Predicates may evaluate to NULL where they mean false; `not`
- * must treat NULL as false.
- *
- * The last group of hooks serves the write and DDL compilers (write-compiler.ts, ddl-compiler.ts,
- * bookkeeping-sql.ts): column types, insert-or-skip, row locks for read-modify-write, and the
- * insertion order of bookkeeping rows. `RETURNING` and `IF NOT EXISTS` are shared by both dialects.
+ * must treat NULL as false. The find, count and aggregate compilers see only this part.
  */
-export interface SqlDialect {
+export interface SqlQueryDialect {
   readonly name: 'sqlite' | 'postgres';
   quoteIdent(name: string): string;
   /** The placeholder of the `index`-th parameter (1-based): `?` or `$1`. */
@@ -68,12 +64,6 @@ export interface SqlDialect {
    * `quoteIdent` hashes longer names down to 63 (long-identifier.ts, D60) and this limit is generous.
    */
   readonly maxIdentifierLength: number;
-  /** The SQL type of a physical column. */
-  columnType(kind: StorageKind): string;
-  /** `ALTER TABLE t <addColumn> "c" TYPE`: PostgreSQL adds `IF NOT EXISTS` (SQLite has none; its DDL runs under the write lock). */
-  readonly addColumn: string;
-  /** `ALTER TABLE t <dropColumn> "c"`: PostgreSQL adds `IF EXISTS`. */
-  readonly dropColumn: string;
   /**
    * Present where tables keep an ACL's read principals in their own column (acl-read-column.ts;
    * SQLite): whether `text` contains `needle`. Absent: the ACL filter reads the JSON (PostgreSQL's
@@ -86,19 +76,34 @@ export interface SqlDialect {
    */
   readonly aclReadArray?: { readonly type: string; overlaps(column: Sql, principals: readonly string[]): Sql };
   /**
-   * Present where an index is walked only in the order it was declared in (PostgreSQL: its null
-   * order and collation must be those of the ORDER BY, D160): one index column spelled as the
-   * ascending ORDER BY term of `orderTerm` spells it (`text` for a String column, compared in code
-   * point order). Absent (SQLite): index columns are plain names.
-   */
-  readonly indexTerm?: (quoted: string, text: boolean) => string;
-  /**
    * Present where a find's LIMIT is written into its text (PostgreSQL, D162): a prepared statement's
    * generic plan then knows how few rows it returns and walks an index in order instead of sorting
    * a tenth of the table. Returns the clause for a validated limit and skip. Absent (SQLite): both
    * are parameters.
    */
   readonly inlineLimit?: (limit: number, skip: number) => Sql | null;
+}
+
+/**
+ * The DDL, bookkeeping and locking hooks of a SQL engine, used by the write and DDL compilers
+ * (write-compiler.ts, ddl-compiler.ts, bookkeeping-sql.ts): column types, insert-or-skip, row locks
+ * for read-modify-write, index column spelling, and the insertion order of bookkeeping rows.
+ * `RETURNING` and `IF NOT EXISTS` are shared by both dialects.
+ */
+export interface SqlSchemaDialect {
+  /** The SQL type of a physical column. */
+  columnType(kind: StorageKind): string;
+  /** `ALTER TABLE t <addColumn> "c" TYPE`: PostgreSQL adds `IF NOT EXISTS` (SQLite has none; its DDL runs under the write lock). */
+  readonly addColumn: string;
+  /** `ALTER TABLE t <dropColumn> "c"`: PostgreSQL adds `IF EXISTS`. */
+  readonly dropColumn: string;
+  /**
+   * Present where an index is walked only in the order it was declared in (PostgreSQL: its null
+   * order and collation must be those of the ORDER BY, D160): one index column spelled as the
+   * ascending ORDER BY term of `orderTerm` spells it (`text` for a String column, compared in code
+   * point order). Absent (SQLite): index columns are plain names.
+   */
+  readonly indexTerm?: (quoted: string, text: boolean) => string;
   /** Appended to the CREATE TABLE of a table only ever read by its primary key (SQLite `WITHOUT ROWID`). */
   readonly keyOnlyTable: string;
   /** An INSERT that skips a row whose key exists: `<prefix> "t" (...) VALUES (...)<suffix>`. */
@@ -111,3 +116,6 @@ export interface SqlDialect {
    */
   readonly insertionOrder: { readonly column: string; readonly orderBy: string };
 }
+
+/** A whole SQL engine: its query part and its DDL/locking part (the built-in dialect objects implement both). */
+export interface SqlDialect extends SqlQueryDialect, SqlSchemaDialect {}

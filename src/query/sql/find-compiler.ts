@@ -2,7 +2,7 @@ import type { FindPlan, TableSchema, WhereNode } from '../plan.js';
 import { ACL_READ_COLUMN } from './acl-read-column.js';
 import { aclReadBranches, aclReadCond } from './acl-read-sql.js';
 import { and, condSql } from './cond.js';
-import type { SqlDialect } from './dialect.js';
+import type { SqlQueryDialect } from './dialect.js';
 import { join, param, raw, render, sql, type CompiledQuery, type Sql } from './fragment.js';
 import { geoLatColumn, geoLngColumn } from './layout.js';
 import { columnRef, newState, resolveSlot, tableRef, type CompileState, type SqlSchemaView, type TableScope } from './scope.js';
@@ -54,7 +54,7 @@ function orderClause(plan: FindPlan, scope: TableScope, state: CompileState): Sq
  *
  * @example compileFind('GameScore', plan, { namespace: 'app', schema }, sqliteDialect)
  */
-export function compileFind(className: string, plan: FindPlan, view: SqlSchemaView, dialect: SqlDialect): CompiledQuery {
+export function compileFind(className: string, plan: FindPlan, view: SqlSchemaView, dialect: SqlQueryDialect): CompiledQuery {
   const state = newState(dialect, view);
   const scope = mainScope(className, state);
   const columns = join(physicalColumnNames(scope.schema).map((c) => columnRef(state, scope, c)), ', ');
@@ -63,7 +63,7 @@ export function compileFind(className: string, plan: FindPlan, view: SqlSchemaVi
 }
 
 /** `LIMIT ? OFFSET ?`, or what the dialect writes instead (`inlineLimit`). */
-function limitClause(plan: FindPlan, dialect: SqlDialect): Sql {
+function limitClause(plan: FindPlan, dialect: SqlQueryDialect): Sql {
   return dialect.inlineLimit?.(plan.limit, plan.skip) ?? sql`LIMIT ${param(plan.limit)} OFFSET ${param(plan.skip)}`;
 }
 
@@ -81,7 +81,7 @@ function limitClause(plan: FindPlan, dialect: SqlDialect): Sql {
  * Null where it does not apply: no such where, a `near` order, or a dialect or table without
  * `ACL$read`.
  */
-export function compileFindTopFirst(className: string, plan: FindPlan, keep: number, view: SqlSchemaView, dialect: SqlDialect): CompiledQuery | null {
+export function compileFindTopFirst(className: string, plan: FindPlan, keep: number, view: SqlSchemaView, dialect: SqlQueryDialect): CompiledQuery | null {
   const split = dialect.aclReadColumn && !plan.nearest ? splitAclRead(plan.where) : null;
   if (!split) return null;
   const state = newState(dialect, view);
@@ -97,7 +97,7 @@ export function compileFindTopFirst(className: string, plan: FindPlan, keep: num
 }
 
 /** `SELECT COUNT(*) AS "n"` of the records matching `where` (one row). */
-export function compileCount(className: string, where: WhereNode, view: SqlSchemaView, dialect: SqlDialect): CompiledQuery {
+export function compileCount(className: string, where: WhereNode, view: SqlSchemaView, dialect: SqlQueryDialect): CompiledQuery {
   const state = newState(dialect, view);
   const scope = mainScope(className, state);
   const statement = sql`SELECT COUNT(*) AS ${raw(dialect.quoteIdent('n'))} FROM ${tableRef(state, className)} AS ${raw(scope.alias)} WHERE ${whereClause(where, scope, state)}`;
@@ -147,7 +147,7 @@ function splits(acl: Extract<WhereNode, { kind: 'acl_read' }>): boolean {
  * adapter checks the plan (EXPLAIN QUERY PLAN) before it prefers this to `compileCount`. Null where
  * it does not apply: no such where, or a dialect or table without `ACL$read`.
  */
-export function compileCountByAclBranch(className: string, where: WhereNode, view: SqlSchemaView, dialect: SqlDialect): CompiledQuery | null {
+export function compileCountByAclBranch(className: string, where: WhereNode, view: SqlSchemaView, dialect: SqlQueryDialect): CompiledQuery | null {
   const split = dialect.aclReadColumn ? splitAclRead(where) : null;
   if (!split) return null;
   const state = newState(dialect, view);
@@ -165,7 +165,7 @@ export function compileCountByAclBranch(className: string, where: WhereNode, vie
  * `SELECT COUNT(*)` of the records matching `where`, counting at most `cap`: a bounded probe (the
  * SQLite adapter's read dispatch asks whether an indexed read matches few records).
  */
-export function compileCountUpTo(className: string, where: WhereNode, view: SqlSchemaView, dialect: SqlDialect, cap: number): CompiledQuery {
+export function compileCountUpTo(className: string, where: WhereNode, view: SqlSchemaView, dialect: SqlQueryDialect, cap: number): CompiledQuery {
   if (!Number.isSafeInteger(cap) || cap < 1) throw new Error(`[svcbase] count cap must be a positive integer, got ${cap}`);
   const state = newState(dialect, view);
   const scope = mainScope(className, state);
@@ -178,7 +178,7 @@ export function compileCountUpTo(className: string, where: WhereNode, view: SqlS
  * more than `count` records match. A cheaper probe than `compileCountUpTo` where only "at most
  * `count`?" matters: SQLite steps past the first `count` matches without handing them to an outer query.
  */
-export function compileMatchBeyond(className: string, where: WhereNode, view: SqlSchemaView, dialect: SqlDialect, count: number): CompiledQuery {
+export function compileMatchBeyond(className: string, where: WhereNode, view: SqlSchemaView, dialect: SqlQueryDialect, count: number): CompiledQuery {
   if (!Number.isSafeInteger(count) || count < 0) throw new Error(`[svcbase] match offset must be a non-negative integer, got ${count}`);
   const state = newState(dialect, view);
   const scope = mainScope(className, state);

@@ -3,7 +3,7 @@
  * Dialects differ only in small hooks (src/query/sql/dialect.ts); the compilers are shared. Writes
  * (INSERT, UPDATE, DELETE, Relation rows), DDL and the schema bookkeeping compile the same way.
  */
-export type { SqlDialect, JsonNode, JsonKind } from './dialect.js';
+export type { SqlDialect, SqlQueryDialect, SqlSchemaDialect, JsonNode, JsonKind } from './dialect.js';
 export type { CompiledQuery, Sql } from './fragment.js';
 export type { SqlSchemaView } from './scope.js';
 export type { CompiledAggregate } from './aggregate-compiler.js';

@@ -1,7 +1,7 @@
 import { isValidFieldName, isValidTableName } from '../../core/names.js';
 import type { FieldRef, TableSchema } from '../plan.js';
 import { schemaColumn } from '../schema-lookup.js';
-import type { JsonNode, SqlDialect } from './dialect.js';
+import type { JsonNode, SqlQueryDialect } from './dialect.js';
 import { raw, type Sql } from './fragment.js';
 import { ACL_READ_COLUMN } from './acl-read-column.js';
 import { geoLatColumn, geoLngColumn, physicalTableName, relationTableName } from './layout.js';
@@ -15,12 +15,12 @@ export interface SqlSchemaView {
 
 /** Shared state of one compilation: dialect, schemas, fresh aliases. */
 export interface CompileState {
-  readonly dialect: SqlDialect;
+  readonly dialect: SqlQueryDialect;
   readonly view: SqlSchemaView;
   alias(prefix: string): string;
 }
 
-export function newState(dialect: SqlDialect, view: SqlSchemaView): CompileState {
+export function newState(dialect: SqlQueryDialect, view: SqlSchemaView): CompileState {
   let n = 0;
   return { dialect, view, alias: (prefix) => `${prefix}${++n}` };
 }

@@ -1,9 +1,10 @@
-import type { SqlDialect } from './dialect.js';
+import type { SqlDialect, SqlQueryDialect } from './dialect.js';
 import type { CompiledQuery } from './fragment.js';
 import { physicalIdent } from './identifier.js';
 
 /**
- * Row writes per dialect: INSERT, the UPDATE of field operations, DELETE, the read of a
+ * Row writes per dialect (the query part; the read of a read-modify-write and the Relation insert
+ * also use the locking part): INSERT, the UPDATE of field operations, DELETE, the read of a
  * read-modify-write, and the join-table rows of Relations. Pure functions over physical names
  * (layout.ts) and already-encoded column values; every value is a parameter.
  */
@@ -13,14 +14,14 @@ export type Assignment =
   | { readonly kind: 'set'; readonly column: string; readonly value: unknown }
   | { readonly kind: 'increment'; readonly column: string; readonly amount: number };
 
-function placeholders(dialect: SqlDialect, from: number, count: number): string {
+function placeholders(dialect: SqlQueryDialect, from: number, count: number): string {
   const out = new Array<string>(count);
   for (let i = 0; i < count; i++) out[i] = dialect.placeholder(from + i);
   return out.join(', ');
 }
 
 /** `INSERT INTO t ("objectId", ...) VALUES (?, ...)` of physical columns and their values. */
-export function compileInsert(dialect: SqlDialect, table: string, columns: readonly string[], values: readonly unknown[]): CompiledQuery {
+export function compileInsert(dialect: SqlQueryDialect, table: string, columns: readonly string[], values: readonly unknown[]): CompiledQuery {
   const names = columns.map((c) => physicalIdent(dialect, c)).join(', ');
   return { sql: `INSERT INTO ${physicalIdent(dialect, table)} (${names}) VALUES (${placeholders(dialect, 1, columns.length)})`, parameters: values };
 }
@@ -32,7 +33,7 @@ export function compileInsert(dialect: SqlDialect, table: string, columns: reado
  * (PostgreSQL's "cached plan must not change result type", which no driver can retry in a transaction).
  */
 export function compileUpdate(
-  dialect: SqlDialect,
+  dialect: SqlQueryDialect,
   table: string,
   assignments: readonly Assignment[],
   objectId: string,
@@ -64,7 +65,7 @@ export function compileSelectById(dialect: SqlDialect, table: string, objectId: 
 }
 
 /** `DELETE FROM t WHERE "objectId" = ?`. */
-export function compileDeleteById(dialect: SqlDialect, table: string, objectId: string): CompiledQuery {
+export function compileDeleteById(dialect: SqlQueryDialect, table: string, objectId: string): CompiledQuery {
   return { sql: `DELETE FROM ${physicalIdent(dialect, table)} WHERE "objectId" = ${dialect.placeholder(1)}`, parameters: [objectId] };
 }
 
@@ -76,12 +77,12 @@ export function compileAddRelation(dialect: SqlDialect, joinTable: string, ownin
 }
 
 /** Removes one member from a Relation's join table. */
-export function compileRemoveRelation(dialect: SqlDialect, joinTable: string, owningId: string, relatedId: string): CompiledQuery {
+export function compileRemoveRelation(dialect: SqlQueryDialect, joinTable: string, owningId: string, relatedId: string): CompiledQuery {
   const sql = `DELETE FROM ${physicalIdent(dialect, joinTable)} WHERE "owningId" = ${dialect.placeholder(1)} AND "relatedId" = ${dialect.placeholder(2)}`;
   return { sql, parameters: [owningId, relatedId] };
 }
 
 /** Removes every member of one owner (its record was deleted). */
-export function compileClearRelation(dialect: SqlDialect, joinTable: string, owningId: string): CompiledQuery {
+export function compileClearRelation(dialect: SqlQueryDialect, joinTable: string, owningId: string): CompiledQuery {
   return { sql: `DELETE FROM ${physicalIdent(dialect, joinTable)} WHERE "owningId" = ${dialect.placeholder(1)}`, parameters: [owningId] };
 }

@@ -3,7 +3,7 @@ import { ACL_READ_COLUMN } from '../../query/sql/acl-read-column.js';
 import { aclReadArrayIndexName } from '../../query/sql/ddl-compiler.js';
 import { physicalIdent } from '../../query/sql/identifier.js';
 import { postgresDialect } from '../../query/sql/postgres-dialect.js';
-import type { PgQueryable } from './pg-client.js';
+import { type SqlProgram, rows, schema } from '../sql/sql-program.js';
 
 /**
  * The read principals of a record's ACL on PostgreSQL (D161), kept in `"ACL$read" text[]` beside the
@@ -33,16 +33,16 @@ const PRINCIPALS_OF_ACL = `CASE WHEN "ACL" IS NULL THEN '{*}'::text[] WHEN jsonb
  * transaction: no reader sees the column's default `{*}` on a row its ACL restricts. Safe to race
  * (`IF NOT EXISTS`; a second fill computes the same values).
  */
-export async function ensureAclReadColumn(client: PgQueryable, table: string): Promise<void> {
+export function* ensureAclReadColumn(table: string): SqlProgram<void> {
   const t = physicalIdent(postgresDialect, table);
-  const present = await client.unsafe(
-    `SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = $2 AND NOT attisdropped`,
-    [t, ACL_READ_COLUMN] as never[],
-    { prepare: true },
-  );
+  const present = yield* rows({
+    sql: `SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = $2 AND NOT attisdropped`,
+    parameters: [t, ACL_READ_COLUMN],
+  });
   const column = physicalIdent(postgresDialect, ACL_READ_COLUMN);
   const index = `CREATE INDEX IF NOT EXISTS ${physicalIdent(postgresDialect, aclReadArrayIndexName(table))} ON ${t} USING gin (${column})`;
   // A table made with its ACL column has the column (CREATE TABLE); its index is made here.
-  if (present.length > 0) return void (await client.unsafe(index));
-  await client.unsafe([`ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${column} text[] NOT NULL DEFAULT '{*}'`, `UPDATE ${t} SET ${column} = ${PRINCIPALS_OF_ACL} WHERE "ACL" IS NOT NULL`, index].join('; '));
+  if (present.length > 0) return yield* schema([{ sql: index, parameters: [] }]);
+  const fill = [`ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${column} text[] NOT NULL DEFAULT '{*}'`, `UPDATE ${t} SET ${column} = ${PRINCIPALS_OF_ACL} WHERE "ACL" IS NOT NULL`, index];
+  yield* schema([{ sql: fill.join('; '), parameters: [] }]);
 }

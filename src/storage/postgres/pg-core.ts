@@ -2,29 +2,22 @@ import type { Clock } from '../../core/clock.js';
 import { configError } from '../../core/errors.js';
 import { LruMap } from '../../core/lru.js';
 import type { DateValue, StoredRecord, Value } from '../../core/values.js';
-import { mergeColumns } from '../../operators/column-types.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
 import { type SqlSchemaView, compileAggregate, compileCount, compileFind, postgresDialect } from '../../query/sql/index.js';
-import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
-import { type SchemaDrop, planDropColumn, planDropIndex, planDropTable } from '../../query/sql/schema-drops.js';
-import { compileClearRelation, compileDeleteById, compileInsert, compileSelectById } from '../../query/sql/write-compiler.js';
-import { checkIndexSpec } from '../kit/index-spec.js';
 import { freezeSchema } from '../kit/freeze-schema.js';
-import { projectRecord } from '../kit/projection.js';
 import type { FieldOp, SchemaLimits, TableRef, UpdateImages } from '../port.js';
-import { assertNewTable } from '../schema-rules.js';
 import type { PgQueryable } from './pg-client.js';
 import { sqlState, withPgErrors } from './pg-errors.js';
-import { decodePgRow, decodePgValues, encodePgRecord, pgArrayLayout } from './pg-row-codec.js';
-import { PgSchemaStore, runQuery } from './pg-schema-store.js';
+import { pgCodec } from './pg-codec.js';
+import { type PgSchemaStore, pgSchemaPrograms, pgSchemaStore } from './pg-schema-store.js';
+import { type SqlSchemaEngine, type SqlSchemaPrograms, sqlSchemaCore } from '../sql/sql-schema-core.js';
+import { type Atomically, pgSqlDriver } from './pg-sql-driver.js';
+import { type AsyncSqlDriver, awaiting, runAsync } from '../sql/sql-program.js';
+import { type SqlRecordPrograms, sqlRecordCore } from '../sql/sql-record-core.js';
 import { keyedToSchemas } from './statement-key.js';
-import { planUpdate } from './pg-update.js';
 import { referencedTables } from '../kit/plan-tables.js';
 
 const D = postgresDialect;
-
-/** `SELECT <physical columns> ... WHERE "objectId" = $1` per (frozen, cached) schema. */
-const getSql = new WeakMap<TableSchema, string>();
 
 /** A cached schema and when it was loaded (clock ms). */
 interface CachedSchema {
@@ -100,28 +93,37 @@ export class PgSchemaCache {
   }
 }
 
-/** Runs `work` in a transaction (or a savepoint of the open one) on the client. */
-export type Atomically = <T>(work: (client: PgQueryable) => Promise<T>) => Promise<T>;
+export type { Atomically };
 
 /**
  * The asynchronous core of the PostgreSQL adapter, on one client: the pool, or the connection of an
- * open transaction. Every statement comes from the SQL compilers of src/query/sql (PostgreSQL
- * dialect) and runs as a prepared statement; this class only chooses them, caches schemas and maps
- * errors.
+ * open transaction. The shared record and schema programs (src/storage/sql) run on postgres.js as
+ * prepared statements; this class chooses the schemas and statements they run with, caches
+ * schemas, repairs after 42P01/42703 and maps errors.
  */
 export class PgCore {
   private readonly store: PgSchemaStore;
+  /** Runs the record core's programs on this client. */
+  private readonly driver: AsyncSqlDriver;
+  /** The record operations (src/storage/sql/sql-record-core.ts). */
+  private readonly records: SqlRecordPrograms;
+  /** The schema operations (src/storage/sql/sql-schema-core.ts) over this core's hooks. */
+  private readonly schemaOps: SqlSchemaPrograms;
 
   constructor(
-    private readonly client: PgQueryable,
+    client: PgQueryable,
     private readonly cache: PgSchemaCache,
-    private readonly atomically: Atomically,
+    atomically: Atomically,
     /** Runs schema bookkeeping in a SERIALIZABLE transaction (retried on 40001), or a savepoint of the open one. */
     private readonly serializable: Atomically,
     /** Resolves once the bookkeeping tables exist (created on first use). */
     private readonly ready: () => Promise<void>,
   ) {
-    this.store = new PgSchemaStore(client);
+    this.store = pgSchemaStore(client);
+    this.driver = pgSqlDriver(client, { atomically, retryRaces: true });
+    // Statements keyed to the column types they were compiled with (statement-key.ts).
+    this.records = sqlRecordCore({ dialect: D, codec: pgCodec, keyed: keyedToSchemas });
+    this.schemaOps = sqlSchemaCore(this.schemaEngine());
   }
 
   async getSchema(ref: TableRef): Promise<TableSchema | null> {
@@ -166,215 +168,148 @@ export class PgCore {
     return schema;
   }
 
-  async ensureColumns(ref: TableRef, wanted: Readonly<Record<string, ColumnSchema>>, limits?: SchemaLimits): Promise<TableSchema> {
-    const cached = this.cache.get(ref);
-    if (cached && mergeColumns(ref.className, cached, wanted).added.length === 0) return cached;
-    await this.ready();
-    if (!cached) {
-      // Most calls name columns that exist already: one read, no transaction.
-      const loaded = await this.store.load(ref);
-      if (loaded && mergeColumns(ref.className, loaded, wanted).added.length === 0) return this.cache.set(ref, await this.materialized(ref, loaded));
-    }
-    // Claim in one SERIALIZABLE transaction: the limits and name rules see every racing claim (D62),
-    // and the first instance to record a column fixes its type (a loser sees it and gets 111).
-    const claim = this.serializable(async (client) => {
-      const store = new PgSchemaStore(client);
-      const current = await store.load(ref);
-      const { added } = mergeColumns(ref.className, current, wanted, limits);
-      if (current && added.length === 0) return { current, claimed: current, added };
-      if (!current) assertNewTable(ref.className, await store.tableNames(ref.namespace), limits);
-      await store.claim(ref, !current, added);
-      return { current, claimed: await store.load(ref), added };
-    });
-    // A refusal (111, 11080-11083) may come from what another instance recorded: drop the stale entry.
-    const { current, claimed, added } = await claim.catch((error: unknown) => {
-      this.cache.forget(ref);
-      throw error;
-    });
-    if (!claimed) throw configError('postgres', `table ${ref.className} vanished while its columns were added`);
-    const { schema } = mergeColumns(ref.className, claimed, wanted);
-    // Then the DDL, outside the transaction, with the claimed types; every statement IF NOT EXISTS.
-    const columns: Array<readonly [string, ColumnSchema]> = added.map(([name]) => [name, claimed.columns[name]!]);
-    if (!current) await this.store.materialize(ref, claimed);
-    else if (columns.length > 0) await this.store.materialize(ref, claimed, columns);
-    this.cache.markMaterialized(ref, claimed, current ? columns.map(([name]) => name) : undefined);
-    // Columns another instance recorded meanwhile (the claim re-read them) are checked the same way.
-    await this.materialized(ref, claimed);
-    return this.cache.set(ref, schema);
+  /**
+   * Claims in one SERIALIZABLE transaction (the limits and name rules see every racing claim, D62;
+   * the first instance to record a column fixes its type and a loser gets 111), then the DDL outside
+   * it with the claimed types, every statement IF NOT EXISTS (sql-schema-core.ts, `afterClaim` here).
+   */
+  ensureColumns(ref: TableRef, wanted: Readonly<Record<string, ColumnSchema>>, limits?: SchemaLimits): Promise<TableSchema> {
+    return runAsync(this.schemaOps.ensureColumns(ref, wanted, limits), this.driver);
   }
 
-  async createIndex(ref: TableRef, index: IndexSpec): Promise<void> {
-    if (checkIndexSpec('postgres', await this.getSchema(ref), index)) return;
-    const schema = await this.store.load(ref);
-    if (checkIndexSpec('postgres', schema, index) || !schema) {
-      if (schema) this.cache.set(ref, schema);
-      return;
-    }
-    const spec: IndexSpec = { name: index.name, columns: [...index.columns], unique: index.unique };
-    await withPgErrors(() => this.store.addIndex(ref, spec, schema));
-    const after = await this.store.load(ref);
-    if (after) this.cache.set(ref, after);
+  createIndex(ref: TableRef, index: IndexSpec): Promise<void> {
+    return withPgErrors(() => runAsync(this.schemaOps.createIndex(ref, index), this.driver));
   }
 
   async insert(ref: TableRef, record: StoredRecord): Promise<void> {
-    const schema = await this.freshFor(ref, Object.keys(record));
+    const columns = Object.keys(record);
+    const schema = await this.freshFor(ref, columns);
     if (!schema) throw configError('postgres', `table ${ref.className} does not exist: call ensureColumns first`);
-    const table = physicalTableName(ref.namespace, ref.className);
-    await this.repairingWrite(ref, schema, Object.keys(record), async (current) => {
-      const columns = encodePgRecord(current, record);
-      const query = keyedToSchemas(compileInsert(D, table, columns.map((c) => c[0]), columns.map((c) => c[1])), [current]);
-      await withPgErrors(() => runQuery(this.client, query));
-    });
+    await withPgErrors(() => this.repairingWrite(ref, schema, columns, (current) => runAsync(this.records.insert(ref, current, record), this.driver)));
   }
 
-  async get(ref: TableRef, objectId: string, projection?: Projection): Promise<StoredRecord | null> {
-    const schema = await this.getSchema(ref);
-    if (!schema) return null;
-    return this.repairing(ref, schema, null, async (current) => {
-      const layout = pgArrayLayout(current);
-      const query = compileSelectById(D, physicalTableName(ref.namespace, ref.className), objectId, layout.names);
-      const row = (await withPgErrors(() => this.client.unsafe(query.sql, query.parameters as never[], { prepare: true }).values()))[0];
-      return row ? projectRecord(decodePgValues(current, row, layout), projection) : null;
-    });
+  get(ref: TableRef, objectId: string, projection?: Projection): Promise<StoredRecord | null> {
+    return this.read(ref, null, (schema) => runAsync(this.records.get(ref, schema, objectId, projection), this.driver));
   }
 
-  async update(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<StoredRecord | null> {
-    const schema = await this.freshFor(ref, opColumns(ops));
-    if (!schema) return null;
-    return this.repairingWrite(ref, schema, opColumns(ops), (current) => {
-      const plan = planUpdate(ref, current, objectId, ops, updatedAt);
-      return withPgErrors(() => (plan.single ? plan.run(this.client) : this.atomically((client) => plan.run(client))));
-    });
+  update(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<StoredRecord | null> {
+    return this.write(ref, opColumns(ops), null, (schema) => runAsync(this.records.update(ref, schema, objectId, ops, updatedAt), this.driver));
   }
 
-  /**
-   * `update` answering only whether the record exists: the REST update replies `updatedAt` alone, so
-   * its statement returns `"objectId"` and no row is decoded (an Increment is one `UPDATE ... SET n =
-   * COALESCE(n, 0) + $1 ... RETURNING "objectId"`).
-   */
-  async updateWithoutReturning(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<boolean> {
-    const schema = await this.freshFor(ref, opColumns(ops));
-    if (!schema) return false;
-    return this.repairingWrite(ref, schema, opColumns(ops), (current) => {
-      const plan = planUpdate(ref, current, objectId, ops, updatedAt);
-      return withPgErrors(() => (plan.single ? plan.runWithoutRecord(this.client) : this.atomically((client) => plan.runWithoutRecord(client))));
-    });
+  updateWithoutReturning(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<boolean> {
+    return this.write(ref, opColumns(ops), false, (schema) => runAsync(this.records.updateWithoutReturning(ref, schema, objectId, ops, updatedAt), this.driver));
   }
 
   /** The row locked (`FOR UPDATE`) and read, then updated, in one transaction (a savepoint when nested). */
-  async updateReturningBefore(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<UpdateImages | null> {
-    const schema = await this.freshFor(ref, opColumns(ops));
-    if (!schema) return null;
-    return this.repairingWrite(ref, schema, opColumns(ops), (current) => {
-      const plan = planUpdate(ref, current, objectId, ops, updatedAt);
-      const read = compileSelectById(D, physicalTableName(ref.namespace, ref.className), objectId, pgArrayLayout(current).names, true);
-      return withPgErrors(() =>
-        this.atomically(async (client) => {
-          const row = (await runQuery(client, read))[0];
-          if (!row) return null;
-          const before = decodePgRow(current, row);
-          const after = await plan.run(client);
-          return after ? { before, after } : null;
-        }),
-      );
-    });
+  updateReturningBefore(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): Promise<UpdateImages | null> {
+    return this.write(ref, opColumns(ops), null, (schema) => runAsync(this.records.updateReturningBefore(ref, schema, objectId, ops, updatedAt), this.driver));
   }
 
-  async delete(ref: TableRef, objectId: string): Promise<boolean> {
-    const schema = await this.getSchema(ref);
-    if (!schema) return false;
-    return this.repairing(ref, schema, false, (current) => {
-      const relations = Object.entries(current.columns).filter(([, c]) => c.type === 'Relation').map(([name]) => name);
-      const remove = async (client: PgQueryable): Promise<boolean> => {
-        const rows = await runQuery(client, compileDeleteById(D, physicalTableName(ref.namespace, ref.className), objectId));
-        if (!rows.count) return false;
-        for (const column of relations) await runQuery(client, compileClearRelation(D, relationTableName(ref.namespace, ref.className, column), objectId));
-        return true;
-      };
-      return relations.length === 0 ? remove(this.client) : this.atomically(remove);
-    });
+  delete(ref: TableRef, objectId: string): Promise<boolean> {
+    return this.read(ref, false, (schema) => runAsync(this.records.delete(ref, schema, objectId), this.driver));
   }
 
-  async find(ref: TableRef, plan: FindPlan): Promise<StoredRecord[]> {
-    const schema = await this.getSchema(ref);
-    if (!schema) return [];
-    return this.repairing(ref, schema, [], async (current) => {
-      const view = await this.view(ref, current, plan.where);
+  /** Finds, counts and aggregates compile after the schemas of every table their where reads are loaded, keyed to their column types. */
+  find(ref: TableRef, plan: FindPlan): Promise<StoredRecord[]> {
+    return this.read(ref, [], async (schema) => {
+      const view = await this.view(ref, schema, plan.where);
       const query = keyedToSchemas(compileFind(ref.className, plan, view, D), view.schemas);
-      const rows = await withPgErrors(() => this.client.unsafe(query.sql, query.parameters as never[], { prepare: true }).values());
-      const layout = pgArrayLayout(current);
-      const out: StoredRecord[] = new Array(rows.length);
-      for (let i = 0; i < rows.length; i++) out[i] = projectRecord(decodePgValues(current, rows[i]!, layout), plan.projection);
-      return out;
+      return runAsync(this.records.find(schema, plan, () => query, null), this.driver);
     });
   }
 
-  async count(ref: TableRef, where: WhereNode): Promise<number> {
-    const schema = await this.getSchema(ref);
-    if (!schema) return 0;
-    return this.repairing(ref, schema, 0, async (current) => {
-      const view = await this.view(ref, current, where);
-      const query = keyedToSchemas(compileCount(ref.className, where, view, D), view.schemas);
-      const rows = await withPgErrors(() => runQuery(this.client, query));
-      return Number(rows[0]?.n ?? 0);
+  count(ref: TableRef, where: WhereNode): Promise<number> {
+    return this.read(ref, 0, async (schema) => {
+      const view = await this.view(ref, schema, where);
+      return runAsync(this.records.count(keyedToSchemas(compileCount(ref.className, where, view, D), view.schemas)), this.driver);
     });
   }
 
-  async aggregate(ref: TableRef, plan: AggregatePlan): Promise<Array<Record<string, Value>>> {
-    const schema = await this.getSchema(ref);
-    if (!schema) return [];
-    return this.repairing(ref, schema, [], async (current) => {
-      const view = await this.view(ref, current, plan.where);
+  aggregate(ref: TableRef, plan: AggregatePlan): Promise<Array<Record<string, Value>>> {
+    return this.read(ref, [], async (schema) => {
+      const view = await this.view(ref, schema, plan.where);
       const { query, decode } = compileAggregate(ref.className, plan, view, D);
-      const rows = await withPgErrors(() => runQuery(this.client, keyedToSchemas(query, view.schemas)));
-      return rows.map((row) => decode(row));
+      return runAsync(this.records.aggregate({ query: keyedToSchemas(query, view.schemas), decode }), this.driver);
     });
   }
 
-  async listTables(namespace: string): Promise<string[]> {
-    await this.ready();
-    return this.store.tableNames(namespace);
+  /** A read with the table's schema (`gone` when there is no table), repaired after 42P01/42703. */
+  private async read<T>(ref: TableRef, gone: T, work: (schema: TableSchema) => Promise<T>): Promise<T> {
+    const schema = await this.getSchema(ref);
+    if (!schema) return gone;
+    return withPgErrors(() => this.repairing(ref, schema, gone, work));
   }
 
-  dropColumn(ref: TableRef, column: string): Promise<boolean> {
-    return this.drop(ref, (schema) => planDropColumn(D, ref.namespace, schema, column));
+  /** A write naming `columns` with a schema that knows them (`gone` when there is no table), repaired after 42P01/42703. */
+  private async write<T>(ref: TableRef, columns: readonly string[], gone: T, work: (schema: TableSchema) => Promise<T>): Promise<T> {
+    const schema = await this.freshFor(ref, columns);
+    if (!schema) return gone;
+    return withPgErrors(() => this.repairingWrite(ref, schema, columns, work));
   }
 
-  dropIndex(ref: TableRef, name: string): Promise<boolean> {
-    return this.drop(ref, (schema) => planDropIndex(D, ref.namespace, schema, name));
-  }
-
-  dropTable(ref: TableRef): Promise<boolean> {
-    return this.drop(ref, (schema) => planDropTable(D, ref.namespace, schema));
+  listTables(namespace: string): Promise<string[]> {
+    return runAsync(this.schemaOps.listTables(namespace), this.driver);
   }
 
   /**
-   * Plans a drop against the schema recorded now and runs its DDL and bookkeeping in one SERIALIZABLE
-   * transaction (PostgreSQL's DDL is transactional). Other instances keep a cached schema for at most
-   * the cache TTL; a statement of theirs that meets the missing column or table is rebuilt from the
-   * recorded schema (`repairing`).
+   * A drop is planned against the schema recorded now and runs its DDL and bookkeeping in one
+   * SERIALIZABLE transaction (PostgreSQL's DDL is transactional). Other instances keep a cached schema
+   * for at most the cache TTL; a statement of theirs that meets the missing column or table is
+   * rebuilt from the recorded schema (`repairing`).
    */
-  private async drop(ref: TableRef, plan: (schema: TableSchema) => SchemaDrop | null): Promise<boolean> {
-    await this.ready();
-    try {
-      return await withPgErrors(() =>
-        this.serializable(async (client) => {
-          const store = new PgSchemaStore(client);
-          const schema = await store.load(ref);
-          const statements = schema ? plan(schema) : null;
-          if (statements) await store.drop(statements);
-          return statements !== null;
-        }),
-      );
-    } finally {
-      this.cache.forgetTable(ref);
-    }
+  dropColumn(ref: TableRef, column: string): Promise<boolean> {
+    return withPgErrors(() => runAsync(this.schemaOps.dropColumn(ref, column), this.driver));
+  }
+
+  dropIndex(ref: TableRef, name: string): Promise<boolean> {
+    return withPgErrors(() => runAsync(this.schemaOps.dropIndex(ref, name), this.driver));
+  }
+
+  dropTable(ref: TableRef): Promise<boolean> {
+    return withPgErrors(() => runAsync(this.schemaOps.dropTable(ref), this.driver));
   }
 
   async dropNamespace(namespace: string): Promise<void> {
-    await this.ready();
-    await this.store.dropNamespace(namespace);
-    this.cache.clear();
+    await runAsync(this.schemaOps.dropNamespace(namespace), this.driver);
+  }
+
+  /**
+   * PostgreSQL's hooks of the schema operations: claims and drops in a SERIALIZABLE transaction
+   * retried on 40001 (`serializable`), index creation and a namespace's drop on this client with each
+   * DDL statement retried on races; the DDL of a claim after it commits, then every recorded column
+   * this instance has not seen made (`materialized`); the TTL cache updated or forgotten.
+   */
+  private schemaEngine(): SqlSchemaEngine {
+    // The hooks are generator functions, which cannot be arrows.
+    const core = this;
+    return {
+      dialect: D,
+      store: pgSchemaPrograms,
+      *schemaForRead(ref) {
+        return yield* awaiting(core.getSchema(ref));
+      },
+      *ready() {
+        yield* awaiting(core.ready());
+      },
+      *schemaWrite(kind, work) {
+        if (kind === 'index' || kind === 'namespace') return yield* work();
+        return yield* awaiting(core.serializable((client) => runAsync(work(), pgSqlDriver(client, { retryRaces: false }))));
+      },
+      *duringClaim() {},
+      *afterClaim(ref, { current, claimed, added }) {
+        if (!claimed) return;
+        const columns: Array<readonly [string, ColumnSchema]> = added.map(([name]) => [name, claimed.columns[name]!]);
+        if (!current) yield* pgSchemaPrograms.materialize(ref, claimed);
+        else if (columns.length > 0) yield* pgSchemaPrograms.materialize(ref, claimed, columns);
+        core.cache.markMaterialized(ref, claimed, current ? columns.map(([name]) => name) : undefined);
+        // Columns another instance recorded meanwhile (the claim re-read them) are checked the same way.
+        yield* awaiting(core.materialized(ref, claimed));
+      },
+      remember: (ref, schema) => core.cache.set(ref, schema),
+      forget: (ref) => core.cache.forget(ref),
+      afterDrop: (ref) => core.cache.forgetTable(ref),
+      afterNamespaceDrop: () => core.cache.clear(),
+    };
   }
 
   /**
@@ -386,7 +321,7 @@ export class PgCore {
    * (what the operation answers for a missing table). Other tables an inner query reads are
    * repaired by their own statements.
    */
-  private async repairing<T>(ref: TableRef, schema: TableSchema, gone: T, work: (schema: TableSchema) => PromiseLike<T>): Promise<T> {
+  private async repairing<T>(ref: TableRef, schema: TableSchema, gone: T, work: (schema: TableSchema) => Promise<T>): Promise<T> {
     try {
       return await work(schema);
     } catch (error) {
@@ -400,7 +335,7 @@ export class PgCore {
    * another instance since this one checked, they are added back with the types the write was
    * validated against (as a write naming a new column adds it) and the write runs on the result.
    */
-  private async repairingWrite<T>(ref: TableRef, schema: TableSchema, columns: readonly string[], work: (schema: TableSchema) => PromiseLike<T>): Promise<T> {
+  private async repairingWrite<T>(ref: TableRef, schema: TableSchema, columns: readonly string[], work: (schema: TableSchema) => Promise<T>): Promise<T> {
     try {
       return await work(schema);
     } catch (error) {

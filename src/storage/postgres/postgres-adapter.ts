@@ -4,7 +4,7 @@ import type { StorageAdapter, StorageCapabilities } from '../port.js';
 import { type PgClient, type PgQueryable, type PgTransactionClient, pgTransaction } from './pg-client.js';
 import { type Atomically, PgCore, PgSchemaCache } from './pg-core.js';
 import { isRetryable } from './pg-errors.js';
-import { createPgBookkeeping } from './pg-schema-store.js';
+import { pgSchemaStore } from './pg-schema-store.js';
 
 export interface PostgresStorageOptions {
   /**
@@ -55,7 +55,7 @@ export function postgresStorage(options: PostgresStorageOptions): StorageAdapter
   // The bookkeeping tables are created on first use (once; tried again after a failure).
   let bookkeeping: Promise<void> | null = null;
   const ready = (): Promise<void> => {
-    bookkeeping ??= createPgBookkeeping(sql).catch((error: unknown) => {
+    bookkeeping ??= pgSchemaStore(sql).createBookkeeping().catch((error: unknown) => {
       bookkeeping = null;
       throw error;
     });

@@ -1,29 +1,23 @@
 import { configError } from '../../core/errors.js';
 import type { DateValue, StoredRecord, Value } from '../../core/values.js';
-import { mergeColumns } from '../../operators/column-types.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
 import { type SqlSchemaView, compileAggregate, compileCount, compileCountByAclBranch, compileFind, compileFindTopFirst, sqliteAdapterDialect } from '../../query/sql/index.js';
-import { physicalTableName, relationTableName } from '../../query/sql/layout.js';
-import { type SchemaDrop, planDropColumn, planDropIndex, planDropTable } from '../../query/sql/schema-drops.js';
-import { compileClearRelation, compileDeleteById, compileInsert, compileSelectById } from '../../query/sql/write-compiler.js';
-import { checkIndexSpec } from '../kit/index-spec.js';
 import { freezeSchema } from '../kit/freeze-schema.js';
-import { projectRecord } from '../kit/projection.js';
 import type { FieldOp, SchemaLimits, TableRef, UpdateImages } from '../port.js';
-import { assertNewTable } from '../schema-rules.js';
 import type { SqliteDatabase } from './database-shape.js';
-import { arrayLayout, decodeRow, decodeValues, encodeRecord } from './row-codec.js';
+import { sqliteCodec } from './row-codec.js';
 import { type CachedQuery, type PlanShape, QueryCache, branchCountShape, countShape, findShape, topFirstShape } from './query-cache.js';
-import { SchemaStore, createBookkeeping } from './schema-store.js';
+import { type SqliteSchemaStore, sqliteSchemaPrograms, sqliteSchemaStore } from './sqlite-schema-store.js';
+import { type SqlSchemaEngine, type SqlSchemaPrograms, sqlSchemaCore } from '../sql/sql-schema-core.js';
 import { upgradeAclRead } from './acl-read-backfill.js';
 import { SchemaVersion } from './schema-version.js';
 import { withSqliteErrors } from './sqlite-errors.js';
-import { updateRow, updateRowWithoutReturning } from './sqlite-update.js';
+import { type SqlRecordPrograms, sqlRecordCore } from '../sql/sql-record-core.js';
+import { type SyncSqlDriver, runSync } from '../sql/sql-program.js';
+import { sqliteSqlDriver } from './sqlite-sql-driver.js';
 import { StatementCache } from './statement-cache.js';
 import type { CompiledQuery } from '../../query/sql/index.js';
 import type { SqliteStatement } from './database-shape.js';
-
-type Row = Record<string, unknown>;
 
 /** A top-first find (D147) keeps this many times `skip + limit` records in its first step, */
 const TOP_FIRST_FACTOR = 4;
@@ -41,43 +35,80 @@ export interface TopFirstQuery {
   answered(rows: readonly unknown[][]): boolean;
 }
 
-/** What the core caches per existing table: its schema and its hot SQL texts. */
+/** What the core caches per existing table. */
 interface TableEntry {
   /** null only in the throwaway entry of a missing table (never cached). */
   schema: TableSchema | null;
-  /** The physical table name. */
-  readonly physical: string;
-  readonly deleteById: string;
 }
 
 /**
- * The synchronous core of the SQLite adapter: each method is one statement or one IMMEDIATE
- * transaction, so it is atomic. Schemas of existing tables are cached in memory (a missing table
+ * The synchronous core of the SQLite adapter: the shared record and schema programs
+ * (src/storage/sql) run on better-sqlite3 with the statements and schemas this core chooses. Each
+ * method is one statement or one IMMEDIATE transaction, so it is atomic. Schemas of existing tables are cached in memory (a missing table
  * is looked up each time, so unknown names never pile up); the cache is dropped whenever a
  * transaction rolls back (`invalidate`) and whenever another connection changed the schema
  * (`SchemaVersion`). Schema writes re-read the schema inside their transaction.
  */
 export class SqliteCore {
   readonly statements: StatementCache;
-  private readonly store: SchemaStore;
+  private readonly store: SqliteSchemaStore;
   /** Compiled find/count SQL per plan shape and schema (src/storage/sqlite/query-cache.ts). */
   private readonly queries = new QueryCache();
   /** Finds left before a top-first shape is tried again, per cached shape (`topFirstQuery`). */
   private readonly topFirstWaits = new WeakMap<object, number>();
-  /** `SELECT <physical columns> ... WHERE "objectId" = ?` per (frozen) schema, read as arrays. */
-  private getSql = new WeakMap<TableSchema, string>();
-  /** INSERT texts per (frozen) schema, by the comma-joined physical column names. */
-  private insertSql = new WeakMap<TableSchema, Map<string, string>>();
+  /** Runs the record core's programs on this connection, at once. */
+  private readonly driver: SyncSqlDriver;
+  /** The record operations (src/storage/sql/sql-record-core.ts). */
+  private readonly records: SqlRecordPrograms;
+  /** The schema operations (src/storage/sql/sql-schema-core.ts) over this core's hooks. */
+  private readonly schemaOps: SqlSchemaPrograms;
   /** namespace -> className -> entry. */
   private readonly entries = new Map<string, Map<string, TableEntry>>();
   private readonly version: SchemaVersion;
 
   constructor(readonly db: SqliteDatabase) {
     this.statements = new StatementCache(db);
-    createBookkeeping(db);
-    this.store = new SchemaStore(db, this.statements);
+    this.store = sqliteSchemaStore(db, this.statements);
+    this.store.createBookkeeping();
     upgradeAclRead(db, (ref) => this.store.load(ref));
     this.version = new SchemaVersion(db);
+    this.driver = sqliteSqlDriver(db, this.statements);
+    // Statements run as compiled (no keying): a schema change moves the cookie, which drops every cached statement.
+    this.records = sqlRecordCore({ dialect: sqliteAdapterDialect, codec: sqliteCodec, keyed: (query) => query });
+    this.schemaOps = sqlSchemaCore(this.schemaEngine());
+  }
+
+  /**
+   * SQLite's hooks of the schema operations: every change in one IMMEDIATE transaction
+   * (`schemaWrite`: the schema-version cookie settled around it), the DDL inside the claim's
+   * transaction, cached schemas kept until a drop, which forgets every cached statement.
+   */
+  private schemaEngine(): SqlSchemaEngine {
+    // The hooks are generator functions, which cannot be arrows.
+    const core = this;
+    return {
+      dialect: sqliteAdapterDialect,
+      store: sqliteSchemaPrograms,
+      *schemaForRead(ref) {
+        return core.getSchema(ref);
+      },
+      *ready() {},
+      *schemaWrite(_kind, work) {
+        return core.schemaWrite(() => runSync(work(), core.driver));
+      },
+      // The claim and its DDL in one transaction: nobody else recorded a type, and columns keep the order asked for.
+      *duringClaim(ref, { current, intended, added }) {
+        if (!current || added.length > 0) yield* sqliteSchemaPrograms.materialize(ref, intended, current ? added : undefined);
+      },
+      *afterClaim() {},
+      remember: (ref, schema) => core.remember(ref, schema),
+      forget: () => undefined,
+      afterDrop: (_ref, dropped) => {
+        // Cached SQL may name what is gone; SchemaVersion tells other connections (DDL bumps schema_version).
+        if (dropped) core.invalidate();
+      },
+      afterNamespaceDrop: () => core.invalidate(),
+    };
   }
 
   getSchema(ref: TableRef): TableSchema | null {
@@ -85,145 +116,56 @@ export class SqliteCore {
   }
 
   ensureColumns(ref: TableRef, wanted: Readonly<Record<string, ColumnSchema>>, limits?: SchemaLimits): TableSchema {
-    const cached = this.getSchema(ref);
-    if (cached && (hasColumns(cached, wanted) || mergeColumns(ref.className, cached, wanted).added.length === 0)) return cached;
-    return this.schemaWrite(() => {
-      const current = this.store.load(ref);
-      const { schema, added } = mergeColumns(ref.className, current, wanted, limits);
-      if (current) for (const [name, column] of added) this.store.addColumn(ref, name, column, schema);
-      else {
-        assertNewTable(ref.className, this.store.tableNames(ref.namespace), limits);
-        this.store.createTable(ref, added);
-      }
-      return this.remember(ref, schema);
-    });
+    return runSync(this.schemaOps.ensureColumns(ref, wanted, limits), this.driver);
   }
 
   createIndex(ref: TableRef, index: IndexSpec): void {
-    if (checkIndexSpec('sqlite', this.getSchema(ref), index)) return;
-    const spec: IndexSpec = { name: index.name, columns: [...index.columns], unique: index.unique };
-    withSqliteErrors(() =>
-      this.schemaWrite(() => {
-        // Another process may have created the index since this one cached the schema (D6).
-        const schema = this.store.load(ref);
-        if (checkIndexSpec('sqlite', schema, index) || !schema) {
-          if (schema) this.remember(ref, schema);
-          return;
-        }
-        this.store.addIndex(ref, spec, schema);
-        this.remember(ref, { ...schema, indexes: [...schema.indexes, spec] });
-      }),
-    );
+    withSqliteErrors(() => runSync(this.schemaOps.createIndex(ref, index), this.driver));
   }
 
   insert(ref: TableRef, record: StoredRecord): void {
-    const entry = this.entry(ref);
-    const schema = entry.schema;
+    const schema = this.getSchema(ref);
     if (!schema) throw configError('sqlite', `table ${ref.className} does not exist: call ensureColumns first`);
-    const columns = encodeRecord(schema, record);
-    const names = new Array<string>(columns.length);
-    const params = new Array<string | number | null>(columns.length);
-    for (let i = 0; i < columns.length; i++) [names[i], params[i]] = columns[i]!;
-    // INSERT texts per schema and column list (records of a table mostly share one list).
-    let texts = this.insertSql.get(schema);
-    if (!texts) this.insertSql.set(schema, (texts = new Map()));
-    const key = names.join(',');
-    let sql = texts.get(key);
-    if (sql === undefined) {
-      sql = compileInsert(sqliteAdapterDialect, entry.physical, names, params).sql;
-      if (texts.size >= 64) texts.clear();
-      texts.set(key, sql);
-    }
-    const text = sql;
-    withSqliteErrors(() => this.statements.get(text).run(...params));
+    withSqliteErrors(() => runSync(this.records.insert(ref, schema, record), this.driver));
   }
 
   get(ref: TableRef, objectId: string, projection?: Projection): StoredRecord | null {
-    const entry = this.entry(ref);
-    const schema = entry.schema;
-    if (!schema) return null;
-    let sql = this.getSql.get(schema);
-    if (sql === undefined) {
-      sql = compileSelectById(sqliteAdapterDialect, entry.physical, objectId, arrayLayout(schema).names).sql;
-      this.getSql.set(schema, sql);
-    }
-    const statement = this.statements.get(sql);
-    if (statement.raw) {
-      // Array rows: this SQL text is only ever read as arrays (see `find`).
-      const values = statement.raw(true).get(objectId) as unknown[] | undefined;
-      return values ? projectRecord(decodeValues(schema, values), projection) : null;
-    }
-    const row = statement.get(objectId) as Row | undefined;
-    return row ? projectRecord(decodeRow(schema, row), projection) : null;
+    const schema = this.getSchema(ref);
+    return schema ? runSync(this.records.get(ref, schema, objectId, projection), this.driver) : null;
   }
 
   update(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): StoredRecord | null {
     const schema = this.getSchema(ref);
-    if (!schema) return null;
-    return withSqliteErrors(() => updateRow(this, ref, schema, objectId, ops, updatedAt));
+    return schema ? withSqliteErrors(() => runSync(this.records.update(ref, schema, objectId, ops, updatedAt), this.driver)) : null;
   }
 
   updateWithoutReturning(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): boolean {
     const schema = this.getSchema(ref);
-    if (!schema) return false;
-    return withSqliteErrors(() => updateRowWithoutReturning(this, ref, schema, objectId, ops, updatedAt));
+    return schema ? withSqliteErrors(() => runSync(this.records.updateWithoutReturning(ref, schema, objectId, ops, updatedAt), this.driver)) : false;
   }
 
   /** The update and the read of the row before it, in one IMMEDIATE transaction (a savepoint when nested). */
   updateReturningBefore(ref: TableRef, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): UpdateImages | null {
     const schema = this.getSchema(ref);
-    if (!schema) return null;
-    const both = () => {
-      const before = this.get(ref, objectId);
-      if (before === null) return null;
-      const after = updateRow(this, ref, schema, objectId, ops, updatedAt);
-      return after === null ? null : { before, after };
-    };
-    return withSqliteErrors(() => this.db.transaction(both).immediate());
+    return schema ? withSqliteErrors(() => runSync(this.records.updateReturningBefore(ref, schema, objectId, ops, updatedAt), this.driver)) : null;
   }
 
   delete(ref: TableRef, objectId: string): boolean {
     const schema = this.getSchema(ref);
-    if (!schema) return false;
-    const relations = Object.entries(schema.columns).filter(([, c]) => c.type === 'Relation').map(([name]) => name);
-    const remove = () => {
-      const { changes } = this.statements.get(this.entry(ref).deleteById).run(objectId);
-      if (changes === 0) return false;
-      for (const column of relations) {
-        const clear = compileClearRelation(sqliteAdapterDialect, relationTableName(ref.namespace, ref.className, column), objectId);
-        this.statements.get(clear.sql).run(...clear.parameters);
-      }
-      return true;
-    };
-    return relations.length === 0 ? remove() : this.db.transaction(remove).immediate();
+    return schema ? runSync(this.records.delete(ref, schema, objectId), this.driver) : false;
   }
 
+  /** A find: its top-first form first where that was chosen for its shape, else the one statement of the shape cache. */
   find(ref: TableRef, plan: FindPlan): StoredRecord[] {
     const schema = this.getSchema(ref);
     if (!schema) return [];
     const top = this.topFirstQuery(ref, schema, plan);
-    if (top) {
-      const rows = top.statement.raw!(true).all(...top.parameters) as unknown[][];
-      if (top.answered(rows)) return this.decodeArrays(schema, rows, plan);
-    }
-    const [statement, parameters] = this.prepared(schema, findShape(schema, plan), () =>
-      compileFind(ref.className, plan, this.view(ref.namespace), sqliteAdapterDialect),
-    );
-    const projection = plan.projection;
-    if (statement.raw) {
-      // compileFind selects `physicalColumnNames(schema)`, the order `decodeValues` reads. Its SQL
-      // texts (`SELECT t0."objectId", ...`) are only ever read here, always as arrays.
-      return this.decodeArrays(schema, statement.raw(true).all(...parameters) as unknown[][], plan);
-    }
-    const rows = statement.all(...parameters) as Row[];
-    return rows.map((row) => projectRecord(decodeRow(schema, row), projection));
-  }
-
-  private decodeArrays(schema: TableSchema, rows: readonly unknown[][], plan: FindPlan): StoredRecord[] {
-    const layout = arrayLayout(schema);
-    const out: StoredRecord[] = new Array(rows.length);
-    for (let i = 0; i < rows.length; i++) out[i] = projectRecord(decodeValues(schema, rows[i]!, layout), plan.projection);
-    return out;
+    const first = top ? { query: { sql: top.sql, parameters: top.parameters }, answered: top.answered } : null;
+    const query = (): CompiledQuery => {
+      const [, parameters, sql] = this.prepared(schema, findShape(schema, plan), () => compileFind(ref.className, plan, this.view(ref.namespace), sqliteAdapterDialect));
+      return { sql, parameters };
+    };
+    return runSync(this.records.find(schema, plan, query, first), this.driver);
   }
 
   /**
@@ -278,9 +220,8 @@ export class SqliteCore {
   count(ref: TableRef, where: WhereNode): number {
     const schema = this.getSchema(ref);
     if (!schema) return 0;
-    const { statement, parameters } = this.countQuery(ref, schema, where);
-    const row = statement.get(...parameters) as { n: number | bigint } | undefined;
-    return Number(row?.n ?? 0);
+    const { sql, parameters } = this.countQuery(ref, schema, where);
+    return runSync(this.records.count({ sql, parameters }), this.driver);
   }
 
   /**
@@ -333,44 +274,27 @@ export class SqliteCore {
 
   aggregate(ref: TableRef, plan: AggregatePlan): Array<Record<string, Value>> {
     if (!this.getSchema(ref)) return [];
-    const { query, decode } = compileAggregate(ref.className, plan, this.view(ref.namespace), sqliteAdapterDialect);
-    return (this.statements.get(query.sql).all(...query.parameters) as Row[]).map((row) => decode(row));
+    return runSync(this.records.aggregate(compileAggregate(ref.className, plan, this.view(ref.namespace), sqliteAdapterDialect)), this.driver);
   }
 
   listTables(namespace: string): string[] {
-    return this.store.tableNames(namespace);
+    return runSync(this.schemaOps.listTables(namespace), this.driver);
   }
 
   dropColumn(ref: TableRef, column: string): boolean {
-    return this.drop(ref, (schema) => planDropColumn(sqliteAdapterDialect, ref.namespace, schema, column));
+    return withSqliteErrors(() => runSync(this.schemaOps.dropColumn(ref, column), this.driver));
   }
 
   dropIndex(ref: TableRef, name: string): boolean {
-    return this.drop(ref, (schema) => planDropIndex(sqliteAdapterDialect, ref.namespace, schema, name));
+    return withSqliteErrors(() => runSync(this.schemaOps.dropIndex(ref, name), this.driver));
   }
 
   dropTable(ref: TableRef): boolean {
-    return this.drop(ref, (schema) => planDropTable(sqliteAdapterDialect, ref.namespace, schema));
-  }
-
-  /** Plans a drop against the schema read inside the write transaction, runs it, and forgets every cached statement. */
-  private drop(ref: TableRef, plan: (schema: TableSchema) => SchemaDrop | null): boolean {
-    const dropped = withSqliteErrors(() =>
-      this.schemaWrite(() => {
-        const schema = this.store.load(ref);
-        const statements = schema ? plan(schema) : null;
-        if (statements) this.store.drop(statements);
-        return statements !== null;
-      }),
-    );
-    // Cached SQL may name what is gone; SchemaVersion tells other connections (DDL bumps schema_version).
-    if (dropped) this.invalidate();
-    return dropped;
+    return withSqliteErrors(() => runSync(this.schemaOps.dropTable(ref), this.driver));
   }
 
   dropNamespace(namespace: string): void {
-    this.db.transaction(() => this.store.dropNamespace(namespace)).immediate();
-    this.invalidate();
+    runSync(this.schemaOps.dropNamespace(namespace), this.driver);
   }
 
   /** Forgets cached schemas and statements (after a rollback or a dropped table). */
@@ -378,8 +302,6 @@ export class SqliteCore {
     this.forgetSchemas();
     this.version.forget();
     this.statements.clear();
-    this.getSql = new WeakMap();
-    this.insertSql = new WeakMap();
   }
 
   private forgetSchemas(): void {
@@ -426,9 +348,7 @@ export class SqliteCore {
     const cached = this.entries.get(ref.namespace)?.get(ref.className);
     if (cached) return cached;
     const loaded = this.store.load(ref);
-    const physical = physicalTableName(ref.namespace, ref.className);
-    const deleteById = compileDeleteById(sqliteAdapterDialect, physical, '').sql;
-    const entry: TableEntry = { schema: loaded ? freezeSchema(loaded) : null, physical, deleteById };
+    const entry: TableEntry = { schema: loaded ? freezeSchema(loaded) : null };
     // Only existing tables are cached: every unknown name a client asks for would otherwise stay (D9).
     if (loaded) this.tablesOf(ref.namespace).set(ref.className, entry);
     return entry;
@@ -440,15 +360,4 @@ export class SqliteCore {
     for (const tables of this.entries.values()) n += tables.size;
     return n;
   }
-}
-
-/** Whether `schema` already has every wanted column with the same type and target (nothing to add or check). */
-function hasColumns(schema: TableSchema, wanted: Readonly<Record<string, ColumnSchema>>): boolean {
-  for (const name in wanted) {
-    if (!Object.hasOwn(wanted, name)) continue;
-    const current = Object.hasOwn(schema.columns, name) ? schema.columns[name] : undefined;
-    const column = wanted[name]!;
-    if (!current || current.type !== column.type || current.targetClass !== column.targetClass) return false;
-  }
-  return true;
 }
