@@ -74,6 +74,7 @@ export function pgSettleGuard(sql: PgClient, options: SettleGuardOptions = {}): 
   const guarded = (pending: PgPendingQuery, text: string): PgPendingQuery => ({
     then: (onFulfilled, onRejected) => track(pending, text).then(onFulfilled, onRejected),
     values: () => ({ then: (onFulfilled, onRejected) => track(pending.values(), text).then(onFulfilled, onRejected) }),
+    ...(pending.cancel ? { cancel: () => pending.cancel?.() } : {}),
   });
   const unsafeOf =
     (target: PgQueryable): PgQueryable['unsafe'] =>

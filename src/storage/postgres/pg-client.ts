@@ -14,6 +14,8 @@ export interface PgRows extends ReadonlyArray<Record<string, unknown>> {
 /** A statement on its way: awaited for object rows, or `.values()` for array rows. */
 export interface PgPendingQuery extends PromiseLike<PgRows> {
   values(): PromiseLike<ReadonlyArray<readonly unknown[]>>;
+  /** Asks the server to cancel the running statement (postgres.js `query.cancel()`); read budgets need it. */
+  cancel?(): unknown;
 }
 
 /** Runs one parameterised statement (`$1`, `$2`, ...); `prepare: true` makes it a named prepared statement. */

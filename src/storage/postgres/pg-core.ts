@@ -5,7 +5,7 @@ import type { DateValue, StoredRecord, Value } from '../../core/values.js';
 import type { AggregatePlan, ColumnSchema, FindPlan, IndexSpec, Projection, TableSchema, WhereNode } from '../../query/plan.js';
 import { type SqlSchemaView, compileAggregate, compileCount, compileFind, postgresDialect } from '../../query/sql/index.js';
 import { freezeSchema } from '../kit/freeze-schema.js';
-import type { FieldOp, SchemaLimits, TableRef, UpdateImages } from '../port.js';
+import type { FieldOp, ReadOptions, SchemaLimits, TableRef, UpdateImages } from '../port.js';
 import type { PgQueryable } from './pg-client.js';
 import { sqlState, withPgErrors } from './pg-errors.js';
 import { pgCodec } from './pg-codec.js';
@@ -102,6 +102,7 @@ export type { Atomically };
  * schemas, repairs after 42P01/42703 and maps errors.
  */
 export class PgCore {
+  private readonly client: PgQueryable;
   private readonly store: PgSchemaStore;
   /** Runs the record core's programs on this client. */
   private readonly driver: AsyncSqlDriver;
@@ -118,7 +119,10 @@ export class PgCore {
     private readonly serializable: Atomically,
     /** Resolves once the bookkeeping tables exist (created on first use). */
     private readonly ready: () => Promise<void>,
+    /** Budget of a read whose caller names none, in ms. */
+    private readonly readBudgetMs: number,
   ) {
+    this.client = client;
     this.store = pgSchemaStore(client);
     this.driver = pgSqlDriver(client, { atomically, retryRaces: true });
     // Statements keyed to the column types they were compiled with (statement-key.ts).
@@ -210,27 +214,32 @@ export class PgCore {
   }
 
   /** Finds, counts and aggregates compile after the schemas of every table their where reads are loaded, keyed to their column types. */
-  find(ref: TableRef, plan: FindPlan): Promise<StoredRecord[]> {
+  find(ref: TableRef, plan: FindPlan, options?: ReadOptions): Promise<StoredRecord[]> {
     return this.read(ref, [], async (schema) => {
       const view = await this.view(ref, schema, plan.where);
       const query = keyedToSchemas(compileFind(ref.className, plan, view, D), view.schemas);
-      return runAsync(this.records.find(schema, plan, () => query, null), this.driver);
+      return runAsync(this.records.find(schema, plan, () => query, null), this.budgeted(options));
     });
   }
 
-  count(ref: TableRef, where: WhereNode): Promise<number> {
+  count(ref: TableRef, where: WhereNode, options?: ReadOptions): Promise<number> {
     return this.read(ref, 0, async (schema) => {
       const view = await this.view(ref, schema, where);
-      return runAsync(this.records.count(keyedToSchemas(compileCount(ref.className, where, view, D), view.schemas)), this.driver);
+      return runAsync(this.records.count(keyedToSchemas(compileCount(ref.className, where, view, D), view.schemas)), this.budgeted(options));
     });
   }
 
-  aggregate(ref: TableRef, plan: AggregatePlan): Promise<Array<Record<string, Value>>> {
+  aggregate(ref: TableRef, plan: AggregatePlan, options?: ReadOptions): Promise<Array<Record<string, Value>>> {
     return this.read(ref, [], async (schema) => {
       const view = await this.view(ref, schema, plan.where);
       const { query, decode } = compileAggregate(ref.className, plan, view, D);
-      return runAsync(this.records.aggregate({ query: keyedToSchemas(query, view.schemas), decode }), this.driver);
+      return runAsync(this.records.aggregate({ query: keyedToSchemas(query, view.schemas), decode }), this.budgeted(options));
     });
+  }
+
+  /** A driver whose read statements are cancelled past the caller's budget (or the adapter's default), answering 11090. */
+  private budgeted(options: ReadOptions | undefined): AsyncSqlDriver {
+    return pgSqlDriver(this.client, { retryRaces: false, readBudgetMs: Math.max(0, options?.budgetMs ?? this.readBudgetMs) });
   }
 
   /** A read with the table's schema (`gone` when there is no table), repaired after 42P01/42703. */

@@ -2,6 +2,7 @@ import type { CompiledQuery } from '../../query/sql/fragment.js';
 import { type AsyncSqlDriver, type DriverOp, runAsync } from '../sql/sql-program.js';
 import type { PgQueryable, PgRows } from './pg-client.js';
 import { retryingDdl } from './pg-errors.js';
+import { withinBudget } from './pg-read-budget.js';
 
 /** Runs one compiled statement as a prepared statement. */
 export function runQuery(client: PgQueryable, query: CompiledQuery): PromiseLike<PgRows> {
@@ -17,6 +18,8 @@ export interface PgDriverOptions {
   readonly atomically?: Atomically;
   /** Retry schema statements that race another instance's (pg-errors.ts, D62): not inside a transaction, which the failure aborted. */
   readonly retryRaces: boolean;
+  /** Cancels a read statement (`rows`, `row`, `array`, `arrays`) running longer than this (pg-read-budget.ts); absent: unbounded. */
+  readonly readBudgetMs?: number;
 }
 
 /**
@@ -24,6 +27,12 @@ export interface PgDriverOptions {
  * statements with parameters prepared, DDL (no parameters) unprepared, array rows through `.values()`.
  */
 export function pgSqlDriver(client: PgQueryable, options: PgDriverOptions): AsyncSqlDriver {
+  const budgetMs = options.readBudgetMs;
+  const read = (query: CompiledQuery, asArrays: boolean): PromiseLike<PgRows | ReadonlyArray<readonly unknown[]>> => {
+    const pending = client.unsafe(query.sql, query.parameters as never[], { prepare: true });
+    const answer: PromiseLike<PgRows | ReadonlyArray<readonly unknown[]>> = asArrays ? pending.values() : pending;
+    return budgetMs === undefined ? answer : withinBudget(pending, answer, budgetMs);
+  };
   const driver: AsyncSqlDriver = {
     async perform(op: DriverOp): Promise<unknown> {
       switch (op.op) {
@@ -32,13 +41,13 @@ export function pgSqlDriver(client: PgQueryable, options: PgDriverOptions): Asyn
           return atomically ? atomically((tx) => runAsync(op.program, pgSqlDriver(tx, { retryRaces: false }))) : runAsync(op.program, driver);
         }
         case 'rows':
-          return runQuery(client, op.query);
+          return read(op.query, false);
         case 'row':
-          return (await runQuery(client, op.query))[0];
+          return ((await read(op.query, false)) as PgRows)[0];
         case 'array':
-          return (await client.unsafe(op.query.sql, op.query.parameters as never[], { prepare: true }).values())[0];
+          return ((await read(op.query, true)) as ReadonlyArray<readonly unknown[]>)[0];
         case 'arrays':
-          return client.unsafe(op.query.sql, op.query.parameters as never[], { prepare: true }).values();
+          return read(op.query, true);
         case 'write':
           return (await runQuery(client, op.query)).count ?? 0;
         case 'schema': {

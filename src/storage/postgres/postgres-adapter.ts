@@ -25,6 +25,11 @@ export interface PostgresStorageOptions {
   readonly schemaCacheMs?: number;
   /** Clock of the schema cache (tests). */
   readonly clock?: Clock;
+  /**
+   * Budget of a read (find, count, aggregate) whose caller names none, in ms (default 5000): past it
+   * the statement is cancelled on the server and the read answers 11090. Callers' `budgetMs` wins.
+   */
+  readonly queryBudgetMs?: number;
 }
 
 const CAPABILITIES: StorageCapabilities = Object.freeze({ transactions: true, updateReturnsBefore: true });
@@ -44,6 +49,7 @@ const CAPABILITIES: StorageCapabilities = Object.freeze({ transactions: true, up
  *   instances racing to create one table or column converge, and of two racing types one wins
  *   (the loser gets 111).
  * - `transaction(work)` is `sql.begin` (nested: savepoints); inside `work` use only the `tx` adapter.
+ * - A find, count or aggregate past its budget is cancelled on the server and answers 11090 (D197).
  *
  * @example
  * import postgres from 'postgres';
@@ -72,7 +78,7 @@ export function postgresStorage(options: PostgresStorageOptions): StorageAdapter
     close: () => Promise<void>,
   ): StorageAdapter => {
     const atomically: Atomically = (work) => begin((tx) => work(tx));
-    const core = new PgCore(client, cache, atomically, serializable, ready);
+    const core = new PgCore(client, cache, atomically, serializable, ready, options.queryBudgetMs ?? 5000);
     const transaction = async <T>(work: (tx: StorageAdapter) => Promise<T>): Promise<T> => {
       try {
         return await begin((tx) => work(view(tx, (inner) => tx.savepoint(inner), (inner) => tx.savepoint(inner), async () => {})));
