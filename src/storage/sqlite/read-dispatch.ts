@@ -88,9 +88,7 @@ export class SqliteReads {
     const schema = this.core.getSchema(ref);
     if (!schema || inlineAggregate(schema, plan, this.rowBound(ref), this.inlineUnits)) return this.core.aggregate(ref, plan);
     const { query, decode } = compileAggregate(ref.className, plan, this.view(ref.namespace), sqliteAdapterDialect);
-    if (this.fewIndexedMatches(ref, schema, plan.where, query.sql, query.parameters, inTransaction, aggregateRowCap(schema, plan, this.inlineUnits))) {
-      return (this.core.statements.get(query.sql).all(...query.parameters) as Row[]).map((row) => decode(row));
-    }
+    if (this.fewIndexedMatches(ref, schema, plan.where, query.sql, query.parameters, inTransaction, aggregateRowCap(schema, plan, this.inlineUnits))) return this.core.aggregate(ref, plan);
     return this.run({ kind: 'rows', ...query }, options, inTransaction, (result) => (result as Row[]).map((row) => decode(row)));
   }
 
