@@ -161,15 +161,20 @@ export function compileCountByAclBranch(className: string, where: WhereNode, vie
   return render(sql`SELECT ${join(counts, ' + ')} AS ${raw(dialect.quoteIdent('n'))}`, dialect.placeholder);
 }
 
+/** `SELECT 1 FROM <table> WHERE <where>`, unordered: the match walk both probes below bound. */
+function selectMatches(className: string, where: WhereNode, view: SqlSchemaView, dialect: SqlQueryDialect): Sql {
+  const state = newState(dialect, view);
+  const scope = mainScope(className, state);
+  return sql`SELECT 1 FROM ${tableRef(state, className)} AS ${raw(scope.alias)} WHERE ${whereClause(where, scope, state)}`;
+}
+
 /**
  * `SELECT COUNT(*)` of the records matching `where`, counting at most `cap`: a bounded probe (the
  * SQLite adapter's read dispatch asks whether an indexed read matches few records).
  */
 export function compileCountUpTo(className: string, where: WhereNode, view: SqlSchemaView, dialect: SqlQueryDialect, cap: number): CompiledQuery {
   if (!Number.isSafeInteger(cap) || cap < 1) throw new Error(`[svcbase] count cap must be a positive integer, got ${cap}`);
-  const state = newState(dialect, view);
-  const scope = mainScope(className, state);
-  const inner = sql`SELECT 1 FROM ${tableRef(state, className)} AS ${raw(scope.alias)} WHERE ${whereClause(where, scope, state)} LIMIT ${raw(String(cap))}`;
+  const inner = sql`${selectMatches(className, where, view, dialect)} LIMIT ${raw(String(cap))}`;
   return render(sql`SELECT COUNT(*) AS ${raw(dialect.quoteIdent('n'))} FROM (${inner})`, dialect.placeholder);
 }
 
@@ -180,9 +185,7 @@ export function compileCountUpTo(className: string, where: WhereNode, view: SqlS
  */
 export function compileMatchBeyond(className: string, where: WhereNode, view: SqlSchemaView, dialect: SqlQueryDialect, count: number): CompiledQuery {
   if (!Number.isSafeInteger(count) || count < 0) throw new Error(`[svcbase] match offset must be a non-negative integer, got ${count}`);
-  const state = newState(dialect, view);
-  const scope = mainScope(className, state);
-  return render(sql`SELECT 1 FROM ${tableRef(state, className)} AS ${raw(scope.alias)} WHERE ${whereClause(where, scope, state)} LIMIT 1 OFFSET ${raw(String(count))}`, dialect.placeholder);
+  return render(sql`${selectMatches(className, where, view, dialect)} LIMIT 1 OFFSET ${raw(String(count))}`, dialect.placeholder);
 }
 
 export { whereClause, mainScope };
