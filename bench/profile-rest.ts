@@ -3,6 +3,10 @@
  * and loads one workload against svcbase, so the profile shows the server side of a REST row.
  *
  * @example npx tsx bench/build.ts bench/rest-server.ts bench/profile-rest.ts && node bench/.build/profile-rest.mjs 1 5 /tmp/prof
+ *
+ * With a fifth argument `postgres`, the PostgreSQL REST rows' server instead (bench/postgres-rest-server.ts,
+ * which needs PostgreSQL at SVCBASE_BENCH_POSTGRES):
+ * @example npx tsx bench/build.ts bench/postgres-rest-server.ts bench/profile-rest.ts && node bench/.build/profile-rest.mjs 1 5 /tmp/prof postgres
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -12,11 +16,12 @@ import type { ServerReady } from './rest-server.js';
 const index = Number(process.argv[2] ?? 1);
 const seconds = Math.min(60, Number(process.argv[3] ?? 5));
 const dir = process.argv[4] ?? '/tmp/prof';
-const child = fork(fileURLToPath(new URL('./rest-server.mjs', import.meta.url)), ['10000'], {
+const server = process.argv[5] === 'postgres' ? './postgres-rest-server.mjs' : './rest-server.mjs';
+const child = fork(fileURLToPath(new URL(server, import.meta.url)), ['10000'], {
   execArgv: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
-const ready = await new Promise<ServerReady>((resolve) => child.once('message', resolve));
+const ready = await new Promise<Pick<ServerReady, 'svcPort' | 'headers' | 'workloads'>>((resolve) => child.once('message', resolve));
 const workload = ready.workloads[index]!;
 let next = 0;
 const result = await autocannon({

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findJavaToolchain } from '../../src/functions/java/java-toolchain.js';
+import { BACKGROUND_NICENESS } from '../../src/core/background-priority.js';
+import { childProcesses, threadNiceness } from '../helpers/niceness.js';
 import { type FakeWechatPlatform, startFakeWechatPlatform } from '../../src/testing/fake-wechat-platform.js';
 import { createHash } from 'node:crypto';
 import { memorySmsTransport } from '../../src/sms/memory-transport.js';
@@ -86,6 +88,13 @@ describe.skipIf(!findJavaToolchain())('Java cloud functions', () => {
     const plain = await fetch(`${server.url}/${SECRET}/hello?name=plain`);
     expect([plain.status, plain.headers.get('content-type'), await plain.text()]).toEqual([200, 'text/plain; charset=utf-8', 'hello plain via GET']);
     expect((await master('GET', '/1/cloudCode/hello')).body).toMatchObject({ language: 'java', source: expect.stringContaining('hello ') });
+  }, 60_000);
+
+  it.runIf(process.platform === 'linux')('runs the JVM worker at niceness 10, every thread of it', async () => {
+    expect((await call('hello', { name: 'again' })).status).toBe(200);
+    const jvms = childProcesses(process.pid, 'java');
+    expect(jvms.length).toBeGreaterThan(0);
+    for (const pid of jvms) expect(new Set(threadNiceness(pid))).toEqual(new Set([BACKGROUND_NICENESS]));
   }, 60_000);
 
   it('refuses each broken rule with 322, naming the rule and the line, and stores nothing', async () => {

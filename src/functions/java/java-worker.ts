@@ -1,5 +1,6 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import { lowerChildProcess } from '../../core/background-priority.js';
 import type { Logger } from '../../core/logger.js';
 import type { Json } from '../../core/wire-values.js';
 import type { CompiledJava } from './java-build.js';
@@ -83,7 +84,11 @@ export class JavaWorker {
         return;
       }
       for (const frame of frames) {
-        if (frame.t === 'ready') markReady();
+        if (frame.t === 'ready') {
+          // Its threads exist now: a busy function yields the cores to the event loop (background-priority.ts).
+          lowerChildProcess(this.child.pid);
+          markReady();
+        }
         else if (frame.t === 'recycle') {
           this.options.logger.warn('functions: a Java worker is replaced', { reason: frame.reason });
           this.kill(frame.reason);

@@ -11,6 +11,7 @@ import { loadQuickJs, wasmMemoryBytes } from './quickjs-sandbox.js';
 import { heapGuardOf } from './quickjs-instance.js';
 import { type SandboxFunction, WarmContexts } from './warm-contexts.js';
 import { sandboxPackages } from '../sandbox-libraries.js';
+import { lowerThisWorkerThread } from '../../core/background-priority.js';
 
 /** A run message with its function resolved when it arrived (null: the worker did not have its source). */
 type RunMessage = Omit<Extract<ToWorker, { type: 'run' }>, 'fn'> & { readonly fn: SandboxFunction | null };
@@ -20,6 +21,9 @@ type RunMessage = Omit<Extract<ToWorker, { type: 'run' }>, 'fn'> & { readonly fn
  * held to its cap by measuring, but a few large allocations between two measures can still grow it.
  */
 const RETIRE_AT_BYTES = 256 * 1024 * 1024;
+
+// A busy function yields the cores to the event loop that answers everyone (background-priority.ts).
+lowerThisWorkerThread();
 
 const port = parentPort!;
 const data = workerData as SandboxWorkerData;
