@@ -4,6 +4,7 @@ import type { UsersFeature } from '../users/index.js';
 import type { SmsApi } from '../sms/index.js';
 import type { SessionResolver } from '../app/caller.js';
 import { configError } from '../core/errors.js';
+import { BACKGROUND_NICENESS, isNiceness } from '../core/background-priority.js';
 import type { CloudFunction } from './contract.js';
 import { DEFAULT_FUNCTION_LIMITS, type FunctionLimits, FunctionRunner, type FunctionTimer, realTimer } from './function-runner.js';
 import { functionRoutes } from './function-routes.js';
@@ -54,6 +55,13 @@ export interface FunctionsOptions {
    * `false` turns them off.
    */
   readonly java?: false | JavaFunctionsOptions;
+  /**
+   * CPU priority of the built-in runtimes' worker threads and JVMs below the event loop's: a niceness
+   * from 0 to 19 (default 10, D198). Under contention a busy function then waits, not every other
+   * request; on an idle machine it runs at full speed. On Linux each thread has its own; elsewhere
+   * only the JVMs are lowered. 0 runs them at the event loop's priority.
+   */
+  readonly niceness?: number;
   /**
    * Runtimes of your own for deployed functions (an isolated-vm runtime, say), tried before the
    * built-in ones of their language (`FunctionRuntime` in runtime.ts; one may decline an invocation
@@ -156,6 +164,8 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
       }
       const path = options.path ?? '';
       if (!PATH.test(path)) throw configError('functions', `invalid functions path '${path}'`);
+      const niceness = options.niceness ?? BACKGROUND_NICENESS;
+      if (!isNiceness(niceness)) throw configError('functions', 'niceness must be an integer from 0 to 19');
       const limits: FunctionLimits = { ...DEFAULT_FUNCTION_LIMITS, ...options.limits };
       for (const [key, value] of Object.entries(limits)) {
         if (!Number.isSafeInteger(value) || value < 1) throw configError('functions', `limits.${key} must be a positive integer`);
@@ -174,9 +184,10 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
       const deployed = deployedOptions
         ? new DeployedFunctions({
             store,
-            runtimes: [...(options.runtimes ?? []), ...builtInRuntimes(deployedOptions, options.java, { logs, timer, logger: ctx.logger }, () =>
+            runtimes: [...(options.runtimes ?? []), ...builtInRuntimes(deployedOptions, options.java, { logs, timer, logger: ctx.logger, niceness }, () =>
               new JavaFunctions({
                 options: options.java === false ? {} : (options.java ?? {}),
+                niceness,
                 logs,
                 timer,
                 clock: ctx.clock,
@@ -242,7 +253,7 @@ export function functionsFeature(options: FunctionsOptions): FeatureDefinition<F
 function builtInRuntimes(
   deployed: DeployedOptions,
   java: FunctionsOptions['java'],
-  shared: { readonly logs: FunctionLogs; readonly timer: FunctionTimer; readonly logger: Logger },
+  shared: { readonly logs: FunctionLogs; readonly timer: FunctionTimer; readonly logger: Logger; readonly niceness: number },
   javaFunctions: () => JavaFunctions,
 ): FunctionRuntime[] {
   const keepWarm = deployed.keepWarm ?? true;
@@ -255,6 +266,7 @@ function builtInRuntimes(
       keepWarm,
       timer: shared.timer,
       workers: deployed.workers ?? 2,
+      niceness: shared.niceness,
       ...(deployed.maxQueued !== undefined ? { maxQueued: deployed.maxQueued } : {}),
       ...(deployed.maxQueuedPerApp !== undefined ? { maxQueuedPerApp: deployed.maxQueuedPerApp } : {}),
     }),

@@ -45,6 +45,23 @@ describe.runIf(process.platform === 'linux')('background priority of function ru
     }
   });
 
+  it('leaves the workers at the event loop\'s priority with functions.niceness 0', async () => {
+    const plain = await startTestServer({ captcha: false, functions: { niceness: 0 } });
+    try {
+      const before = threadNiceness().filter((n) => n === BACKGROUND_NICENESS).length;
+      await plain.request('PUT', '/1/cloudCode/spin0', { auth: 'master', body: { language: 'node', source: 'function onRequest(request, response) { response.send(1); }' } });
+      expect((await plain.request('POST', '/1/functions/spin0', { body: {} })).body).toEqual({ result: 1 });
+      // The other server's workers of this file keep theirs; this one's added none.
+      expect(threadNiceness().filter((n) => n === BACKGROUND_NICENESS).length).toBe(before);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('refuses a niceness outside 0-19 when the service is made', async () => {
+    for (const niceness of [-1, 20, 1.5]) await expect(startTestServer({ captcha: false, functions: { niceness } })).rejects.toThrow(/niceness must be an integer from 0 to 19/);
+  });
+
   it('answers false for a process that is gone', () => {
     expect(lowerChildProcess(undefined)).toBe(false);
     expect(lowerChildProcess(2 ** 22 + 7)).toBe(false);

@@ -34,6 +34,8 @@ export interface JavaFunctionsOptions {
 
 export interface JavaFunctionsDeps {
   readonly options: JavaFunctionsOptions;
+  /** Niceness of the JVMs (`functions.niceness`). */
+  readonly niceness: number;
   readonly logs: FunctionLogs;
   readonly timer: FunctionTimer;
   readonly clock: Clock;
@@ -203,7 +205,7 @@ export class JavaFunctions {
       const api = await build.apiClasses();
       await mkdir(build.functionsRoot, { recursive: true });
       const java = findJavaToolchain(this.deps.options.javaHome)!.java;
-      worker = new JavaWorker({ java, apiDir: api.dir, functionsRoot: build.functionsRoot, heapMb: this.deps.options.heapMb ?? 128, logger: this.deps.logger }, failureOf);
+      worker = new JavaWorker({ java, apiDir: api.dir, functionsRoot: build.functionsRoot, heapMb: this.deps.options.heapMb ?? 128, niceness: this.deps.niceness, logger: this.deps.logger }, failureOf);
       this.workers.set(appId, worker);
     }
     await worker.ready.catch((error: unknown) => {

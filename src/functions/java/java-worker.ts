@@ -25,6 +25,8 @@ export interface JavaWorkerOptions {
   readonly functionsRoot: string;
   /** Heap of the JVM in MiB (default 128). */
   readonly heapMb: number;
+  /** Niceness of the JVM's threads once it is ready (background-priority.ts). */
+  readonly niceness: number;
   readonly logger: Logger;
 }
 
@@ -86,7 +88,7 @@ export class JavaWorker {
       for (const frame of frames) {
         if (frame.t === 'ready') {
           // Its threads exist now: a busy function yields the cores to the event loop (background-priority.ts).
-          lowerChildProcess(this.child.pid);
+          lowerChildProcess(this.child.pid, this.options.niceness);
           markReady();
         }
         else if (frame.t === 'recycle') {

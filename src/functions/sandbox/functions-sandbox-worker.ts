@@ -22,11 +22,10 @@ type RunMessage = Omit<Extract<ToWorker, { type: 'run' }>, 'fn'> & { readonly fn
  */
 const RETIRE_AT_BYTES = 256 * 1024 * 1024;
 
-// A busy function yields the cores to the event loop that answers everyone (background-priority.ts).
-lowerThisWorkerThread();
-
 const port = parentPort!;
 const data = workerData as SandboxWorkerData;
+// A busy function yields the cores to the event loop that answers everyone (background-priority.ts).
+lowerThisWorkerThread(data.niceness);
 /** Messages of one turn go out together (an invocation's send and idle, say): one wake-up of the main thread. */
 let outbox: ToPool[] = [];
 const post = (message: ToPool) => {

@@ -28,6 +28,8 @@ export interface WorkerQuickJsOptions extends QuickJsRuntimeOptions {
   readonly maxQueued?: number;
   readonly maxQueuedPerApp?: number;
   readonly timer: FunctionTimer;
+  /** Niceness of the worker threads (background-priority.ts). */
+  readonly niceness?: number;
 }
 
 /** The promise form of a module method (callback-style methods answer one without their callback). */
@@ -96,6 +98,7 @@ export function workerQuickJsRuntime(options: WorkerQuickJsOptions): FunctionRun
           logger: options.logger,
           ...(options.maxQueued ? { maxQueued: options.maxQueued } : {}),
           ...(options.maxQueuedPerApp ? { maxQueuedPerApp: options.maxQueuedPerApp } : {}),
+          ...(options.niceness !== undefined ? { niceness: options.niceness } : {}),
         });
         const job = {
           app: invocation.caller.app.applicationId,

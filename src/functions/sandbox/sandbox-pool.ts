@@ -4,10 +4,11 @@ import { Worker } from 'node:worker_threads';
 import { isSvcError, svcError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { workerFile } from '../../core/worker-file.js';
+import { BACKGROUND_NICENESS } from '../../core/background-priority.js';
 import type { Json } from '../../core/wire-values.js';
 import type { FunctionTimer } from '../function-runner.js';
 import type { SandboxLimits } from './quickjs-sandbox.js';
-import { type SentReply, type ToPool, type ToWorker, WORKER_SOURCES, type WireFunction, parseToPool } from './sandbox-protocol.js';
+import { type SandboxWorkerData, type SentReply, type ToPool, type ToWorker, WORKER_SOURCES, type WireFunction, parseToPool } from './sandbox-protocol.js';
 import type { SandboxFunction } from './warm-contexts.js';
 
 /** What the pool does for one invocation's messages (on the main thread). */
@@ -44,6 +45,8 @@ export interface SandboxPoolOptions {
   readonly maxQueuedPerApp?: number;
   readonly timer: FunctionTimer;
   readonly logger: Logger;
+  /** Niceness of the worker threads (default 10, background-priority.ts); ignored with `spawn`. */
+  readonly niceness?: number;
   /** Starts a worker (default: the package's functions-sandbox-worker file). */
   readonly spawn?: () => Worker;
 }
@@ -86,11 +89,11 @@ interface Slot {
   cancelDeadline: () => void;
 }
 
-function defaultSpawn(): () => Worker {
+function defaultSpawn(niceness: number): () => Worker {
   const here = typeof __filename === 'string' && isAbsolute(__filename) ? __filename : fileURLToPath(import.meta.url);
   const file = workerFile(here, 'functions-sandbox-worker');
   if (!file) throw svcError('functionRuntimeMissing', 'the sandbox worker file is missing from this build');
-  return () => new Worker(file, { workerData: { resolveFrom: here }, resourceLimits: WORKER_RESOURCE_LIMITS });
+  return () => new Worker(file, { workerData: { resolveFrom: here, niceness } satisfies SandboxWorkerData, resourceLimits: WORKER_RESOURCE_LIMITS });
 }
 
 /**
@@ -151,7 +154,7 @@ export class SandboxPool {
   private readonly lastQueued = new Map<string, number>();
 
   constructor(private readonly options: SandboxPoolOptions) {
-    this.spawn = options.spawn ?? defaultSpawn();
+    this.spawn = options.spawn ?? defaultSpawn(options.niceness ?? BACKGROUND_NICENESS);
     this.maxQueued = options.maxQueued ?? DEFAULT_MAX_QUEUED;
     this.maxQueuedPerApp = options.maxQueuedPerApp ?? DEFAULT_MAX_QUEUED_PER_APP;
     for (let i = 0; i < (options.size ?? 2); i++) this.slots.push(this.start());

@@ -6,6 +6,8 @@ import type { SandboxFunction } from './warm-contexts.js';
 export interface SandboxWorkerData {
   /** Where the worker resolves QuickJS from (the package's own location). */
   readonly resolveFrom: string;
+  /** The niceness the worker gives its own thread (background-priority.ts). */
+  readonly niceness: number;
 }
 
 export type HostAnswer = { readonly ok: Json } | { readonly err: { readonly code: number; readonly error: string } };
