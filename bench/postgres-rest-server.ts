@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   const schema = `svc_bench_rest_${randomBytes(4).toString('hex')}`;
   const admin = postgres(PG_URL, { max: 1, onnotice: () => {} });
   await admin.unsafe(`CREATE SCHEMA "${schema}"`);
-  const client = () => postgres(PG_URL, { max: POOL, onnotice: () => {}, connection: { search_path: schema } });
+  const client = () => postgres(PG_URL, { max: POOL, onnotice: () => {}, connection: { search_path: schema, jit: 'off' } });
   const svcSql = client();
   const sameSql = client();
   const storage = postgresStorage({ sql: svcSql });

@@ -47,7 +47,7 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
     await admin.end({ timeout: 1 }).catch(() => {});
     return [skippedRow('postgres', 'PostgreSQL storage', `PostgreSQL at ${URL} unreachable (${error instanceof Error ? error.message : String(error)})`)];
   }
-  const sql = postgres(URL, { max: 4, onnotice: () => {}, connection: { search_path: schema } });
+  const sql = postgres(URL, { max: 4, onnotice: () => {}, connection: { search_path: schema, jit: 'off' } });
   const rows: ResultRow[] = [];
   try {
     const adapter = postgresStorage({ sql });

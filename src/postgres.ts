@@ -8,7 +8,8 @@ export { type PostgresEventBusOptions, postgresEventBus } from './postgres/postg
  *
  * @example
  * import postgres from 'postgres';
- * const sql = postgres(process.env.SVC_DATABASE_URL!);
+ * // JIT off: read budgets can then always cancel (docs/adapters.md, D199).
+ * const sql = postgres(process.env.SVC_DATABASE_URL!, { connection: { jit: 'off' } });
  * createService({ storage: postgresStorage({ sql }), applications: [...] });
  */
 export { type PostgresStorageOptions, postgresStorage } from './storage/postgres/index.js';

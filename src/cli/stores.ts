@@ -112,6 +112,15 @@ function required<T>(pkg: string, why: string): T {
 const withoutPassword = (url: string) => url.replace(/\/\/[^@/]*@/, '//');
 
 /**
+ * The options of the CLI's postgres client: 10 connections, a connect timeout in seconds (a request
+ * meets a database that is down within it, 11230), `onclose` for the settle guard, and JIT off on
+ * every connection: an LLVM compile of a hostile read would swallow its budget's cancel (D199).
+ */
+export function postgresClientOptions(onclose: () => void): Record<string, unknown> {
+  return { max: 10, onnotice: () => {}, connect_timeout: Math.ceil(STORE_TIMEOUT_MS / 1000), onclose, connection: { jit: 'off' } };
+}
+
+/**
  * Opens the stores: PostgreSQL tables when a database URL is given (else SQLite in `dbFile`), the
  * KvStore, CounterStore and event bus in Redis when a Redis URL is given (else SQLite beside the
  * tables, or, on PostgreSQL without Redis, the service's in-process defaults: one instance only).
@@ -131,10 +140,9 @@ export function openStores(settings: StoreSettings): OpenedStores {
   let carryOver = async () => 0;
   if (settings.databaseUrl) {
     const postgres = required<(url: string, options: object) => PgClient>('postgres', `SVC_DATABASE_URL (${withoutPassword(settings.databaseUrl)})`);
-    // connect_timeout is in seconds: a request meets a database that is down within it (11230).
     // The guard bounds the statements the driver can strand around a closed connection (D153, D196).
     let guard: SettleGuard | undefined;
-    const driver = postgres(settings.databaseUrl, { max: 10, onnotice: () => {}, connect_timeout: Math.ceil(STORE_TIMEOUT_MS / 1000), onclose: () => guard?.connectionClosed() });
+    const driver = postgres(settings.databaseUrl, postgresClientOptions(() => guard?.connectionClosed()));
     guard = pgSettleGuard(driver);
     const sql = guard.client;
     closers.push(() => sql.end({ timeout: 5 }));

@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SvcError } from '../../src/core/errors.js';
 import type { AggregatePlan, FindPlan, WhereNode } from '../../src/query/plan.js';
 import { postgresStorage } from '../../src/storage/postgres/index.js';
+import type { PgPendingQuery } from '../../src/storage/postgres/pg-client.js';
+import { withinBudget } from '../../src/storage/postgres/pg-read-budget.js';
 import type { StorageAdapter, TableRef } from '../../src/storage/port.js';
 import { type TestSchema, createTestSchema, postgresAvailable } from './pg-test-db.js';
 
@@ -64,4 +66,72 @@ describe.skipIf(!available)('PostgreSQL read budgets', () => {
     expect(await codeOf(() => strict.count(ref, slowWhere))).toBe(11090);
     expect(await strict.count(ref, slowWhere, { budgetMs: 60_000 })).toBeGreaterThanOrEqual(0);
   }, 60_000);
+});
+
+/**
+ * A pending statement as postgres.js keeps one: `cancel()` calls its canceller once and forgets it;
+ * while `describeFirst` is true a cancel stops nothing (the backend is idle between the describe and
+ * the execution), afterwards it stops the statement with 57014.
+ */
+function fakeStatement(describing: boolean) {
+  let reject: (error: unknown) => void = () => undefined;
+  let resolve: (rows: never[]) => void = () => undefined;
+  const answer = new Promise<never[]>((ok, fail) => ((resolve = ok), (reject = fail)));
+  const statement = {
+    cancels: 0,
+    describeFirst: describing,
+    then: answer.then.bind(answer),
+    canceller: null as null | ((query: unknown) => void),
+    cancel: () => {
+      statement.canceller?.(statement);
+      statement.canceller = null;
+    },
+    settle: () => resolve([]),
+  };
+  statement.canceller = () => {
+    statement.cancels++;
+    if (!statement.describeFirst) reject(Object.assign(new Error('canceling statement due to user request'), { code: '57014' }));
+  };
+  return statement;
+}
+
+describe('a read budget on PostgreSQL, on a fake statement', () => {
+  it('cancels once more when the first cancel met the statement still being described', async () => {
+    vi.useFakeTimers();
+    try {
+      const statement = fakeStatement(true);
+      const read = codeOf(() => withinBudget(statement as unknown as PgPendingQuery, statement, 50));
+      await vi.advanceTimersByTimeAsync(50);
+      expect(statement.cancels).toBe(1);
+      await vi.advanceTimersByTimeAsync(200);
+      expect(statement.cancels).toBe(1);
+      statement.describeFirst = false;
+      await vi.advanceTimersByTimeAsync(10);
+      expect(statement.cancels).toBe(2);
+      expect(await read).toBe(11090);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('cancels a statement already executing exactly once, and nothing after it settles', async () => {
+    vi.useFakeTimers();
+    try {
+      const running = fakeStatement(false);
+      const read = codeOf(() => withinBudget(running as unknown as PgPendingQuery, running, 50));
+      await vi.advanceTimersByTimeAsync(5000);
+      expect([await read, running.cancels]).toEqual([11090, 1]);
+
+      const settled = fakeStatement(true);
+      const fast = withinBudget(settled as unknown as PgPendingQuery, settled, 50);
+      await vi.advanceTimersByTimeAsync(60);
+      settled.settle();
+      expect(await fast).toEqual([]);
+      settled.describeFirst = false;
+      await vi.advanceTimersByTimeAsync(5000);
+      expect(settled.cancels).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
