@@ -4,10 +4,11 @@ import { isMainThread } from 'node:worker_threads';
 
 /**
  * How much lower than the request path work for one caller runs by default: deployed functions in
- * worker threads and JVMs (`functions.niceness`). A niceness of 10 gives a busy thread about a tenth of the CPU share of the event loop
- * when both want the same core (Linux CFS weights 110 against 1024), so a function burst or an
- * allocation bomb cannot take the cores the main thread answers everyone else's requests on, while
- * on an otherwise idle machine it still runs at full speed (niceness only matters under contention).
+ * worker threads and JVMs (`functions.niceness`). A niceness of 10 gives a busy thread about a tenth
+ * of the event loop's CPU share when both want the same core (Linux CFS weights 110 against 1024),
+ * so a function burst or an allocation bomb cannot take the cores the main thread answers everyone
+ * else's requests on, while on an otherwise idle machine it still runs at full speed (niceness only
+ * matters under contention).
  */
 export const BACKGROUND_NICENESS = 10;
 

@@ -90,8 +90,7 @@ export class JavaWorker {
           // Its threads exist now: a busy function yields the cores to the event loop (background-priority.ts).
           lowerChildProcess(this.child.pid, this.options.niceness);
           markReady();
-        }
-        else if (frame.t === 'recycle') {
+        } else if (frame.t === 'recycle') {
           this.options.logger.warn('functions: a Java worker is replaced', { reason: frame.reason });
           this.kill(frame.reason);
         } else this.onFrame(frame);
