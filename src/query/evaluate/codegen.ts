@@ -1,27 +1,30 @@
 import type { Value } from '../../core/values.js';
 import type { FieldRef, WhereNode } from '../plan.js';
 import { schemaColumn } from '../schema-lookup.js';
-import type { EvalContext, Predicate, ValueTest } from './context.js';
+import type { EvalContext, Filter, Predicate, ValueTest } from './context.js';
 import { inheritsName } from './field.js';
 import { equalsTest, orderTest } from './operators/comparison.js';
 import { containsAllTest, inTest } from './operators/membership.js';
-import { regexTest } from './operators/regex.js';
+import { regexOf, regexTest } from './operators/regex.js';
 
 /**
- * Compiles a where tree into one generated JavaScript function whose property reads name their
- * columns as constants (`r["category"]`). The closure compiler reads every column through one shared
+ * Compiles a where tree into generated JavaScript whose property reads name their columns as
+ * constants (`r["category"]`). The closure compiler reads every column through one shared
  * `r[column]` site, which V8 sees with many names (megamorphic) once a query has two fields; here
  * each leaf is its own small function with one constant name, so the engine inlines it like a
  * hand-written filter. Only names and the tree's shape enter the source (names as JSON string
  * literals); every value is passed in as data (`K`) and every operator without a generated form runs
  * as its closure (`X`), so the semantics stay those of the closure compilers, which remain the
- * reference. Returns null when code generation is unavailable (e.g. `--disallow-code-generation-from-strings`).
+ * reference. The same source holds the loop that selects an array's matches (D230): one loop per
+ * query shape, so its call of the predicate sees one target and is inlined, where a loop shared by
+ * every shape calls each predicate through a megamorphic site. Returns null when code generation
+ * is unavailable (e.g. `--disallow-code-generation-from-strings`).
  */
-export function generatePredicate(node: WhereNode, ctx: EvalContext, fallback: (node: WhereNode, ctx: EvalContext) => Predicate): Predicate | null {
+export function generateFilter(node: WhereNode, ctx: EvalContext, fallback: (node: WhereNode, ctx: EvalContext) => Predicate): Filter | null {
   if (generationDisabled) return null;
   const program = new Program(ctx, fallback);
   const expression = program.expression(node);
-  const source = [...program.prelude(), ...program.functions, `return function predicate(r) { return ${expression}; };`].join('\n');
+  const source = [...program.prelude(), ...program.functions, `function predicate(r) { return ${expression}; }`, SELECT, 'return { test: predicate, select };'].join('\n');
   let factory = FACTORIES.get(source);
   if (!factory) {
     try {
@@ -36,7 +39,25 @@ export function generatePredicate(node: WhereNode, ctx: EvalContext, fallback: (
   return factory(program.constants, program.externals);
 }
 
-type Factory = (constants: readonly unknown[], externals: readonly unknown[]) => Predicate;
+/** The generated predicate alone (see {@link generateFilter}). */
+export function generatePredicate(node: WhereNode, ctx: EvalContext, fallback: (node: WhereNode, ctx: EvalContext) => Predicate): Predicate | null {
+  return generateFilter(node, ctx, fallback)?.test ?? null;
+}
+
+/** The generated {@link Selector}: positions of the matches, up to `limit` of them. */
+const SELECT = `function select(list, into, limit) {
+  const n = list.length;
+  let c = 0;
+  for (let i = 0; i < n; i++) {
+    if (predicate(list[i])) {
+      into[c++] = i;
+      if (c >= limit) break;
+    }
+  }
+  return c;
+}`;
+
+type Factory = (constants: readonly unknown[], externals: readonly unknown[]) => Filter;
 
 /** Generated functions by source: a query shape seen again costs a lookup, not a compile. */
 const FACTORIES = new Map<string, Factory>();
@@ -119,15 +140,21 @@ class Program {
         const read = this.read(node.field);
         if (read === null) return null;
         if (node.values.length > 0 && node.values.length <= 8 && node.values.every((v) => PRIMITIVE(v))) {
+          // An element equals at most one distinct primitive, so a shorter array cannot hold them
+          // all: the length, read with the array, spares reading its elements (D231).
+          const distinct = this.constant(new Set(node.values).size);
           const checks = node.values.map((v) => `v.includes(${this.constant(v)})`).join(' && ');
-          return `${read}\nreturn Array.isArray(v) && ${checks};`;
+          return `${read}\nreturn Array.isArray(v) && v.length >= ${distinct} && ${checks};`;
         }
         return `${read}\nreturn ${this.external(containsAllTest(node.values))}(v);`;
       }
       case 'regex': {
         const read = this.read(node.field);
         if (read === null) return null;
-        return `${read}\nreturn ${this.external(regexTest(node))}(v);`;
+        // A string is tested by the cached matcher itself (the same function for every query with
+        // this pattern, so the engine can inline it); arrays by the closure's array rule.
+        const regex = this.constant(regexOf(node));
+        return `${read}\nreturn typeof v === 'string' ? ${regex}.test(v) : Array.isArray(v) && ${this.external(regexTest(node))}(v);`;
       }
       default:
         return null;

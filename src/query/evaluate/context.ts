@@ -24,6 +24,19 @@ export interface EvalContext {
 
 /** A compiled where node. */
 export type Predicate = (record: StoredRecord) => boolean;
+/**
+ * Selects the records of an array that a where matches, in array order: writes their positions into
+ * `into` from index 0 and stops after `limit` of them (`into` holds at least that many); returns
+ * how many it wrote.
+ */
+export type Selector = (records: readonly StoredRecord[], into: Int32Array, limit: number) => number;
+
+/** A compiled where: the test of one record, and a loop selecting the matches of an array. */
+export interface Filter {
+  readonly test: Predicate;
+  readonly select: Selector;
+}
+
 /** A compiled test of one field value (undefined = missing). */
 export type ValueTest = (value: Value | undefined) => boolean;
 

@@ -4,7 +4,7 @@ import { aggregateRecords } from './aggregate.js';
 import { contextFor, type EvalEnv } from './context.js';
 import { filterSortAndPage, sortSpecOf } from './order.js';
 import { applyProjection } from './projection.js';
-import { compilePredicate } from './where.js';
+import { compileFilter, compilePredicate } from './where.js';
 
 export type { EvalContext, EvalEnv, Predicate } from './context.js';
 export { compilePredicate } from './where.js';
@@ -28,8 +28,8 @@ export interface FindHints {
  * @example runFind(table.values(), plan, env)
  */
 export function runFind(records: Iterable<StoredRecord>, plan: FindPlan, env: EvalEnv, hints: FindHints = {}): StoredRecord[] {
-  const pred = compilePredicate(plan.where, contextFor(env, env.className));
-  const page = filterSortAndPage(records, pred, sortSpecOf(plan), plan.skip, plan.limit, hints.inCreationOrder === true);
+  const filter = compileFilter(plan.where, contextFor(env, env.className));
+  const page = filterSortAndPage(records, filter, sortSpecOf(plan), plan.skip, plan.limit, hints.inCreationOrder === true);
   return plan.projection.kind === 'all' ? page : page.map((r) => applyProjection(r, plan.projection));
 }
 

@@ -1,9 +1,10 @@
 import type { StoredRecord } from '../../core/values.js';
 import { compareSortKeys, compareStrings, sortKeyOf, type SortKey } from '../compare.js';
 import type { FindPlan } from '../plan.js';
-import type { Predicate } from './context.js';
+import type { Filter, Predicate } from './context.js';
 import { compileGetter } from './field.js';
 import { distanceGetter } from './operators/geo.js';
+import { selectMatches } from './select.js';
 
 /** How records are ordered: key extractors with directions; ties always break by objectId ascending. */
 export interface SortSpec {
@@ -30,24 +31,25 @@ export function sortSpecOf(plan: Pick<FindPlan, 'order' | 'nearest'>): SortSpec 
 }
 
 /**
- * Filters `records` with `pred` and returns matches [skip, skip+limit) of `spec`'s order: the same
- * result as `sortAndPage` over every match. It checks that the matches arrive in that order (each
- * one after the previous: keys, then objectId); when they do (the memory adapter keeps records in
- * insertion order, usually creation order) the sort is skipped and the page is a slice, otherwise
+ * Filters `records` with `filter` and returns matches [skip, skip+limit) of `spec`'s order: the
+ * same result as `sortAndPage` over every match. It checks that the matches arrive in that order
+ * (each one after the previous: keys, then objectId); when they do (the memory adapter keeps records
+ * in insertion order, usually creation order) the sort is skipped and the page is a slice, otherwise
  * `sortAndPage` sorts (or heap-selects a small page). For an explicit order the check stops at the
- * first match out of order.
+ * first match out of order. Arrays (the common input) go through the filter's selector
+ * (select.ts), other iterables through its test.
  */
 export function filterSortAndPage(
   records: Iterable<StoredRecord>,
-  pred: Predicate,
+  filter: Filter,
   spec: SortSpec,
   skip: number,
   limit: number,
   knownInCreationOrder = false,
 ): StoredRecord[] {
-  if (spec === DEFAULT_SORT && knownInCreationOrder) return filterPage(records, pred, skip, limit);
-  const matching: StoredRecord[] = [];
-  const ordered = spec === DEFAULT_SORT ? filterByCreation(records, pred, matching) : filterBySpec(records, pred, spec, matching);
+  if (spec === DEFAULT_SORT && knownInCreationOrder) return filterPage(records, filter, skip, limit);
+  const matching = Array.isArray(records) ? selectMatches(records as readonly StoredRecord[], filter, 0, Infinity) : filterAll(records, filter.test);
+  const ordered = spec === DEFAULT_SORT ? inCreationOrder(matching) : inSpecOrder(matching, spec);
   if (!ordered) return sortAndPage(matching, spec, skip, limit);
   if (limit <= 0 || skip >= matching.length) return [];
   if (skip === 0 && limit >= matching.length) return matching;
@@ -55,18 +57,11 @@ export function filterSortAndPage(
 }
 
 /** Filters records already in order, stopping once the page is full. */
-function filterPage(records: Iterable<StoredRecord>, pred: Predicate, skip: number, limit: number): StoredRecord[] {
+function filterPage(records: Iterable<StoredRecord>, filter: Filter, skip: number, limit: number): StoredRecord[] {
+  if (limit <= 0) return [];
+  if (Array.isArray(records)) return selectMatches(records as readonly StoredRecord[], filter, skip, skip + limit);
+  const pred = filter.test;
   const page: StoredRecord[] = [];
-  if (limit <= 0) return page;
-  if (Array.isArray(records) && skip === 0) {
-    // The common case (first page of an array) as one indexed loop: no skip bookkeeping per match.
-    const list = records as readonly StoredRecord[];
-    for (let i = 0; i < list.length; i++) {
-      const r = list[i]!;
-      if (pred(r) && page.push(r) >= limit) break;
-    }
-    return page;
-  }
   let toSkip = skip;
   for (const r of records) {
     if (!pred(r)) continue;
@@ -80,28 +75,18 @@ function filterPage(records: Iterable<StoredRecord>, pred: Predicate, skip: numb
   return page;
 }
 
-/**
- * Filters for the default order, then checks the matches in one tight pass (the createdAt loads are
- * cache misses on large tables; a loop doing nothing else overlaps them best). Arrays (the common
- * input) are walked by index.
- */
-function filterByCreation(records: Iterable<StoredRecord>, pred: Predicate, out: StoredRecord[]): boolean {
-  if (Array.isArray(records)) {
-    const list = records as readonly StoredRecord[];
-    for (let i = 0; i < list.length; i++) {
-      const r = list[i]!;
-      if (pred(r)) out.push(r);
-    }
-  } else {
-    for (const r of records) if (pred(r)) out.push(r);
-  }
-  return inCreationOrder(out);
+function filterAll(records: Iterable<StoredRecord>, pred: Predicate): StoredRecord[] {
+  const out: StoredRecord[] = [];
+  for (const r of records) if (pred(r)) out.push(r);
+  return out;
 }
 
 /**
  * Whether (createdAt, objectId) increases along `records`; stops at the first pair out of order.
  * Dates are canonical ISO text (ASCII, see core/values.ts), where the native string comparison is
- * `compareStrings`'s code point order; objectIds are compared only on equal dates.
+ * `compareStrings`'s code point order; objectIds are compared only on equal dates. One tight pass
+ * after the filter: the createdAt loads are cache misses on large tables, and a loop doing nothing
+ * else overlaps them best.
  */
 function inCreationOrder(records: readonly StoredRecord[]): boolean {
   const n = records.length;
@@ -115,38 +100,28 @@ function inCreationOrder(records: readonly StoredRecord[]): boolean {
   return true;
 }
 
-/** `filterByCreation` for any other order: keys extracted per match until the first one out of order. */
-function filterBySpec(records: Iterable<StoredRecord>, pred: Predicate, spec: SortSpec, out: StoredRecord[]): boolean {
+/** `inCreationOrder` for any other order: keys extracted per record until the first one out of order. */
+function inSpecOrder(records: readonly StoredRecord[], spec: SortSpec): boolean {
   const m = spec.keys.length;
   const desc = spec.descending;
   let prev: SortKey[] = new Array<SortKey>(m);
   let cur: SortKey[] = new Array<SortKey>(m);
-  let prevId = '';
-  let ordered = true;
-  let first = true;
-  for (const r of records) {
-    if (!pred(r)) continue;
-    out.push(r);
-    if (!ordered) continue;
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!;
     for (let j = 0; j < m; j++) cur[j] = spec.keys[j]!(r);
-    if (first) first = false;
-    else {
+    if (i > 0) {
       let c = 0;
       for (let j = 0; j < m && c === 0; j++) {
         c = compareSortKeys(prev[j]!, cur[j]!);
         if (desc[j]) c = -c;
       }
-      if (c > 0 || (c === 0 && compareStrings(prevId, r.objectId) >= 0)) {
-        ordered = false;
-        continue;
-      }
+      if (c > 0 || (c === 0 && compareStrings(records[i - 1]!.objectId, r.objectId) >= 0)) return false;
     }
     const t = prev;
     prev = cur;
     cur = t;
-    prevId = r.objectId;
   }
-  return ordered;
+  return true;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { WhereKind, WhereNode } from '../plan.js';
-import { generatePredicate } from './codegen.js';
-import type { EvalContext, Predicate } from './context.js';
+import { generateFilter } from './codegen.js';
+import type { EvalContext, Filter, Predicate } from './context.js';
 import { compileCompare } from './operators/comparison.js';
 import { compileExists } from './operators/exists.js';
 import { compileNear, compileWithinBox } from './operators/geo.js';
@@ -9,6 +9,7 @@ import { compileContainsAll, compileIn } from './operators/membership.js';
 import { compileRegex } from './operators/regex.js';
 import { compileAclRead } from './operators/acl-read.js';
 import { compileInQuery, compileRelatedTo, compileSelect } from './operators/subquery.js';
+import { filterOf } from './select.js';
 
 type NodeCompilers = { readonly [K in WhereKind]: (node: Extract<WhereNode, { kind: K }>, ctx: EvalContext) => Predicate };
 
@@ -37,7 +38,12 @@ const COMPILERS: NodeCompilers = {
  * it does not inline.
  */
 export function compilePredicate(node: WhereNode, ctx: EvalContext): Predicate {
-  return generatePredicate(node, ctx, compileClosurePredicate) ?? compileClosurePredicate(node, ctx);
+  return compileFilter(node, ctx).test;
+}
+
+/** {@link compilePredicate} with the loop that selects an array's matches (select.ts). */
+export function compileFilter(node: WhereNode, ctx: EvalContext): Filter {
+  return generateFilter(node, ctx, compileClosurePredicate) ?? filterOf(compileClosurePredicate(node, ctx));
 }
 
 /** The closure compiler alone (no per-record allocation on the common paths). */

@@ -4,15 +4,15 @@ import { schemaColumn } from '../../schema-lookup.js';
 import { contextFor, type EvalContext, type EvalEnv, type Predicate, type ValueTest } from '../context.js';
 import { anyValue, compileGetter } from '../field.js';
 import { DEFAULT_SORT, filterSortAndPage } from '../order.js';
-import { compilePredicate } from '../where.js';
+import { compileFilter } from '../where.js';
 
 /**
  * The records an inner query counts: those matching its where, first `limit` of them in default
  * order (createdAt, objectId). Computed once per compiled predicate, on first use.
  */
 export function innerRecords(query: SubQuery, env: EvalEnv): StoredRecord[] {
-  const pred = compilePredicate(query.where, contextFor(env, query.table));
-  return filterSortAndPage(env.records(query.table), pred, DEFAULT_SORT, 0, query.limit);
+  const filter = compileFilter(query.where, contextFor(env, query.table));
+  return filterSortAndPage(env.records(query.table), filter, DEFAULT_SORT, 0, query.limit);
 }
 
 function lazy<T>(make: () => T): () => T {
