@@ -108,6 +108,13 @@ class Program {
         const value = node.value;
         if (node.op === 'eq' || node.op === 'ne') {
           const not = node.op === 'ne' ? '!' : '';
+          if (typeof value === 'string') {
+            // A string of another length is not equal: its length is read inline, where `===`
+            // calls the engine's string comparison for every string that is not the constant.
+            const k = this.constant(value);
+            const length = this.constant(value.length);
+            return `${read}\nreturn ${not}(typeof v === 'string' ? v.length === ${length} && v === ${k} : Array.isArray(v) && v.includes(${k}));`;
+          }
           if (PRIMITIVE(value)) {
             const k = this.constant(value);
             return `${read}\nreturn ${not}(v === ${k} || (Array.isArray(v) && v.includes(${k})));`;
