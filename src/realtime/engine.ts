@@ -16,7 +16,7 @@ import type { RealtimeCaller } from './realtime-caller.js';
 import { SharedWheres, type WhereLimits, type WhereRequest } from './shared-wheres.js';
 import { SliceGate } from './slice-gate.js';
 import { type Match, type Subscription, matchChange } from './subscription.js';
-import { SharedWhereSubscription } from './where-subscription.js';
+import { type SharedWhere, SharedWhereSubscription } from './where-subscription.js';
 
 /** One connection as the engine sees it: who it is, what it subscribed to, how to reach it. */
 export interface Subscriber {
@@ -24,6 +24,12 @@ export interface Subscriber {
   subscriptions(): Iterable<Subscription>;
   /** Sends one event; `data` is the record encoded as a REST read (computed once per change). */
   deliver(subscription: Subscription, match: Match, data: EventData): void;
+}
+
+/** A subscriber's view of the changed table for one change, and the record check made with it. */
+interface Sight {
+  readonly view: TableAccess;
+  readonly visible: (record: StoredRecord) => boolean;
 }
 
 /** One connection as `GET /1/realtime/connections` lists it. */
@@ -172,7 +178,8 @@ export class SubscriptionEngine {
   private async dispatch(change: RealtimeChange): Promise<void> {
     const set = this.subscribers.get(change.app);
     if (!set || set.size === 0 || this.closed) return;
-    await this.refreshStaleWheres(change);
+    const refreshing = this.refreshStaleWheres(change);
+    if (refreshing) await refreshing;
     // One encoding per record and distinct projection (the hidden-column sets of cached views are shared).
     const encoded = new Map<StoredRecord, Map<ReadonlySet<string>, EventData>>();
     const encode = (record: StoredRecord, view: TableAccess, timeZone: string) => {
@@ -182,10 +189,11 @@ export class SubscriptionEngine {
       if (!data) byProjection.set(view.hidden, (data = new EventData(encodeRecord(view.project(record), timeZone))));
       return data;
     };
-    // Views asked once per change and identity (the master key, a user, anonymous), only for subscribers of the table.
-    const views = new Map<string, TableAccess | null>();
+    // Views asked once per change and identity (the master key, a user, anonymous), only for subscribers of
+    // the table; each subscriber's records are still checked against its own view (`mayRead`).
+    const sights = new Map<string, Sight | null>();
     for (const subscriber of [...set]) {
-      let view: TableAccess | null | undefined;
+      let sight: Sight | null | undefined;
       for (const subscription of subscriber.subscriptions()) {
         if (subscription.className !== change.className) continue;
         // A record can make one subscription's match cost milliseconds (a long array against a `$in`).
@@ -193,21 +201,26 @@ export class SubscriptionEngine {
           await this.gate.pause();
           if (this.closed) return;
         }
-        if (view === undefined) {
+        if (sight === undefined) {
           const { caller } = subscriber;
           const identity = caller.isMaster ? '\u0000master' : (caller.user?.objectId ?? '');
-          view = views.get(identity);
-          if (view === undefined) views.set(identity, (view = await this.viewOf(subscriber, change.className)));
+          sight = sights.get(identity);
+          if (sight === undefined) sights.set(identity, (sight = await this.sightOf(subscriber, change.className)));
         }
-        if (view === null) break;
-        const seen = view;
-        const match = matchChange(subscription, change, (record) => seen.mayRead(record, 'find'));
+        if (sight === null) break;
+        const match = matchChange(subscription, change, sight.visible);
         if (match) {
-          subscriber.deliver(subscription, match, encode(match.record, seen, subscriber.caller.app.settings.timeZone));
+          subscriber.deliver(subscription, match, encode(match.record, sight.view, subscriber.caller.app.settings.timeZone));
           this.deps.metrics?.realtimeEvent(change.app);
         }
       }
     }
+  }
+
+  /** The subscriber's view (`viewOf`) with its record check, made once per change and identity. */
+  private async sightOf(subscriber: Subscriber, className: string): Promise<Sight | null> {
+    const view = await this.viewOf(subscriber, className);
+    return view && { view, visible: (record) => view.mayRead(record, 'find') };
   }
 
   /** The subscriber's view of a table while it may still find in it (permissions may change after subscribing), else null. */
@@ -221,15 +234,22 @@ export class SubscriptionEngine {
     }
   }
 
-  /** Compiles again the changed table's wheres that name a column of this record their schema lacked (each shared where once). */
-  private async refreshStaleWheres(change: RealtimeChange): Promise<void> {
+  /**
+   * Compiles again the changed table's wheres that name a column of this record their schema lacked
+   * (each shared where once); null when none does (the common case costs no turn of the microtask queue).
+   */
+  private refreshStaleWheres(change: RealtimeChange): Promise<void> | null {
     const record = change.after ?? change.before;
-    if (!record) return;
+    if (!record) return null;
     const stale = [...this.wheres.ofClass(change.app, change.className)].filter((shared) => shared.isStaleFor(record));
-    if (stale.length === 0) return;
+    if (stale.length === 0) return null;
     const app = [...(this.subscribers.get(change.app) ?? [])][0]?.caller.app;
-    if (!app) return;
-    const schema = await this.deps.storage.getSchema({ namespace: app.namespace, className: change.className });
+    if (!app) return null;
+    return this.recompile(change, app.namespace, stale);
+  }
+
+  private async recompile(change: RealtimeChange, namespace: string, stale: readonly SharedWhere[]): Promise<void> {
+    const schema = await this.deps.storage.getSchema({ namespace, className: change.className });
     for (const shared of stale) {
       if (this.gate.due()) {
         await this.gate.pause();

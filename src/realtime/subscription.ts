@@ -54,17 +54,21 @@ export function matchChange(sub: Subscription, change: RealtimeChange, visible: 
   if (sub.className !== change.className) return null;
   if (sub.kind === 'where') return matchWhere(sub, change, visible);
   const row = sub.objectId === undefined || sub.objectId === change.objectId;
-  const shown = (record: StoredRecord | undefined): Match | null => (record && visible(record) ? { action: sub.action, record } : null);
   switch (sub.action) {
     case 'updateTable':
-      return change.op !== 'delete' ? shown(change.after) : null;
+      return change.op !== 'delete' ? shown(sub.action, change.after, visible) : null;
     case 'updateRow':
-      return change.op === 'update' && row ? shown(change.after) : null;
+      return change.op === 'update' && row ? shown(sub.action, change.after, visible) : null;
     case 'deleteTable':
-      return change.op === 'delete' ? shown(change.before) : null;
+      return change.op === 'delete' ? shown(sub.action, change.before, visible) : null;
     case 'deleteRow':
-      return change.op === 'delete' && row ? shown(change.before) : null;
+      return change.op === 'delete' && row ? shown(sub.action, change.before, visible) : null;
   }
+}
+
+/** An action subscription's match: `record`, when there is one and the subscriber may read it. */
+function shown(action: TableAction, record: StoredRecord | undefined, visible: (record: StoredRecord) => boolean): Match | null {
+  return record && visible(record) ? { action, record } : null;
 }
 
 function matchWhere(sub: WhereSubscription, change: RealtimeChange, visible: (record: StoredRecord) => boolean): Match | null {

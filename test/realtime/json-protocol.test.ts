@@ -35,6 +35,26 @@ describe('realtime JSON protocol: the seed\'s four actions', () => {
     expect((await client.json()).data.score).toBe(9);
   });
 
+  it('subscribers of one view share frames by id and action, and each gets the bytes JSON.stringify writes for its own id (issue 41)', async () => {
+    const second = await jsonClient(server);
+    const third = await jsonClient(server);
+    try {
+      await subscribe(client, { id: 1, action: 'updateTable', tableName: 'GameScore' });
+      await subscribe(second, { id: 1, action: 'updateTable', tableName: 'GameScore' });
+      await subscribe(third, { id: 'x:1', action: 'updateTable', tableName: 'GameScore' });
+      await subscribe(third, { id: 1, where: { score: { $gte: 0 } }, tableName: 'GameScore' });
+      const id = await create('GameScore', { score: 2 });
+      const data = (await server.request('GET', `/1/classes/GameScore/${id}`)).body;
+      const frame = (subscription: string, action: string) => JSON.stringify({ op: 'event', id: subscription, action, tableName: 'GameScore', objectId: id, data });
+      expect(await client.next()).toBe(frame('1', 'updateTable'));
+      expect(await second.next()).toBe(frame('1', 'updateTable'));
+      expect([await third.next(), await third.next()].sort()).toEqual([frame('x:1', 'updateTable'), frame('1', 'create')].sort());
+    } finally {
+      second.ws.terminate();
+      third.ws.terminate();
+    }
+  });
+
   it('updateRow: updates of that record only', async () => {
     const id = await create('GameScore', { score: 1 });
     const other = await create('GameScore', { score: 1 });
