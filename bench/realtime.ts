@@ -78,7 +78,7 @@ interface Measured {
   frame: string;
 }
 
-async function measureOurs(n: number, writes: number): Promise<Measured> {
+export async function measureOurs(n: number, writes: number): Promise<Measured> {
   const service: Service = createService({ storage: memoryStorage(), applications: [APP], captcha: false, users: false, realtime: { maxConnectionsPerApp: 20_000, maxConnectionsPerAddress: 20_000, maxInboundBytesPerAddress: 1 << 30, maxInboundBytesPerApp: 1 << 30 } }); // every subscriber comes from 127.0.0.1, and 10,000 subscribe at once
   const server = createServer(toNodeListener(service));
   server.on('upgrade', (req, socket, head) => void service.handleUpgrade(req, socket, head));
@@ -108,7 +108,7 @@ async function measureOurs(n: number, writes: number): Promise<Measured> {
 }
 
 /** The limit: a bare ws server sending the same frame to every socket, as fast as it can. */
-async function measureBareWs(n: number, writes: number, frame: string): Promise<Measured> {
+export async function measureBareWs(n: number, writes: number, frame: string): Promise<Measured> {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const server = createServer();
   const sockets = new Set<WebSocket>();
