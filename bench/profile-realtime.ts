@@ -12,4 +12,5 @@ const writes = Number(process.argv[3] ?? 2000);
 const side = process.argv[4] === 'bare' ? 'bare ws' : 'svcbase';
 const frame = '{"op":"event","id":"1","action":"updateTable","tableName":"Bench","objectId":"aB3dE5gH7j","data":{"objectId":"aB3dE5gH7j","score":1,"name":"player 1","createdAt":"2026-11-28 12:00:00","updatedAt":"2026-11-28 12:00:00"}}';
 const measured = side === 'svcbase' ? await measureOurs(n, writes) : await measureBareWs(n, writes, frame);
-process.stdout.write(`${side}, ${n} subscriber(s), ${writes} writes: ${Math.round(measured.eventsPerSecond)} events/s, p50 ${measured.p50.toFixed(3)} ms, p99 ${measured.p99.toFixed(3)} ms\n`);
+const cpu = measured.cpuMicros / writes;
+process.stdout.write(`${side}, ${n} subscriber(s), ${writes} writes: ${Math.round(measured.eventsPerSecond)} events/s, p50 ${measured.p50.toFixed(3)} ms, p99 ${measured.p99.toFixed(3)} ms, server CPU ${Math.round(cpu)} µs per write (user ${Math.round(measured.cpuUserMicros / writes)}, system ${Math.round(measured.cpuSystemMicros / writes)}; ${(cpu / n).toFixed(2)} per event)\n`);

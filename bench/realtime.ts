@@ -5,7 +5,9 @@
  * measured against. Each write waits until every subscriber received its event, so the latency is to
  * the last subscriber. The subscribers live in a child process (bench/realtime-fleet.ts), so memory
  * per idle connection is the server side's heap + external growth per open socket, for ours and for
- * bare `ws`; run with `ulimit -n` of at least 12,000.
+ * bare `ws`; run with `ulimit -n` of at least 12,000. The server process's CPU time per event (user +
+ * system, the write included on our side) is reported beside the rates: it counts the server's own
+ * work, not the time it waited for a core on a shared machine.
  * Informational (no target): the numbers depend on the loopback stack more than on us.
  */
 import { createServer, type Server } from 'node:http';
@@ -76,6 +78,10 @@ interface Measured {
   p99: number;
   bytesPerConnection: number;
   frame: string;
+  /** This process's CPU time over the rounds, in µs: user + system, and each alone. */
+  cpuMicros: number;
+  cpuUserMicros: number;
+  cpuSystemMicros: number;
 }
 
 export async function measureOurs(n: number, writes: number): Promise<Measured> {
@@ -91,6 +97,7 @@ export async function measureOurs(n: number, writes: number): Promise<Measured> 
   let frame = '';
   const latencies: number[] = [];
   const start = performance.now();
+  const cpuStart = process.cpuUsage();
   for (let i = 0; i < writes; i++) {
     const t0 = performance.now();
     const round = fleet.nextRound();
@@ -99,12 +106,13 @@ export async function measureOurs(n: number, writes: number): Promise<Measured> 
     latencies.push(performance.now() - t0);
   }
   const seconds = (performance.now() - start) / 1000;
+  const cpu = process.cpuUsage(cpuStart);
   await fleet.close();
   await service.close();
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   latencies.sort((a, b) => a - b);
-  return { eventsPerSecond: (n * writes) / seconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), bytesPerConnection, frame };
+  return { eventsPerSecond: (n * writes) / seconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), bytesPerConnection, frame, cpuMicros: cpu.user + cpu.system, cpuUserMicros: cpu.user, cpuSystemMicros: cpu.system };
 }
 
 /** The limit: a bare ws server sending the same frame to every socket, as fast as it can. */
@@ -120,6 +128,7 @@ export async function measureBareWs(n: number, writes: number, frame: string): P
   const bytesPerConnection = (memoryNow() - before) / n;
   const latencies: number[] = [];
   const start = performance.now();
+  const cpuStart = process.cpuUsage();
   for (let i = 0; i < writes; i++) {
     const t0 = performance.now();
     const round = fleet.nextRound();
@@ -128,11 +137,12 @@ export async function measureBareWs(n: number, writes: number, frame: string): P
     latencies.push(performance.now() - t0);
   }
   const seconds = (performance.now() - start) / 1000;
+  const cpu = process.cpuUsage(cpuStart);
   await fleet.close();
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   latencies.sort((a, b) => a - b);
-  return { eventsPerSecond: (n * writes) / seconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), bytesPerConnection, frame };
+  return { eventsPerSecond: (n * writes) / seconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), bytesPerConnection, frame, cpuMicros: cpu.user + cpu.system, cpuUserMicros: cpu.user, cpuSystemMicros: cpu.system };
 }
 
 export async function run(config: BenchConfig): Promise<ResultRow[]> {
@@ -157,9 +167,11 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
         oursLatencyMs: { p50: round3(ours.p50), p99: round3(ours.p99) },
         bareLatencyMs: { p50: round3(bare.p50), p99: round3(bare.p99) },
         bytesPerIdleConnection: { ours: Math.round(ours.bytesPerConnection), bare: Math.round(bare.bytesPerConnection) },
+        serverCpuMicrosPerEvent: { ours: round3(ours.cpuMicros / (n * writes)), bare: round3(bare.cpuMicros / (n * writes)) },
       },
       note: `latency to the last subscriber p50/p99 ${ours.p50.toFixed(2)}/${ours.p99.toFixed(2)} ms (bare ws ${bare.p50.toFixed(2)}/${bare.p99.toFixed(2)}); ` +
-        `memory per idle connection ${Math.round(ours.bytesPerConnection / 1024)} KiB (bare ws ${Math.round(bare.bytesPerConnection / 1024)} KiB), client side included`,
+        `memory per idle connection ${Math.round(ours.bytesPerConnection / 1024)} KiB (bare ws ${Math.round(bare.bytesPerConnection / 1024)} KiB), client side included; ` +
+        `server CPU per event ${(ours.cpuMicros / (n * writes)).toFixed(1)} µs (bare ws ${(bare.cpuMicros / (n * writes)).toFixed(1)})`,
     });
   }
   return rows;

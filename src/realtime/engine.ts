@@ -182,11 +182,11 @@ export class SubscriptionEngine {
     if (refreshing) await refreshing;
     // One encoding per record and distinct projection (the hidden-column sets of cached views are shared).
     const encoded = new Map<StoredRecord, Map<ReadonlySet<string>, EventData>>();
-    const encode = (record: StoredRecord, view: TableAccess, timeZone: string) => {
+    const encode = (record: StoredRecord, view: TableAccess, subscriber: Subscriber) => {
       let byProjection = encoded.get(record);
       if (!byProjection) encoded.set(record, (byProjection = new Map()));
       let data = byProjection.get(view.hidden);
-      if (!data) byProjection.set(view.hidden, (data = new EventData(encodeRecord(view.project(record), timeZone))));
+      if (!data) byProjection.set(view.hidden, (data = new EventData(encodeRecord(view.project(record), subscriber.caller.app.settings.timeZone))));
       return data;
     };
     // Views asked once per change and identity (the master key, a user, anonymous), only for subscribers of
@@ -210,7 +210,7 @@ export class SubscriptionEngine {
         if (sight === null) break;
         const match = matchChange(subscription, change, sight.visible);
         if (match) {
-          subscriber.deliver(subscription, match, encode(match.record, sight.view, subscriber.caller.app.settings.timeZone));
+          subscriber.deliver(subscription, match, encode(match.record, sight.view, subscriber));
           this.deps.metrics?.realtimeEvent(change.app);
         }
       }
