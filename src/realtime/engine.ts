@@ -248,6 +248,7 @@ export class SubscriptionEngine {
     return this.recompile(change, app.namespace, stale);
   }
 
+  /** Compiles `stale` again against the table's schema as stored now, between slices like matching. */
   private async recompile(change: RealtimeChange, namespace: string, stale: readonly SharedWhere[]): Promise<void> {
     const schema = await this.deps.storage.getSchema({ namespace, className: change.className });
     for (const shared of stale) {
