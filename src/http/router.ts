@@ -26,12 +26,10 @@ interface CompiledRoute {
  */
 export function pathSegments(rawPath: string): string[] {
   const parts = rawPath.split('/');
-  let empty = 0;
-  for (let i = 0; i < parts.length; i++) if (parts[i]!.length === 0) empty++;
-  if (empty === 0) return parts;
-  const out: string[] = [];
-  for (let i = 0; i < parts.length; i++) if (parts[i]!.length > 0) out.push(parts[i]!);
-  return out;
+  let kept = 0;
+  for (let i = 0; i < parts.length; i++) if (parts[i]!.length > 0) parts[kept++] = parts[i]!;
+  parts.length = kept;
+  return parts;
 }
 
 function compile(route: RouteDef): CompiledRoute {
