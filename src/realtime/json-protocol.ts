@@ -30,7 +30,7 @@ export function serveJsonProtocol(socket: FeatureSocket, connection: RealtimeCon
   const send = (message: { [key: string]: Json }) => connection.send(JSON.stringify(message));
   // The frame of `JSON.stringify({ op, id, action, tableName, objectId, data })`, with the record's JSON written once per change and view;
   // the whole frame is built once per change, view, action and subscription id, and shared by connections that number their subscriptions alike.
-  const session = new RealtimeSession(caller, connection, (subscription, match, data) =>
+  const session = new RealtimeSession(caller, deps.engine, connection, (subscription, match, data) =>
     data.frame(`json:${match.action}:${subscription.id}`, () =>
       `{"op":"event","id":${JSON.stringify(subscription.id)},"action":${JSON.stringify(match.action)},"tableName":${JSON.stringify(subscription.className)},"objectId":${JSON.stringify(match.record.objectId)},"data":${data.json}}`,
     ),

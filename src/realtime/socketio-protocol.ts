@@ -108,7 +108,7 @@ export function serveSocketIo(socket: FeatureSocket, connection: RealtimeConnect
       const releaseSlot = deps.slots.reserve(app.applicationId, deps.address);
       const caller = realtimeCaller(deps.access, { app, isMaster: false, user: null, sessionToken: null, credential: 'rest' });
       // Every subscriber of one view gets the same frame for a change's action: built once, then shared.
-      const bound = new RealtimeSession(caller, connection, (subscription, match, data) => {
+      const bound = new RealtimeSession(caller, deps.engine, connection, (subscription, match, data) => {
         const action = subscription.kind === 'action' ? subscription.action : match.action;
         return data.frame(`sio:${action}:${subscription.className}`, () =>
           socketIoFrame('server_pub', `{"action":${JSON.stringify(action)},"tableName":${JSON.stringify(subscription.className)},"objectId":${JSON.stringify(match.record.objectId)},"data":${data.json}}`),

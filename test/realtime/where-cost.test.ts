@@ -8,6 +8,7 @@ import type { Json } from '../../src/core/wire-values.js';
 import { memoryEventBus } from '../../src/events/memory-event-bus.js';
 import { memoryStorage } from '../../src/memory.js';
 import { parseWhere } from '../../src/query/parse.js';
+import { Listener } from '../../src/realtime/dispatch-list.js';
 import { type MatchingLimits, type Subscriber, SubscriptionEngine } from '../../src/realtime/engine.js';
 import { realtimeCaller } from '../../src/realtime/realtime-caller.js';
 import { SharedWheres } from '../../src/realtime/shared-wheres.js';
@@ -112,12 +113,11 @@ describe('SubscriptionEngine: the backlog of changes waiting to be matched', () 
     const engine = new SubscriptionEngine({ bus: memoryEventBus(), storage, logger, tables: access.tables, matching });
     const seen: string[] = [];
     const subscription: Subscription = { kind: 'action', id: '1', action: 'updateTable', className: 'T' };
-    const subscriber: Subscriber = {
-      caller: realtimeCaller(access, { app, isMaster: true, user: null, sessionToken: null, credential: 'rest' }),
-      subscriptions: () => [subscription],
-      deliver: (_s, match) => void seen.push(match.record.objectId),
-    };
+    const caller = realtimeCaller(access, { app, isMaster: true, user: null, sessionToken: null, credential: 'rest' });
+    const subscriber: Subscriber = { caller, subscriptions: () => [subscription] };
     await engine.attach(subscriber);
+    const outlet = { send: (text: string) => seen.push((JSON.parse(text) as { objectId: string }).objectId) > 0 };
+    engine.listen(new Listener(subscription, caller, outlet, (_s, match) => JSON.stringify({ objectId: match.record.objectId })));
     const created = (objectId: string) => ({ op: 'create' as const, app: app.applicationId, className: 'T', objectId, after: { objectId, n: 1 } as unknown as StoredRecord });
     // Published in one go: each waits about 1.1 KiB, so the fourth and later find the backlog full.
     for (const id of ['a', 'b', 'c', 'd', 'e']) engine.publish(app, created(id));
