@@ -1,14 +1,18 @@
 import type { EventData } from './event-data.js';
 import type { RealtimeCaller } from './realtime-caller.js';
-import type { Match, Subscription } from './subscription.js';
+import type { Match, QueryEvent, Subscription, TableAction } from './subscription.js';
 
 /** Where a listener's events go: its connection's send (false when the frame was not queued). */
 export interface EventOutlet {
   send(text: string): boolean;
 }
 
-/** Turns one delivery into the framing's text frame. */
-export type EventFormat = (subscription: Subscription, match: Match, data: EventData) => string;
+/** How a framing writes one delivery as a text frame, and the key that frame is shared under in an {@link EventData}. */
+export interface EventFormat {
+  /** The same key for the same frame: a function of the framing, the action and the parts of `subscription` the frame holds. */
+  key(subscription: Subscription, action: TableAction | QueryEvent): string;
+  frame(subscription: Subscription, match: Match, data: EventData): string;
+}
 
 /**
  * One subscription as a change's dispatch reaches it: what matching, the access question and the
@@ -19,6 +23,9 @@ export class Listener {
   readonly identity: string;
   /** Cleared when its subscription is removed: a dispatch that reaches it afterwards sends nothing. */
   live = true;
+  /** The frame key of the last action delivered (a where subscription's action varies by change). */
+  private action: TableAction | QueryEvent | undefined;
+  private key = '';
 
   constructor(
     readonly subscription: Subscription,
@@ -30,7 +37,11 @@ export class Listener {
   }
 
   deliver(match: Match, data: EventData): void {
-    this.outlet.send(this.format(this.subscription, match, data));
+    if (match.action !== this.action) {
+      this.action = match.action;
+      this.key = this.format.key(this.subscription, match.action);
+    }
+    this.outlet.send(data.kept(this.key) ?? data.frame(this.key, () => this.format.frame(this.subscription, match, data)));
   }
 }
 

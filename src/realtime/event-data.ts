@@ -20,6 +20,11 @@ export class EventData {
     return (this.text ??= JSON.stringify(this.value));
   }
 
+  /** The frame kept under `key`, if one is. */
+  kept(key: string): string | undefined {
+    return this.frames.get(key);
+  }
+
   /**
    * The frame `key` names (built by `build` the first time it is asked for). The first
    * {@link FRAMES_KEPT} keys are kept; a frame of another key is built on each ask.

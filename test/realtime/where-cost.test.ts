@@ -13,7 +13,7 @@ import { type MatchingLimits, type Subscriber, SubscriptionEngine } from '../../
 import { realtimeCaller } from '../../src/realtime/realtime-caller.js';
 import { SharedWheres } from '../../src/realtime/shared-wheres.js';
 import { SliceGate } from '../../src/realtime/slice-gate.js';
-import type { Subscription } from '../../src/realtime/subscription.js';
+import type { Match, Subscription } from '../../src/realtime/subscription.js';
 import { whereCost } from '../../src/realtime/where-cost.js';
 import { RT_APP } from './harness.js';
 
@@ -117,7 +117,8 @@ describe('SubscriptionEngine: the backlog of changes waiting to be matched', () 
     const subscriber: Subscriber = { caller, subscriptions: () => [subscription] };
     await engine.attach(subscriber);
     const outlet = { send: (text: string) => seen.push((JSON.parse(text) as { objectId: string }).objectId) > 0 };
-    engine.listen(new Listener(subscription, caller, outlet, (_s, match) => JSON.stringify({ objectId: match.record.objectId })));
+    const format = { key: () => 'id', frame: (_s: Subscription, match: Match) => JSON.stringify({ objectId: match.record.objectId }) };
+    engine.listen(new Listener(subscription, caller, outlet, format));
     const created = (objectId: string) => ({ op: 'create' as const, app: app.applicationId, className: 'T', objectId, after: { objectId, n: 1 } as unknown as StoredRecord });
     // Published in one go: each waits about 1.1 KiB, so the fourth and later find the backlog full.
     for (const id of ['a', 'b', 'c', 'd', 'e']) engine.publish(app, created(id));
