@@ -1,10 +1,10 @@
-import type { EventData } from './event-data.js';
+import type { EventData, EventFrame } from './event-data.js';
 import type { RealtimeCaller } from './realtime-caller.js';
 import type { Match, QueryEvent, Subscription, TableAction } from './subscription.js';
 
 /** Where a listener's events go: its connection's send (false when the frame was not queued). */
 export interface EventOutlet {
-  send(text: string): boolean;
+  sendEvent(frame: EventFrame): boolean;
 }
 
 /** How a framing writes one delivery as a text frame, and the key that frame is shared under in an {@link EventData}. */
@@ -41,7 +41,7 @@ export class Listener {
       this.action = match.action;
       this.key = this.format.key(this.subscription, match.action);
     }
-    this.outlet.send(data.kept(this.key) ?? data.frame(this.key, () => this.format.frame(this.subscription, match, data)));
+    this.outlet.sendEvent(data.kept(this.key) ?? data.keep(this.key, this.format.frame(this.subscription, match, data)));
   }
 }
 

@@ -9,6 +9,7 @@ import { memoryEventBus } from '../../src/events/memory-event-bus.js';
 import { memoryStorage } from '../../src/memory.js';
 import { parseWhere } from '../../src/query/parse.js';
 import { Listener } from '../../src/realtime/dispatch-list.js';
+import type { EventFrame } from '../../src/realtime/event-data.js';
 import { type MatchingLimits, type Subscriber, SubscriptionEngine } from '../../src/realtime/engine.js';
 import { realtimeCaller } from '../../src/realtime/realtime-caller.js';
 import { SharedWheres } from '../../src/realtime/shared-wheres.js';
@@ -116,7 +117,7 @@ describe('SubscriptionEngine: the backlog of changes waiting to be matched', () 
     const caller = realtimeCaller(access, { app, isMaster: true, user: null, sessionToken: null, credential: 'rest' });
     const subscriber: Subscriber = { caller, subscriptions: () => [subscription] };
     await engine.attach(subscriber);
-    const outlet = { send: (text: string) => seen.push((JSON.parse(text) as { objectId: string }).objectId) > 0 };
+    const outlet = { sendEvent: (frame: EventFrame) => seen.push((JSON.parse(frame.text) as { objectId: string }).objectId) > 0 };
     const format = { key: () => 'id', frame: (_s: Subscription, match: Match) => JSON.stringify({ objectId: match.record.objectId }) };
     engine.listen(new Listener(subscription, caller, outlet, format));
     const created = (objectId: string) => ({ op: 'create' as const, app: app.applicationId, className: 'T', objectId, after: { objectId, n: 1 } as unknown as StoredRecord });
