@@ -263,9 +263,9 @@ export class SubscriptionEngine {
         if (known === undefined) {
           sights.set(identity, (known = await this.sightOf(listener.caller, change.className)));
           if (this.closed) return;
-          if (!listener.live) continue;
         }
         sight = known;
+        if (!listener.live) continue;
       }
       if (sight === null) continue;
       const match = matchChange(listener.subscription, change, sight.visible);

@@ -9,7 +9,7 @@ import { memoryStorage } from '../../src/memory.js';
 import { type EventFormat, Listener } from '../../src/realtime/dispatch-list.js';
 import type { EventFrame } from '../../src/realtime/event-data.js';
 import { SubscriptionEngine } from '../../src/realtime/engine.js';
-import { realtimeCaller } from '../../src/realtime/realtime-caller.js';
+import { type RealtimeCaller, realtimeCaller } from '../../src/realtime/realtime-caller.js';
 import type { Subscription } from '../../src/realtime/subscription.js';
 import { RT_APP } from './harness.js';
 
@@ -24,12 +24,12 @@ function setup() {
   const engine = new SubscriptionEngine({ bus: memoryEventBus(), storage, logger: quiet, tables: access.tables, matching: { maxWhereSubscriptionsPerApp: 10, maxWhereCostPerApp: 100, dispatchSliceMs: 0, maxPendingChangeBytes: 1 << 20 } });
   const caller = realtimeCaller(access, { app, isMaster: true, user: null, sessionToken: null, credential: 'rest' });
   const sent: string[] = [];
-  const listener = (id: string, onSend: () => void = () => {}) => {
+  const listener = (id: string, onSend: () => void = () => {}, as: RealtimeCaller = caller) => {
     const subscription: Subscription = { kind: 'action', id, action: 'updateTable', className: 'T' };
-    return new Listener(subscription, caller, { sendEvent: (frame: EventFrame) => (sent.push(frame.text), onSend(), true) }, format);
+    return new Listener(subscription, as, { sendEvent: (frame: EventFrame) => (sent.push(frame.text), onSend(), true) }, format);
   };
-  const created = (objectId: string) => ({ op: 'create' as const, app: app.applicationId, className: 'T', objectId, after: { objectId } as unknown as StoredRecord });
-  return { engine, caller, sent, listener, created };
+  const created = (objectId: string, acl?: object) => ({ op: 'create' as const, app: app.applicationId, className: 'T', objectId, after: { objectId, ...(acl ? { ACL: acl } : {}) } as unknown as StoredRecord });
+  return { engine, access, caller, sent, listener, created };
 }
 
 const settle = async (turns = 20) => {
@@ -77,6 +77,20 @@ describe('SubscriptionEngine: the dispatch list (issue 41)', () => {
     engine.publish(app, created('r3'));
     await settle();
     expect(sent).toHaveLength(5);
+    await engine.close();
+  });
+
+  it('a listener removed while the view of its identity is asked leaves no other identity view to the next listener (regression)', async () => {
+    const { engine, access, caller, sent, listener, created } = setup();
+    await engine.attach({ caller, subscriptions: () => [] });
+    const anonymous = realtimeCaller(access, { app, isMaster: false, user: null, sessionToken: null, credential: 'rest' });
+    // The first anonymous listener goes away while the dispatch awaits the anonymous view; the next one is anonymous too.
+    const leaving: Listener = listener('leaving', () => {}, { ...anonymous, view: async (className) => (engine.unlisten(leaving), anonymous.view(className)) });
+    for (const l of [listener('master'), leaving, listener('anonymous', () => {}, anonymous)]) engine.listen(l);
+    engine.publish(app, created('private', { u1: { read: true } }));
+    engine.publish(app, created('public', { '*': { read: true } }));
+    await settle(40);
+    expect(sent).toEqual(['master:private', 'master:public', 'anonymous:public']);
     await engine.close();
   });
 });
