@@ -7,6 +7,9 @@
  * With a fifth argument `postgres`, the PostgreSQL REST rows' server instead (bench/postgres-rest-server.ts,
  * which needs PostgreSQL at SVCBASE_BENCH_POSTGRES):
  * @example npx tsx bench/build.ts bench/postgres-rest-server.ts bench/profile-rest.ts && node bench/.build/profile-rest.mjs 1 5 /tmp/prof postgres
+ *
+ * A sixth argument `same` loads the same-work limit's port of that server instead, to set the two
+ * profiles side by side (both servers run in the one profiled process).
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +28,7 @@ const ready = await new Promise<Pick<ServerReady, 'svcPort' | 'headers' | 'workl
 const workload = ready.workloads[index]!;
 let next = 0;
 const result = await autocannon({
-  url: `http://127.0.0.1:${ready.svcPort}`,
+  url: `http://127.0.0.1:${process.argv[6] === 'same' ? (ready as unknown as { samePort: number }).samePort : ready.svcPort}`,
   connections: 10,
   duration: seconds,
   headers: { ...ready.headers, ...(workload.body ? { 'content-type': 'application/json' } : {}) },

@@ -1,5 +1,6 @@
 import type { PointerValue } from '../core/values.js';
 import type { WhereNode } from '../query/plan.js';
+import { merged } from '../core/copy.js';
 
 /** Matches no record (an empty `$in` on objectId): what a `$relatedTo` over an unreadable owner becomes. */
 export const NO_RECORDS: WhereNode = Object.freeze({
@@ -72,7 +73,7 @@ function restrictInner(node: WhereNode, innerFilter: (table: string) => WhereNod
     case 'in_query':
     case 'select': {
       const inner = restrictWhere(node.query.where, innerFilter(node.query.table), innerFilter, unreadable);
-      return inner === node.query.where ? node : { ...node, query: { ...node.query, where: inner } };
+      return inner === node.query.where ? node : merged(node, { query: merged(node.query, { where: inner }) });
     }
     case 'related_to':
       return unreadable.has(ownerKey(node.owner)) ? NO_RECORDS : node;

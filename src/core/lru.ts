@@ -1,5 +1,7 @@
 import { configError } from './errors.js';
 
+const NONE: unique symbol = Symbol('none');
+
 /**
  * A Map of at most `max` entries that evicts the least recently used one: the bound every cache keyed
  * by a name a client chooses (a class, a file, a function) needs, or each distinct name asked stays.
@@ -12,6 +14,8 @@ import { configError } from './errors.js';
  */
 export class LruMap<K, V> {
   readonly #map = new Map<K, V>();
+  /** The most recent key: a hit on it needs no move (most hits repeat the last key: one table, one statement). */
+  #newest: K | typeof NONE = NONE;
 
   constructor(readonly max: number) {
     if (!Number.isSafeInteger(max) || max < 1) throw configError('lru', `max must be a positive integer, got ${max}`);
@@ -24,9 +28,10 @@ export class LruMap<K, V> {
   /** The value, made the most recent; undefined when absent. */
   get(key: K): V | undefined {
     const value = this.#map.get(key);
-    if (value !== undefined) {
+    if (value !== undefined && key !== this.#newest) {
       this.#map.delete(key);
       this.#map.set(key, value);
+      this.#newest = key;
     }
     return value;
   }
@@ -45,14 +50,17 @@ export class LruMap<K, V> {
     if (this.#map.has(key)) this.#map.delete(key);
     else if (this.#map.size >= this.max) this.#map.delete(this.#map.keys().next().value as K);
     this.#map.set(key, value);
+    this.#newest = key;
     return this;
   }
 
   delete(key: K): boolean {
+    if (key === this.#newest) this.#newest = NONE;
     return this.#map.delete(key);
   }
 
   clear(): void {
+    this.#newest = NONE;
     this.#map.clear();
   }
 }

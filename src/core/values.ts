@@ -1,3 +1,5 @@
+import { isoMs, isoOfMs } from './time.js';
+
 /**
  * The internal value model. Wire JSON is decoded into these once at the edge; engines and adapters
  * only ever see them. Typed values stay tagged plain objects so arrays and objects holding them
@@ -88,11 +90,11 @@ export function typeOfValue(v: Value): ColumnType | null {
 }
 
 export function dateValue(ms: number): DateValue {
-  return { __type: 'Date', iso: new Date(ms).toISOString() };
+  return { __type: 'Date', iso: isoOfMs(ms) };
 }
 
 export function dateMs(v: DateValue): number {
-  return Date.parse(v.iso);
+  return isoMs(v.iso);
 }
 
 /**

@@ -4,6 +4,7 @@ import { type Logger, silentLogger } from '../core/logger.js';
 import type { WriteEvent, WriteObserver } from './write-event.js';
 import { decodeWriteEvent, encodeWriteEvent } from './write-event-codec.js';
 import type { EventBus } from './port.js';
+import { merged } from '../core/copy.js';
 
 /** A write event as received from the feed: which instance committed it, and whether that is this one. */
 export interface FeedEvent extends Omit<WriteEvent, 'caller'> {
@@ -89,5 +90,5 @@ export function encodeFeedEvent(event: WriteEvent, instance: string): string {
 export function decodeFeedEvent(message: string, ownInstance: string): FeedEvent {
   const event = decodeWriteEvent(message);
   if (!event || event.instance === undefined) throw new Error('not a write event of the feed');
-  return { ...event, instance: event.instance, local: event.instance === ownInstance };
+  return merged(event, { instance: event.instance, local: event.instance === ownInstance });
 }

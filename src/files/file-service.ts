@@ -9,6 +9,7 @@ import type { ByteRange, FileReadStream, FileStore, StoredFileInfo } from './fil
 import { checkFileName, extensionOf, keyFromReference, keyPrefix, newFileKey } from './file-names.js';
 import { type FileLimits, type FilesOptions, limitsFor, typeAllowed } from './files-options.js';
 import { type QuotaLedger, createQuotaLedger } from './quota-ledger.js';
+import { merged } from '../core/copy.js';
 
 /** What an upload answers, and what a File column holds (with `__type: 'File'`). */
 export type FileRef = {
@@ -88,7 +89,7 @@ export function createFileService(deps: FileServiceDeps): FileService {
       // One more than asked tells whether a next page exists.
       const page = await store.list(prefix, after && after.startsWith(prefix) ? after : '', limit + 1);
       const files: ListedFile[] = [];
-      for (const info of page.slice(0, limit)) files.push({ ...(await refOf(info, baseUrl)), key: info.key, size: info.size, contentType: info.contentType, lastModified: info.lastModified });
+      for (const info of page.slice(0, limit)) files.push(merged(await refOf(info, baseUrl), { key: info.key, size: info.size, contentType: info.contentType, lastModified: info.lastModified }));
       return { files, next: page.length > limit ? files.at(-1)!.key : null };
     },
     refOf,

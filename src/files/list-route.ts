@@ -3,6 +3,7 @@ import { formatDateTime } from '../core/time.js';
 import type { Json } from '../core/wire-values.js';
 import type { RouteDef } from '../features/routes.js';
 import type { FileService } from './file-service.js';
+import { merged } from '../core/copy.js';
 
 const LISTED = {
   type: 'object',
@@ -34,7 +35,7 @@ export function listRoute(files: FileService): RouteDef {
       const after = rc.query.get('after') ?? '';
       if (after.length > 200) throw svcError('invalidParameter', 'after is not a file key');
       const page = await files.list(rc.caller.app, after, limit, rc.baseUrl);
-      return { body: { results: page.files.map((file) => ({ ...file, lastModified: formatDateTime(file.lastModified, rc.caller.app.settings.timeZone) })) as unknown as Json, next: page.next } };
+      return { body: { results: page.files.map((file) => merged(file, { lastModified: formatDateTime(file.lastModified, rc.caller.app.settings.timeZone) })) as unknown as Json, next: page.next } };
     },
   };
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type FileHandle, open, unlink } from 'node:fs/promises';
 import type { StoredFileInfo } from './file-store.js';
 import { syncDirectory, writeAll, writeNewFile } from './local-file-io.js';
+import { merged } from '../core/copy.js';
 
 /** What {@link putLocalFile} needs besides the body. */
 export interface LocalPut {
@@ -41,7 +42,7 @@ export async function putLocalFile(put: LocalPut, body: AsyncIterable<Uint8Array
     await unlink(put.path).catch(() => {});
     throw error;
   }
-  const info: StoredFileInfo = { ...put.info, size, etag: `"${hash.digest('hex').slice(0, 32)}"` };
+  const info: StoredFileInfo = merged(put.info, { size, etag: `"${hash.digest('hex').slice(0, 32)}"` });
   try {
     await writeAll(record, Buffer.from(JSON.stringify(info)));
     if (put.sync) await record.datasync();

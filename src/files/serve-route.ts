@@ -2,6 +2,7 @@ import { svcError } from '../core/errors.js';
 import type { RouteContext, RouteDef, RouteResult } from '../features/routes.js';
 import { isActiveType } from './content-type.js';
 import type { ByteRange, FileStore, StoredFileInfo } from './file-store.js';
+import { merged } from '../core/copy.js';
 
 const KEY_PARTS = { y: /^\d{4}$/, m: /^\d{2}$/, d: /^\d{2}$/, name: /^[0-9a-f]{32}(?:\.[a-z0-9]{1,10})?$/ } as const;
 
@@ -37,19 +38,19 @@ async function serveFile(ctx: RouteContext, store: FileStore, namespaces: Readon
   if (notModified(ctx.headers, info)) return { status: 304, headers, body: '', raw: true };
   const range = requestedRange(ctx.headers, info);
   if (range === 'unsatisfiable') {
-    return { status: 416, headers: { ...headers, 'content-range': `bytes */${info.size}` }, body: '', raw: true };
+    return { status: 416, headers: merged(headers, { 'content-range': `bytes */${info.size}` }), body: '', raw: true };
   }
   const head = ctx.method === 'HEAD';
   const length = range ? range.end - range.start + 1 : info.size;
   if (range) {
     headers['content-range'] = `bytes ${range.start}-${range.end}/${info.size}`;
   }
-  if (head) return { status: range ? 206 : 200, headers: { ...headers, 'content-length': String(length) }, body: '', raw: true };
+  if (head) return { status: range ? 206 : 200, headers: merged(headers, { 'content-length': String(length) }), body: '', raw: true };
   const read = await store.get(key, range ?? undefined);
   if (!read) throw svcError('fileNotFound', p.name!);
   const status = range ? 206 : 200;
   // Large bodies are written as the store reads them, never held whole in memory.
-  if (length > STREAM_FROM_BYTES) return { status, headers: { ...headers, 'content-length': String(length) }, body: '', raw: true, stream: read.body };
+  if (length > STREAM_FROM_BYTES) return { status, headers: merged(headers, { 'content-length': String(length) }), body: '', raw: true, stream: read.body };
   const bytes = Buffer.concat(await collect(read.body));
   return { status, headers, body: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), raw: true };
 }

@@ -43,6 +43,15 @@ export class CloudCodeStore {
     return (await this.all(namespace)).get(name);
   }
 
+  /**
+   * `get` without waiting when the application's sources are cached and fresh: the source, or
+   * undefined when none has the name; null when the cache must be read first (call `get`).
+   */
+  cached(namespace: string, name: string): DeployedSource | undefined | null {
+    const hit = this.cache.get(namespace);
+    return hit && this.clock.now() - hit.loadedAt < this.ttlMs ? hit.byName.get(name) : null;
+  }
+
   async list(namespace: string): Promise<DeployedSource[]> {
     return [...(await this.all(namespace)).values()].sort((a, b) => (a.name < b.name ? -1 : 1));
   }

@@ -2,7 +2,7 @@ import type { Caller } from '../app/caller.js';
 import { svcError } from '../core/errors.js';
 import type { CloudCodeStore, DeployedSource } from './cloud-code-store.js';
 import type { QueuedFunction, RunnableFunction } from './function-runner.js';
-import type { FunctionRuntime } from './runtime.js';
+import type { FunctionRuntime, RuntimeInvocation } from './runtime.js';
 import type { SandboxLimits } from './sandbox/quickjs-sandbox.js';
 
 export interface DeployedFunctionsDeps {
@@ -33,11 +33,11 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 export class DeployedFunctions {
   constructor(private readonly deps: DeployedFunctionsDeps) {}
 
-  /** The runner's lookup: the deployed function of the caller's application, if any. */
-  async lookup(caller: Caller, name: string): Promise<RunnableFunction | undefined> {
-    const deployed = await this.deps.store.get(caller.app.namespace, name);
-    if (!deployed) return undefined;
-    return this.functionOf(caller, deployed);
+  /** The runner's lookup: the deployed function of the caller's application, if any (without waiting when its sources are cached). */
+  lookup(caller: Caller, name: string): RunnableFunction | undefined | Promise<RunnableFunction | undefined> {
+    const cached = this.deps.store.cached(caller.app.namespace, name);
+    if (cached !== null) return cached && this.functionOf(caller, cached);
+    return this.deps.store.get(caller.app.namespace, name).then((deployed) => deployed && this.functionOf(caller, deployed));
   }
 
   /** Validates (name, language, size, and the language's own check: syntax with its line, rules) and stores a source. */
@@ -70,12 +70,22 @@ export class DeployedFunctions {
     const deadlineMs = this.deps.deadlineFor(caller);
     const maxWaitMs = this.deps.maxWaitFor(caller);
     return {
-      queued: async (request, response, modules, started) => {
-        for (const runtime of runtimes) {
-          if ((await runtime.invoke({ caller, fn, request, response, modules, started, limits, deadlineMs, maxWaitMs })) === 'done') return;
-        }
-        throw svcError('functionRuntimeMissing', `every runtime of ${deployed.language} declined ${deployed.name}`);
-      },
+      queued: (request, response, modules, started) => tryRuntimes(runtimes, 0, { caller, fn, request, response, modules, started, limits, deadlineMs, maxWaitMs }, deployed.language),
     };
   }
+}
+
+/**
+ * Hands the invocation to `runtimes[from]`, then to the next while each declines. A runtime that
+ * answers at once (an inline run) adds no promise.
+ */
+function tryRuntimes(runtimes: readonly FunctionRuntime[], from: number, invocation: RuntimeInvocation, language: string): void | Promise<void> {
+  for (let at = from; at < runtimes.length; at++) {
+    const runtime = runtimes[at]!;
+    const outcome = runtime.invokeNow ? runtime.invokeNow(invocation) : runtime.invoke(invocation);
+    if (outcome === 'done') return;
+    if (outcome === 'declined') continue;
+    return outcome.then((settled) => (settled === 'done' ? undefined : tryRuntimes(runtimes, at + 1, invocation, language)));
+  }
+  throw svcError('functionRuntimeMissing', `every runtime of ${language} declined ${invocation.fn.name}`);
 }

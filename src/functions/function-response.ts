@@ -1,5 +1,6 @@
 import type { Json } from '../core/wire-values.js';
 import type { FunctionResponse } from './contract.js';
+import { copyOf } from '../core/copy.js';
 
 /** What a function sent: its value, status and headers. */
 export interface SentReply {
@@ -61,7 +62,7 @@ export function functionResponse(onSend: (reply: SentReply) => void): FunctionRe
   const finish = (value?: Json | Uint8Array) => {
     if (done) return;
     done = true;
-    onSend({ value, status, headers: headers ? { ...headers } : NO_HEADERS });
+    onSend({ value, status, headers: headers ? copyOf(headers) : NO_HEADERS });
   };
   const response: FunctionResponse = {
     send: finish,

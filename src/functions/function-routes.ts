@@ -4,6 +4,7 @@ import type { RouteContext, RouteDef, RouteResult } from '../features/routes.js'
 import type { FunctionRequest } from './contract.js';
 import type { FunctionRunner } from './function-runner.js';
 import type { SentReply } from './function-response.js';
+import { copyOf } from '../core/copy.js';
 
 export interface FunctionRouteDeps {
   readonly runner: FunctionRunner;
@@ -81,7 +82,7 @@ function restResult(reply: SentReply): RouteResult {
 
 /** The value a function sent, as a plain-HTTP reply: text as is, anything else as JSON. */
 function plainReply(reply: SentReply): RouteResult {
-  const headers = { ...reply.headers };
+  const headers: Record<string, string> = copyOf(reply.headers);
   if (typeof reply.value === 'string') {
     headers['content-type'] ??= 'text/plain; charset=utf-8';
     return { status: reply.status, headers, body: reply.value, raw: true };

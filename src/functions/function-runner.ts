@@ -129,7 +129,7 @@ export type RunnableFunction = CloudFunction | QueuedFunction;
 export interface FunctionRunnerDeps {
   readonly functions: Readonly<Record<string, CloudFunction>>;
   /** Functions deployed as source for the caller's application, looked up after the host's (none by default). */
-  readonly deployed?: (caller: Caller, name: string) => Promise<RunnableFunction | undefined>;
+  readonly deployed?: (caller: Caller, name: string) => RunnableFunction | undefined | Promise<RunnableFunction | undefined>;
   readonly limits: FunctionLimits;
   /** An application's own timeout and concurrency cap (`featureSettings.functions`), over `limits`. */
   readonly limitsOf?: (caller: Caller) => Pick<FunctionLimits, 'timeoutMs' | 'maxConcurrent'>;
@@ -174,21 +174,27 @@ export class FunctionRunner {
       const fallback = call.fallback && !this.deps.deployed ? this.hostFunction(call.fallback) : undefined;
       if (fallback) return this.start(fallback, call.fallback!, call);
       if (!this.deps.deployed) throw svcError('functionNotFound', call.name);
-      return this.resolveDeployed(call).then(([fn, name]) => this.start(fn, name, call));
+      // A deployed function found without waiting (its application's sources cached) starts at once.
+      const found = this.deps.deployed(call.caller, call.name);
+      if (found instanceof Promise) return found.then((fn) => this.startDeployed(fn, call));
+      return this.startDeployed(found, call);
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  private startDeployed(fn: RunnableFunction | undefined, call: FunctionCall): SentReply | Promise<SentReply> {
+    if (fn) return this.start(fn, call.name, call);
+    return this.resolveFallback(call).then(([fallback, name]) => this.start(fallback, name, call));
   }
 
   private hostFunction(name: string): CloudFunction | undefined {
     return Object.hasOwn(this.deps.functions, name) ? this.deps.functions[name] : undefined;
   }
 
-  /** A deployed function of the name, else the fallback (`notfound`), host-defined or deployed. */
-  private async resolveDeployed(call: FunctionCall): Promise<[RunnableFunction, string]> {
+  /** No deployed function of the name: the fallback (`notfound`), host-defined or deployed. */
+  private async resolveFallback(call: FunctionCall): Promise<[RunnableFunction, string]> {
     const deployed = this.deps.deployed!;
-    const fn = await deployed(call.caller, call.name);
-    if (fn) return [fn, call.name];
     if (call.fallback) {
       const fallback = this.hostFunction(call.fallback) ?? (await deployed(call.caller, call.fallback));
       if (fallback) return [fallback, call.fallback];

@@ -50,5 +50,11 @@ export interface FunctionRuntime {
    * path that hands the invocation to the next runtime of its language).
    */
   invoke(invocation: RuntimeInvocation): Promise<'done' | 'declined'>;
+  /**
+   * Optional: `invoke`, answering `done` or `declined` without a promise when that is known at once
+   * (an inline run that sent before returning: no promise per call). Used in place of `invoke` when
+   * present; failures still reject.
+   */
+  invokeNow?(invocation: RuntimeInvocation): 'done' | 'declined' | Promise<'done' | 'declined'>;
   close(): Promise<void>;
 }

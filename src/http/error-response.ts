@@ -3,6 +3,7 @@ import type { Logger } from '../core/logger.js';
 import { storeUnavailable, unreachableStore } from '../core/store-failure.js';
 import { AuthFailure } from './auth.js';
 import type { SvcResponse } from './types.js';
+import { merged } from '../core/copy.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -21,7 +22,7 @@ export interface FailedRequest {
  * without detail, logged.
  */
 export function errorResponse(error: unknown, logger: Logger, request: FailedRequest, extraHeaders: Record<string, string> = {}): SvcResponse {
-  const headers: Record<string, string> = { ...extraHeaders, 'content-type': JSON_TYPE };
+  const headers: Record<string, string> = merged(extraHeaders, { 'content-type': JSON_TYPE });
   if (isSvcError(error)) {
     if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter);
     return { status: error.status, headers, body: JSON.stringify(error.toJSON()) };
@@ -34,7 +35,7 @@ export function errorResponse(error: unknown, logger: Logger, request: FailedReq
   if (store) {
     logger.warn('store unreachable', { store, method: request.method, path: request.path, ...(request.requestId !== undefined ? { requestId: request.requestId } : {}), error: error instanceof Error ? error.message : String(error) });
     const coded = storeUnavailable(store);
-    return { status: coded.status, headers: { ...headers, 'retry-after': String(coded.retryAfter) }, body: JSON.stringify(coded.toJSON()) };
+    return { status: coded.status, headers: merged(headers, { 'retry-after': String(coded.retryAfter) }), body: JSON.stringify(coded.toJSON()) };
   }
   logger.error('internal error', {
     method: request.method,

@@ -17,6 +17,7 @@ import { corsHeaders, preflightResponse } from './cors.js';
 import { createRouter } from './router.js';
 import type { AuthContext, RouteContext, RouteDef, RouteResult, SessionResolver, SvcRequest, SvcResponse, UpgradeDef, UploadCredentials } from './types.js';
 import { createBodyValidator } from './validate.js';
+import { copyOf, merged } from '../core/copy.js';
 
 export interface HandlerOptions {
   readonly routes: readonly RouteDef[];
@@ -98,7 +99,7 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       // wrong guess neither). Short first segments (`/1/...` routes that fell through) stay readable.
       const secret = params['secretKey'];
       if (secret !== undefined && secret.length >= 8) logged.path = request.path.replace(`/${secret}`, '/<secretKey>');
-      const limits = route.bodyLimit === undefined ? options.bodyLimits : { ...options.bodyLimits, maxBytes: route.bodyLimit };
+      const limits = route.bodyLimit === undefined ? options.bodyLimits : merged(options.bodyLimits, { maxBytes: route.bodyLimit });
       const raw = await rawBody(route, request, limits.maxBytes);
       let text: string | undefined;
       const rawText = () => (text ??= bodyText(raw));
@@ -260,7 +261,7 @@ export function callerOf(app: Application, auth: AuthContext, address: string | 
 }
 
 function toResponse(result: RouteResult, cors: Record<string, string>): SvcResponse {
-  const headers: Record<string, string> = { ...cors, ...result.headers };
+  const headers: Record<string, string> = result.headers ? merged(cors, result.headers) : copyOf(cors);
   const status = result.status ?? 200;
   if (result.stream) return { status, headers, body: '', stream: result.stream };
   if (result.raw || result.body instanceof Uint8Array) {

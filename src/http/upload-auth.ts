@@ -5,6 +5,7 @@ import { type BrandHeaderNames, type CredentialHeaders, readCredentials } from '
 import { timestampMs } from './signature.js';
 import type { SvcRequest } from './types.js';
 import { type UploadSignatureParts, bodySignatureVariant, headSignatureVariant } from './upload-signature.js';
+import { merged } from '../core/copy.js';
 
 /** A signed upload whose signature is none of the head variants: it may cover the body bytes. */
 interface PendingBodySignature {
@@ -62,7 +63,7 @@ export async function authenticateUpload(
     }
     let fromForm: Promise<Authenticated> | undefined;
     const fromFields = (fields: ReadonlyMap<string, string>) =>
-      (fromForm ??= headOnly(signedRoute, { ...headerCreds, ...formCredentials(fields, options.headerNames) }, options));
+      (fromForm ??= headOnly(signedRoute, merged(headerCreds, formCredentials(fields, options.headerNames)), options));
     return { authed: null, body, fromFields };
   }
   const head = await headAuthentication(signedRoute, headerCreds, options);

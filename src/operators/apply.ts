@@ -3,6 +3,7 @@ import type { ObjectValue, Value } from '../core/values.js';
 import { isPlainObject, typeOfValue, valuesEqual } from '../core/values.js';
 import type { FieldOp } from './field-op.js';
 import { isIndexSegment } from './paths.js';
+import { copyOf } from '../core/copy.js';
 
 type ValueOp = Exclude<FieldOp, { kind: 'add_relation' | 'remove_relation' }>;
 
@@ -23,7 +24,7 @@ type ValueOp = Exclude<FieldOp, { kind: 'add_relation' | 'remove_relation' }>;
  * @example applyOps({ n: 1 }, [{ kind: 'increment', column: 'n', path: [], amount: 2 }]) // { n: 3 }
  */
 export function applyOps<R extends ObjectValue>(record: R, ops: readonly FieldOp[]): R {
-  const out: Record<string, Value> = { ...record };
+  const out: Record<string, Value> = copyOf(record);
   for (const op of ops) {
     if (op.kind === 'add_relation' || op.kind === 'remove_relation') continue;
     const current = Object.hasOwn(out, op.column) ? out[op.column] : undefined;
@@ -86,7 +87,7 @@ function updateIn(container: Value | undefined, path: readonly string[], depth: 
   if (container !== undefined && container !== null && !isPlainObject(container)) {
     throw mismatch(`${key}.${path.slice(0, depth).join('.')}`.replace(/\.$/, ''), 'Object', container);
   }
-  const copy: Record<string, Value> = { ...((container as ObjectValue | null | undefined) ?? {}) };
+  const copy: Record<string, Value> = copyOf((container as ObjectValue | null | undefined) ?? {});
   const child = Object.hasOwn(copy, segment) ? copy[segment] : undefined;
   const next = last ? applyAt(child, op, where) : updateIn(child, path, depth + 1, op, key);
   if (next === undefined) delete copy[segment];

@@ -4,6 +4,7 @@ import { typeOfValue } from '../core/values.js';
 import type { ColumnSchema, TableSchema } from '../query/plan.js';
 import type { FieldOp, SchemaLimits } from './field-op.js';
 import { assertNewColumns } from './schema-rules.js';
+import { copyOf } from '../core/copy.js';
 
 /**
  * Column typing shared by the write parser and every adapter's `ensureColumns`: a column's type is
@@ -49,7 +50,7 @@ export function mergeColumns(
   wanted: Readonly<Record<string, ColumnSchema>>,
   limits?: SchemaLimits,
 ): { schema: TableSchema; added: Array<[string, ColumnSchema]> } {
-  const columns: Record<string, ColumnSchema> = { ...(existing?.columns ?? {}) };
+  const columns: Record<string, ColumnSchema> = copyOf(existing?.columns ?? {});
   const added: Array<[string, ColumnSchema]> = [];
   for (const [name, column] of Object.entries(wanted)) {
     const current = Object.hasOwn(columns, name) ? columns[name] : undefined;

@@ -11,6 +11,7 @@ import type { AccessControl } from '../access/access-control.js';
 import { type RealtimeCaller, assertMaySubscribe } from './realtime-caller.js';
 import { RealtimeSession } from './session.js';
 import type { Subscription } from './subscription.js';
+import { merged } from '../core/copy.js';
 
 export interface JsonProtocolDeps {
   readonly engine: SubscriptionEngine;
@@ -76,7 +77,7 @@ export function serveJsonProtocol(socket: FeatureSocket, connection: RealtimeCon
     } catch (error) {
       if (!isSvcError(error)) deps.logger.error('realtime: message failed', { error: String(error) });
       id ??= text === null ? undefined : idOf(text);
-      send({ ...(id !== undefined ? { id } : {}), ...errorBody(error) });
+      send(id !== undefined ? merged({ id }, errorBody(error)) : errorBody(error));
     }
   }
 

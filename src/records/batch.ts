@@ -4,6 +4,7 @@ import type { Json, JsonObject } from '../core/wire-values.js';
 import type { StorageAdapter } from '../storage/port.js';
 import { USER_TABLE } from './class-policy.js';
 import type { RecordWrites } from './records-service.js';
+import { copyOf } from '../core/copy.js';
 
 /** A batch item's operation on the records service, parsed from its method and path. */
 export type BatchOperation =
@@ -156,7 +157,7 @@ async function runItem(writes: RecordWrites, caller: Caller, item: BatchItem): P
       return { createdAt: created.createdAt, objectId: created.objectId };
     }
     case 'update':
-      return { ...(await writes.update(caller, op.className, op.objectId, item.body)) };
+      return copyOf(await writes.update(caller, op.className, op.objectId, item.body));
     case 'delete':
       await writes.delete(caller, op.className, op.objectId);
       return { msg: 'ok' };

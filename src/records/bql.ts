@@ -3,6 +3,7 @@ import { svcError } from '../core/errors.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
 import { parseBql } from '../query/bql/parse-bql.js';
 import type { RecordsService } from './records-service.js';
+import { merged } from '../core/copy.js';
 
 /**
  * Runs a BQL statement as `caller`: parsed into the wire parameters of a list and run by the records
@@ -23,7 +24,7 @@ export async function executeBql(records: RecordsService, caller: Caller, text: 
     if (query.skip !== undefined) params.set('skip', String(query.skip));
     if (query.count) params.set('count', '1');
   }
-  return { ...(await records.list(caller, query.className, params)), className: query.className };
+  return merged(await records.list(caller, query.className, params), { className: query.className });
 }
 
 /** `values` as the wire sends it: a JSON array text (also inside `oBql.exec`), or an array. */

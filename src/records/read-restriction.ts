@@ -8,6 +8,7 @@ import { ANY_TABLE, type ListQuery, type QueryFootprint } from '../query/parse.j
 import { secretColumnError } from '../query/parse/context.js';
 import type { WhereNode } from '../query/plan.js';
 import type { StorageAdapter } from '../storage/port.js';
+import { merged } from '../core/copy.js';
 
 /**
  * The caller's access views of the tables one request reads (each asked of access/ once per
@@ -88,7 +89,7 @@ export async function restrictListQuery(query: ListQuery, className: string, ope
   // Every inner table's view was asked above: a table missing here cannot happen, and would match nothing.
   const restricted = restrictWhere(where, top.readFilter(operation), (table) => (filters.has(table) ? filters.get(table)! : NO_RECORDS), unreadable);
   if (restricted === where) return query;
-  if (query.kind === 'count') return { ...query, where: restricted };
-  if (query.kind === 'aggregate') return { ...query, plan: { ...query.plan, where: restricted } };
-  return { ...query, plan: { ...query.plan, where: restricted } };
+  if (query.kind === 'count') return merged(query, { where: restricted });
+  if (query.kind === 'aggregate') return merged(query, { plan: merged(query.plan, { where: restricted }) });
+  return merged(query, { plan: merged(query.plan, { where: restricted }) });
 }

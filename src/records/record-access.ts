@@ -6,6 +6,7 @@ import type { Json, JsonObject } from '../core/wire-values.js';
 import { type WritePlan, parseWrite } from '../operators/parse-write.js';
 import type { Projection, TableSchema } from '../query/plan.js';
 import type { FieldOp, StorageAdapter, TableRef } from '../storage/port.js';
+import { merged } from '../core/copy.js';
 
 /**
  * Takes the `ACL` entry out of a write body: validated with `parseAcl` (107 with the hosted message)
@@ -69,5 +70,5 @@ export function parseWriteWithAcl(body: JsonObject, schema: TableSchema | null, 
   const { fields, acl } = splitAcl(body);
   const plan = parseWrite(fields, { schema, timeZone });
   if (!acl) return plan;
-  return { ops: [...plan.ops, acl], columns: acl.kind === 'set' ? { ...plan.columns, [ACL_COLUMN]: { type: 'Object' } } : plan.columns };
+  return { ops: [...plan.ops, acl], columns: acl.kind === 'set' ? merged(plan.columns, { [ACL_COLUMN]: { type: 'Object' as const } }) : plan.columns };
 }

@@ -19,6 +19,7 @@ import { isRoleTable } from '../access/access-control.js';
 import { ACL_COLUMN } from '../access/acl-filter.js';
 import type { TableAccess } from '../access/table-access.js';
 import { assertWritable, parseWriteWithAcl, withColumns, withoutUnrequested } from './record-access.js';
+import { merged } from '../core/copy.js';
 
 /** What the record operations need; `storage` is a transaction's adapter inside a transactional batch. */
 export interface RecordDeps {
@@ -75,7 +76,7 @@ function target(deps: RecordDeps, caller: Caller, className: string): Target {
 /** The deps with their storage acting for `caller`: write hooks and events name who wrote (see `actingAs`). */
 function actingFor(deps: RecordDeps, caller: Caller): RecordDeps {
   const storage = actingAs(deps.storage, caller);
-  return storage === deps.storage ? deps : { ...deps, storage };
+  return storage === deps.storage ? deps : merged(deps, { storage });
 }
 
 function assertObjectId(objectId: string): void {

@@ -14,6 +14,7 @@ import { userRef } from './user-table.js';
 import type { TableAccess } from '../access/table-access.js';
 import type { StoredRecord } from '../core/values.js';
 import { applyAuthData, ownUserJson } from './auth-data.js';
+import { merged } from '../core/copy.js';
 
 function assertId(objectId: string): void {
   if (!isPlausibleObjectId(objectId)) throw svcError('objectNotFound', objectId.slice(0, 64));
@@ -64,7 +65,7 @@ export async function updateUser(deps: UsersDeps, caller: Caller, objectId: stri
     if (Object.keys(rest).length > 0) await updateUser(deps, caller, objectId, rest);
     const user = (await deps.users.get(app, objectId)) ?? current;
     const out = await ownUserJson(deps, app, user, caller.sessionToken ?? undefined);
-    return { ...out, updatedAt: formatDateTime(dateMs(user.updatedAt), app.settings.timeZone) };
+    return merged(out, { updatedAt: formatDateTime(dateMs(user.updatedAt), app.settings.timeZone) });
   }
   const current = await writableUser(deps, caller, objectId, 'update');
   const prepared = await prepareUserWrite({

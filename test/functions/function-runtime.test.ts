@@ -57,3 +57,46 @@ describe('a runtime of the host plugs into deployed functions', () => {
     expect((await master('GET', '/1/cloudCode/bad')).body.code).toBe(11032);
   });
 });
+
+/**
+ * `invokeNow` (issue 41, D250): a runtime that knows its outcome at once answers without a promise;
+ * the deployed function is then found in the cached sources and started without waiting. Its
+ * declines still hand the invocation on, and `invoke` is not called when `invokeNow` is there.
+ */
+describe('a runtime answering at once (invokeNow)', () => {
+  let server: TestServer;
+  const calls: string[] = [];
+  const now: FunctionRuntime = {
+    name: 'now',
+    language: 'node',
+    async check() {},
+    invokeNow(invocation) {
+      calls.push(`now:${invocation.fn.name}`);
+      if (!invocation.fn.source.startsWith('// now')) return 'declined';
+      invocation.started();
+      invocation.response.send(`now ${String(invocation.request.body['n'])}`);
+      return 'done';
+    },
+    async invoke(invocation) {
+      calls.push(`invoke:${invocation.fn.name}`);
+      return 'declined';
+    },
+    async close() {},
+  };
+  const master = (method: string, path: string, body?: unknown) => server.request(method, path, { body, auth: 'master' });
+
+  beforeAll(async () => {
+    server = await startTestServer({ captcha: false, functions: { runtimes: [now] } });
+  });
+  afterAll(() => server.close());
+
+  it('sends at once, hands on what it declines, and is used in place of invoke', async () => {
+    expect((await master('PUT', '/1/cloudCode/quick', { language: 'node', source: '// now\nfunction onRequest() {}' })).status).toBe(200);
+    expect((await master('PUT', '/1/cloudCode/other', { language: 'node', source: 'function onRequest(q, r) { r.send("quickjs " + q.body.n) }' })).status).toBe(200);
+    for (let i = 0; i < 2; i++) {
+      expect((await server.request('POST', '/1/functions/quick', { body: { n: i } })).body).toEqual({ result: `now ${i}` });
+      expect((await server.request('POST', '/1/functions/other', { body: { n: i } })).body).toEqual({ result: `quickjs ${i}` });
+    }
+    expect(calls).toEqual(['now:quick', 'now:other', 'now:quick', 'now:other']);
+  });
+});

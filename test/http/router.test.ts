@@ -49,4 +49,14 @@ describe('router', () => {
     const m = createRouter([route('GET', '/a/:__proto__')]).match('GET', '/a/x');
     expect(Object.getPrototypeOf(m!.params)).toBeNull();
   });
+
+  it('keeps declaration order among routes with as many literals, and falls through a parameter that does not decode', () => {
+    const r = createRouter([route('GET', '/a/:x/c'), route('GET', '/:y/b/c'), route('*', '/a/:z/:w')]);
+    expect(r.match('GET', '/a/b/c')?.route.path).toBe('/a/:x/c');
+    expect(r.match('GET', '/q/b/c')?.params).toEqual({ y: 'q' });
+    expect(r.match('PUT', '/a/b/c')?.params).toEqual({ z: 'b', w: 'c' });
+    // `/a/:x/c` matches its literals, but %E0 does not decode: the next candidate has its chance.
+    expect(r.match('GET', '/a/%E0/c')).toBeNull();
+    expect(createRouter([route('GET', '/a/:x/c'), route('GET', '/a/:x/:y')]).match('GET', '/a/ok/%41')?.params).toEqual({ x: 'ok', y: 'A' });
+  });
 });

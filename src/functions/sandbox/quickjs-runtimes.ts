@@ -118,6 +118,31 @@ export function workerQuickJsRuntime(options: WorkerQuickJsOptions): FunctionRun
 }
 
 /**
+ * One invocation on the inline sandbox: `declined` when it must run on a worker; `done` at once when
+ * it sent during the run (most do), else a promise of its outcome (failed, or sent never: the
+ * runner's timeout ends it).
+ */
+function runInline(ready: InlineSandbox | null, invocation: RuntimeInvocation, logs: FunctionLogs): 'done' | 'declined' | Promise<'done'> {
+  if (!ready) return 'declined';
+  let outcome: 'done' | { readonly error: unknown } | undefined;
+  let later: { readonly resolve: (outcome: 'done') => void; readonly reject: (error: unknown) => void } | undefined;
+  const run = sandboxRun(
+    invocation,
+    logs,
+    () => (later ? later.resolve('done') : (outcome ??= 'done')),
+    (error) => (later ? later.reject(error) : (outcome ??= { error })),
+  );
+  if (!ready.tryRun(sandboxFunction(invocation, true), requestTextOf(invocation), invocation.limits, run)) return 'declined';
+  // Ran inline: it started (a function that returned without sending now waits for its timeout).
+  invocation.started();
+  if (outcome === 'done') return 'done';
+  if (outcome) return Promise.reject(outcome.error);
+  return new Promise<'done'>((resolve, reject) => {
+    later = { resolve, reject };
+  });
+}
+
+/**
  * Deployed JavaScript on the main thread, for a warm invocation that is over at once (D130, D142):
  * a fuelled QuickJS instance tries it; one that must wait (a module call, a timer) or runs out of
  * fuel is declined unseen, for the worker runtime to run. Needs warm contexts.
@@ -145,26 +170,18 @@ export function inlineQuickJsRuntime(options: QuickJsRuntimeOptions): FunctionRu
     );
     return loading;
   };
+  const invokeNow = (invocation: RuntimeInvocation): 'done' | 'declined' | Promise<'done' | 'declined'> => {
+    if (!options.keepWarm) return 'declined';
+    const pending = sandbox();
+    return pending instanceof Promise ? pending.then((ready) => runInline(ready, invocation, options.logs)) : runInline(pending, invocation, options.logs);
+  };
   return {
     name: 'quickjs-inline',
     language: 'node',
     check: checkSyntax,
+    invokeNow,
     async invoke(invocation) {
-      if (!options.keepWarm) return 'declined';
-      const pending = sandbox();
-      const ready = pending instanceof Promise ? await pending : pending;
-      if (!ready) return 'declined';
-      let settle: ((outcome: 'done') => void) | undefined;
-      let refuse: ((error: unknown) => void) | undefined;
-      const outcome = new Promise<'done'>((resolve, reject) => {
-        settle = resolve;
-        refuse = reject;
-      });
-      const run = sandboxRun(invocation, options.logs, () => settle!('done'), (error) => refuse!(error));
-      if (!ready.tryRun(sandboxFunction(invocation, true), requestTextOf(invocation), invocation.limits, run)) return 'declined';
-      // Ran inline: it started (a function that returned without sending now waits for its timeout).
-      invocation.started();
-      return outcome;
+      return invokeNow(invocation);
     },
     async close() {
       closed = true;

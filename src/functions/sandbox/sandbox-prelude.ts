@@ -15,7 +15,8 @@ import type { Json } from '../../core/wire-values.js';
  * parses the headers and decodes the bytes only if the function reads them.
  */
 export function sandboxRequestText(rest: Json, headers: Readonly<Record<string, string>>, raw: Uint8Array | undefined): string {
-  return `${JSON.stringify(rest)}\u0001${JSON.stringify(headers)}\u0001${raw ? Buffer.from(raw).toString('base64') : ''}`;
+  // A view of the bytes, not a copy.
+  return `${JSON.stringify(rest)}\u0001${JSON.stringify(headers)}\u0001${raw ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64') : ''}`;
 }
 
 export const SANDBOX_PRELUDE = String.raw`

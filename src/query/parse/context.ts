@@ -2,6 +2,7 @@ import { svcError, type SvcError } from '../../core/errors.js';
 import type { ColumnType } from '../../core/values.js';
 import type { TableSchema } from '../plan.js';
 import type { QueryLimits } from '../query-limits.js';
+import { merged } from '../../core/copy.js';
 
 /** The application settings the query parser reads. `Application['settings']` satisfies it. */
 export interface QuerySettings {
@@ -70,7 +71,7 @@ export const SYSTEM_FIELDS: Readonly<Record<string, ColumnType>> = {
 
 export function childScope(scope: WhereScope, className: string): WhereScope {
   if (scope.depth + 1 > MAX_WHERE_DEPTH) throw queryError(`where nested deeper than ${MAX_WHERE_DEPTH} levels.`);
-  return { ...scope, className, schema: scope.ctx.schema(className), depth: scope.depth + 1 };
+  return merged(scope, { className, schema: scope.ctx.schema(className), depth: scope.depth + 1 });
 }
 
 export function countNode(scope: WhereScope): void {

@@ -6,6 +6,7 @@ import { queryError, type WhereScope } from './context.js';
 import { parseJsonObjectParam } from './json-param.js';
 import { commaList, flagParam, intParam, MAX_SKIP, parseLimit } from './options.js';
 import { parseWhereObject } from './where.js';
+import { merged } from '../../core/copy.js';
 
 const AGGREGATES: ReadonlyArray<{ param: string; fn: AggregateFn; prefix: string; types: ReadonlySet<ColumnType> }> = [
   { param: 'sum', fn: 'sum', prefix: '_sum', types: new Set(['Number']) },
@@ -62,7 +63,7 @@ export function parseStatistics(params: URLSearchParams, where: WhereNode, scope
   const groupCount = flagParam(params, 'groupcount');
   const base = { groupBy, aggregates, groupCount };
   const result = resultSchema(base, scope.schema);
-  const havingScope: WhereScope = { ...scope, className: result.className, schema: result, having: true };
+  const havingScope: WhereScope = merged(scope, { className: result.className, schema: result, having: true });
   const resolve = (name: string, what: string): string => {
     const exact = Object.hasOwn(result.columns, name) ? name : undefined;
     const found = exact ?? Object.keys(result.columns).find((c) => c.toLowerCase() === name.toLowerCase());

@@ -4,6 +4,7 @@ import type { JsonNode } from './dialect.js';
 import { param, raw, sql, type Sql } from './fragment.js';
 import { isTagged, jsonEqualsOne, textAt } from './json-predicates.js';
 import type { CompileState, JsonShape } from './scope.js';
+import { merged } from '../../core/copy.js';
 
 /**
  * `$in`/`$nin`/`$all` over JSON nodes with long lists (D10). Compiled one term per value, a
@@ -67,7 +68,7 @@ function groupValues(values: readonly Value[]): { groups: ListGroup[]; rest: Val
   }
   const groups: ListGroup[] = [];
   for (const entry of byId.values()) {
-    if (entry.members.length >= LIST_THRESHOLD) groups.push({ ...entry.shape(), keys: entry.keys });
+    if (entry.members.length >= LIST_THRESHOLD) groups.push(merged(entry.shape(), { keys: entry.keys }));
     else rest.push(...entry.members);
   }
   return { groups, rest };

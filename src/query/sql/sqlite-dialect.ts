@@ -2,6 +2,7 @@ import type { GeoPointValue } from '../../core/values.js';
 import type { JsonKind, JsonNode, SqlDialect } from './dialect.js';
 import { param, raw, sql, type Sql } from './fragment.js';
 import type { StorageKind } from './layout.js';
+import { merged } from '../../core/copy.js';
 
 /** A value at a JSON path of a JSON text expression, or an element row of `json_each`. */
 type SqliteJson =
@@ -57,7 +58,7 @@ export const sqliteDialect: SqlDialect = {
   jsonRoot: (column) => ({ dialect: 'sqlite', kind: 'path', base: column, path: [] }) as SqliteJson,
   jsonChild(node, key) {
     const n = asNode(node);
-    if (n.kind === 'path') return { ...n, path: [...n.path, key] };
+    if (n.kind === 'path') return merged(n, { path: [...n.path, key] });
     const base = raw(`CASE WHEN ${n.alias}.type = 'object' THEN ${n.alias}.value END`);
     return { dialect: 'sqlite', kind: 'path', base, path: [key] } as SqliteJson;
   },

@@ -1,4 +1,5 @@
 import type { WriteEvent } from '../../events/write-event.js';
+import { merged } from '../../core/copy.js';
 
 /**
  * Folds two changes of one record inside one transaction into the one change it made overall, so a
@@ -7,9 +8,9 @@ import type { WriteEvent } from '../../events/write-event.js';
  */
 export function mergeEvents(prior: WriteEvent, next: WriteEvent): WriteEvent | null {
   const base = { app: next.app, className: next.className, objectId: next.objectId, ...(next.caller ? { caller: next.caller } : {}) };
-  if (prior.op === 'create') return next.op === 'delete' ? null : { ...base, op: 'create', after: next.after };
-  if (next.op === 'create') return prior.before ? { ...base, op: 'update', before: prior.before, after: next.after } : next;
-  return next.op === 'delete' ? { ...base, op: 'delete', before: prior.before } : { ...base, op: 'update', before: prior.before, after: next.after };
+  if (prior.op === 'create') return next.op === 'delete' ? null : merged(base, { op: 'create' as const, after: next.after });
+  if (next.op === 'create') return prior.before ? merged(base, { op: 'update' as const, before: prior.before, after: next.after }) : next;
+  return next.op === 'delete' ? merged(base, { op: 'delete' as const, before: prior.before }) : merged(base, { op: 'update' as const, before: prior.before, after: next.after });
 }
 
 /** The events held by one open transaction, one per record, in the order records were first changed. */

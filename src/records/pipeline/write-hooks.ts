@@ -15,6 +15,7 @@ import type {
   WriteHookRegistry,
   WriteHooksConfig,
 } from '../../events/write-hook-types.js';
+import { copyOf, merged } from '../../core/copy.js';
 
 type Moment = 'beforeSave' | 'afterSave' | 'beforeDelete' | 'afterDelete';
 interface HookOf {
@@ -85,7 +86,7 @@ export class WriteHooks implements WriteHookRegistry {
 
   /** Runs the beforeSave hooks of a create; returns the fields to insert (a copy when a hook changed them). */
   async runBeforeCreate(app: string, className: string, record: StoredRecord, caller: Caller | undefined): Promise<StoredRecord> {
-    const object: Record<string, Value> = { ...record };
+    const object: Record<string, Value> = copyOf(record);
     const ctx: BeforeSaveContext = { op: 'create', app, className, objectId: record.objectId, ...withCaller(caller), object };
     await this.runBefore('beforeSave', className, ctx);
     for (const key of RESERVED) {
@@ -97,7 +98,7 @@ export class WriteHooks implements WriteHookRegistry {
 
   /** Runs the beforeSave hooks of an update; returns the set values after the hooks. */
   async runBeforeUpdate(app: string, className: string, original: StoredRecord, changes: Record<string, Value>, caller: Caller | undefined): Promise<Record<string, Value>> {
-    const mutable: Record<string, Value> = { ...changes };
+    const mutable: Record<string, Value> = copyOf(changes);
     const ctx: BeforeSaveContext = { op: 'update', app, className, objectId: original.objectId, ...withCaller(caller), original, changes: mutable };
     await this.runBefore('beforeSave', className, ctx);
     for (const key of RESERVED) {
@@ -117,9 +118,9 @@ export class WriteHooks implements WriteHookRegistry {
   afterWrite(event: WriteEvent): void {
     const base = { app: event.app, className: event.className, objectId: event.objectId, ...withCaller(event.caller) };
     if (event.op === 'delete') {
-      if (event.before) this.runAfter('afterDelete', event, { ...base, op: 'delete', original: event.before });
+      if (event.before) this.runAfter('afterDelete', event, merged(base, { op: 'delete' as const, original: event.before }));
     } else if (event.after) {
-      this.runAfter('afterSave', event, { ...base, op: event.op, object: event.after, original: event.before });
+      this.runAfter('afterSave', event, merged(base, { op: event.op, object: event.after, original: event.before }));
     }
   }
 

@@ -8,6 +8,7 @@ import { updateWithoutRecord } from '../../storage/update-without-record.js';
 import type { WriteEvent, WriteObservers } from '../../events/write-event.js';
 import { HeldEvents } from './held-events.js';
 import type { WriteHooks } from './write-hooks.js';
+import { merged } from '../../core/copy.js';
 
 /** Maps a table namespace to the id of the application that owns it. */
 export type NamespaceOwner = (namespace: string) => string;
@@ -142,13 +143,13 @@ function observe(target: StorageAdapter, scope: Scope): StorageAdapter {
       const held = new HeldEvents();
       const created = scope.created ?? new Set<string>();
       const result = await target.transaction((tx) =>
-        work(observe(tx, { ...scope, deliver: (e) => held.hold(e), inTransaction: true, created })),
+        work(observe(tx, merged(scope, { deliver: (e: WriteEvent) => held.hold(e), inTransaction: true, created }))),
       );
       held.release(scope.deliver);
       return result;
     },
   };
-  ACTING.set(adapter, (caller) => (caller === scope.caller || scope.hooks?.any !== true ? adapter : observe(target, { ...scope, caller })));
+  ACTING.set(adapter, (caller) => (caller === scope.caller || scope.hooks?.any !== true ? adapter : observe(target, merged(scope, { caller }))));
   return adapter;
 }
 
@@ -202,7 +203,7 @@ async function opsAfterBeforeSave(
   const out: FieldOp[] = [];
   for (const op of ops) {
     if (op.kind !== 'set' || op.path.length !== 0) out.push(op);
-    else if (Object.hasOwn(hooked, op.column)) out.push({ ...op, value: hooked[op.column] as Value });
+    else if (Object.hasOwn(hooked, op.column)) out.push(merged(op, { value: hooked[op.column] as Value }));
   }
   for (const [column, value] of Object.entries(hooked)) {
     if (Object.hasOwn(changes, column)) continue;

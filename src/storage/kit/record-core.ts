@@ -15,6 +15,7 @@ import { projectRecord } from './projection.js';
 import type { RecordBackend, RecordBackendTraits } from './record-backend.js';
 import { UndoJournal } from './undo-journal.js';
 import { hasDuplicates, mayViolateUnique, violatedUniqueIndex } from './unique-index.js';
+import { merged } from '../../core/copy.js';
 
 const BUILT_IN: ReadonlySet<string> = new Set(['objectId', 'createdAt', 'updatedAt']);
 const EMPTY: ReadonlySet<string> = new Set();
@@ -96,7 +97,7 @@ export class RecordCore {
       if (!Object.hasOwn(schema.columns, op.column)) throw this.unknownColumn(ref, op.column);
     }
     const before = cloneRecord(current);
-    const next = cloneRecord({ ...applyOps(before, ops), updatedAt: cloneValue(updatedAt) });
+    const next = cloneRecord(merged(applyOps(before, ops), { updatedAt: cloneValue(updatedAt) }));
     await this.assertUnique(ref, schema, next);
     for (const op of ops) {
       if (op.kind !== 'add_relation' && op.kind !== 'remove_relation') continue;
