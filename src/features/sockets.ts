@@ -6,6 +6,11 @@
 export interface FeatureSocket {
   /** Queues one text frame (dropped when the socket is no longer open). */
   send(text: string): void;
+  /**
+   * Queues one text frame given as its UTF-8 bytes, which the host sends as they are (one encoding
+   * serves every socket a frame goes to); absent where the host cannot (then `send` is used).
+   */
+  sendUtf8?(bytes: Uint8Array): void;
   /** Bytes queued and not yet written to the network (a slow reader's backlog). */
   readonly bufferedAmount: number;
   /** Whether frames can still be sent. */

@@ -1,6 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import { type SvcError, svcError } from '../core/errors.js';
 import type { FeatureSocket } from '../features/sockets.js';
+import type { EventFrame } from './event-data.js';
 import type { InboundAllowance } from './inbound-budget.js';
 import type { RealtimeLimits } from './options.js';
 
@@ -61,13 +62,26 @@ export class RealtimeConnection {
    * Returns whether the frame was queued.
    */
   send(text: string): boolean {
-    if (this.closed) return false;
-    if (!this.socket.isOpen) return false;
+    if (!this.mayQueue()) return false;
+    this.socket.send(text);
+    return true;
+  }
+
+  /** Sends one event frame as {@link send} does; as its UTF-8 bytes where the host takes those (encoded once for every socket). */
+  sendEvent(frame: EventFrame): boolean {
+    if (!this.mayQueue()) return false;
+    if (this.socket.sendUtf8) this.socket.sendUtf8(frame.utf8);
+    else this.socket.send(frame.text);
+    return true;
+  }
+
+  /** Whether a frame may be queued now; cuts a peer past `maxBufferedBytes`. */
+  private mayQueue(): boolean {
+    if (this.closed || !this.socket.isOpen) return false;
     if (this.socket.bufferedAmount > this.limits.maxBufferedBytes) {
       this.cut();
       return false;
     }
-    this.socket.send(text);
     return true;
   }
 

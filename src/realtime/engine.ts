@@ -14,16 +14,15 @@ import { type RealtimeChange, changeChannel, decodeChange, encodeChange } from '
 import { DEFAULT_REALTIME_LIMITS } from './options.js';
 import type { RealtimeCaller } from './realtime-caller.js';
 import { SharedWheres, type WhereLimits, type WhereRequest } from './shared-wheres.js';
+import { DispatchList, type Listener } from './dispatch-list.js';
 import { SliceGate } from './slice-gate.js';
-import { type Match, type Subscription, matchChange } from './subscription.js';
+import { type Subscription, matchChange } from './subscription.js';
 import { type SharedWhere, SharedWhereSubscription } from './where-subscription.js';
 
-/** One connection as the engine sees it: who it is, what it subscribed to, how to reach it. */
+/** One connection as the engine sees it: who it is and what it subscribed to (each subscription is also {@link SubscriptionEngine.listen}ed). */
 export interface Subscriber {
   readonly caller: RealtimeCaller;
   subscriptions(): Iterable<Subscription>;
-  /** Sends one event; `data` is the record encoded as a REST read (computed once per change). */
-  deliver(subscription: Subscription, match: Match, data: EventData): void;
 }
 
 /** A subscriber's view of the changed table for one change, and the record check made with it. */
@@ -75,6 +74,8 @@ export class SubscriptionEngine {
   /** The compiled wheres of every subscriber, shared and counted per application. */
   readonly wheres: SharedWheres;
   private readonly subscribers = new Map<string, Set<Subscriber>>();
+  /** The listeners of each application's tables: application id, then table name. */
+  private readonly lists = new Map<string, Map<string, DispatchList>>();
   private readonly busSubscriptions = new Map<string, Promise<() => Awaitable<void>>>();
   private readonly backlog: ChangeBacklog;
   private readonly gate: SliceGate;
@@ -130,6 +131,33 @@ export class SubscriptionEngine {
     this.subscribers.get(subscriber.caller.app.applicationId)?.delete(subscriber);
   }
 
+  /** Lists a subscription for dispatch until {@link unlisten} (the subscriber's session does both). */
+  listen(listener: Listener): void {
+    if (this.closed) return;
+    const app = listener.caller.app.applicationId;
+    let tables = this.lists.get(app);
+    if (!tables) this.lists.set(app, (tables = new Map()));
+    const { className } = listener.subscription;
+    let list = tables.get(className);
+    if (!list) tables.set(className, (list = new DispatchList()));
+    list.add(listener);
+  }
+
+  /** Stops dispatching to `listener`, also in a dispatch paused now. */
+  unlisten(listener: Listener): void {
+    const tables = this.lists.get(listener.caller.app.applicationId);
+    const list = tables?.get(listener.subscription.className);
+    if (!list) {
+      listener.live = false;
+      return;
+    }
+    list.remove(listener);
+    if (list.size === 0 && list.walking === 0) {
+      tables!.delete(listener.subscription.className);
+      if (tables!.size === 0) this.lists.delete(listener.caller.app.applicationId);
+    }
+  }
+
   /** Connections of an application on this instance. */
   count(applicationId: string): number {
     return this.subscribers.get(applicationId)?.size ?? 0;
@@ -151,6 +179,7 @@ export class SubscriptionEngine {
   async close(): Promise<void> {
     this.closed = true;
     this.subscribers.clear();
+    this.lists.clear();
     this.wheres.clear();
     const listening = [...this.busSubscriptions.values()];
     this.busSubscriptions.clear();
@@ -176,57 +205,87 @@ export class SubscriptionEngine {
   }
 
   private async dispatch(change: RealtimeChange): Promise<void> {
-    const set = this.subscribers.get(change.app);
-    if (!set || set.size === 0 || this.closed) return;
-    const refreshing = this.refreshStaleWheres(change);
-    if (refreshing) await refreshing;
-    // One encoding per record and distinct projection (the hidden-column sets of cached views are shared).
-    const encoded = new Map<StoredRecord, Map<ReadonlySet<string>, EventData>>();
-    const encode = (record: StoredRecord, view: TableAccess, subscriber: Subscriber) => {
-      let byProjection = encoded.get(record);
-      if (!byProjection) encoded.set(record, (byProjection = new Map()));
-      let data = byProjection.get(view.hidden);
-      if (!data) byProjection.set(view.hidden, (data = new EventData(encodeRecord(view.project(record), subscriber.caller.app.settings.timeZone))));
-      return data;
-    };
-    // Views asked once per change and identity (the master key, a user, anonymous), only for subscribers of
-    // the table; each subscriber's records are still checked against its own view (`mayRead`).
-    const sights = new Map<string, Sight | null>();
-    for (const subscriber of [...set]) {
-      let sight: Sight | null | undefined;
-      for (const subscription of subscriber.subscriptions()) {
-        if (subscription.className !== change.className) continue;
-        // A record can make one subscription's match cost milliseconds (a long array against a `$in`).
-        if (this.gate.due()) {
-          await this.gate.pause();
-          if (this.closed) return;
-        }
-        if (sight === undefined) {
-          const { caller } = subscriber;
-          const identity = caller.isMaster ? '\u0000master' : (caller.user?.objectId ?? '');
-          sight = sights.get(identity);
-          if (sight === undefined) sights.set(identity, (sight = await this.sightOf(subscriber, change.className)));
-        }
-        if (sight === null) break;
-        const match = matchChange(subscription, change, sight.visible);
-        if (match) {
-          subscriber.deliver(subscription, match, encode(match.record, sight.view, subscriber));
-          this.deps.metrics?.realtimeEvent(change.app);
-        }
+    const list = this.lists.get(change.app)?.get(change.className);
+    if (!list || list.size === 0 || this.closed) return;
+    list.walking++;
+    try {
+      await this.walk(list, change);
+    } finally {
+      list.walking--;
+      list.compact();
+      const tables = this.lists.get(change.app);
+      if (list.size === 0 && list.walking === 0 && tables?.get(change.className) === list) {
+        tables.delete(change.className);
+        if (tables.size === 0) this.lists.delete(change.app);
       }
     }
   }
 
-  /** The subscriber's view (`viewOf`) with its record check, made once per change and identity. */
-  private async sightOf(subscriber: Subscriber, className: string): Promise<Sight | null> {
-    const view = await this.viewOf(subscriber, className);
+  /** Matches `change` for each listener of its table and sends what each may read. */
+  private async walk(list: DispatchList, change: RealtimeChange): Promise<void> {
+    const refreshing = this.refreshStaleWheres(change);
+    if (refreshing) await refreshing;
+    // One encoding per record and distinct projection (the hidden-column sets of cached views are shared).
+    const encoded = new Map<StoredRecord, Map<ReadonlySet<string>, EventData>>();
+    let lastRecord: StoredRecord | undefined;
+    let lastHidden: ReadonlySet<string> | undefined;
+    let lastData: EventData | undefined;
+    const encode = (record: StoredRecord, view: TableAccess, listener: Listener): EventData => {
+      if (record === lastRecord && view.hidden === lastHidden) return lastData!;
+      let byProjection = encoded.get(record);
+      if (!byProjection) encoded.set(record, (byProjection = new Map()));
+      let data = byProjection.get(view.hidden);
+      if (!data) byProjection.set(view.hidden, (data = new EventData(encodeRecord(view.project(record), listener.caller.app.settings.timeZone))));
+      lastRecord = record;
+      lastHidden = view.hidden;
+      return (lastData = data);
+    };
+    // Views asked once per change and identity (the master key, a user, anonymous); each listener's records
+    // are still checked against its own identity's view (`mayRead`).
+    const sights = new Map<string, Sight | null>();
+    let identity: string | undefined;
+    let sight: Sight | null = null;
+    // Listeners added while this dispatch waits come after `count` and are not walked.
+    const { entries } = list;
+    const count = entries.length;
+    for (let i = 0; i < count; i++) {
+      const listener = entries[i]!;
+      if (!listener.live) continue;
+      // A record can make one subscription's match cost milliseconds (a long array against a `$in`).
+      if (this.gate.due()) {
+        await this.gate.pause();
+        if (this.closed) return;
+        if (!listener.live) continue;
+      }
+      if (listener.identity !== identity) {
+        identity = listener.identity;
+        let known = sights.get(identity);
+        if (known === undefined) {
+          sights.set(identity, (known = await this.sightOf(listener.caller, change.className)));
+          if (this.closed) return;
+        }
+        sight = known;
+        if (!listener.live) continue;
+      }
+      if (sight === null) continue;
+      const match = matchChange(listener.subscription, change, sight.visible);
+      if (match) {
+        listener.deliver(match, encode(match.record, sight.view, listener));
+        this.deps.metrics?.realtimeEvent(change.app);
+      }
+    }
+  }
+
+  /** The caller's view (`viewOf`) with its record check, made once per change and identity. */
+  private async sightOf(caller: RealtimeCaller, className: string): Promise<Sight | null> {
+    const view = await this.viewOf(caller, className);
     return view && { view, visible: (record) => view.mayRead(record, 'find') };
   }
 
   /** The subscriber's view of a table while it may still find in it (permissions may change after subscribing), else null. */
-  private async viewOf(subscriber: Subscriber, className: string): Promise<TableAccess | null> {
+  private async viewOf(caller: RealtimeCaller, className: string): Promise<TableAccess | null> {
     try {
-      const view = await subscriber.caller.view(className);
+      const view = await caller.view(className);
       return view.allows('find') ? view : null;
     } catch (error) {
       this.failed('access', error);

@@ -5,6 +5,7 @@ import type { Json } from '../core/wire-values.js';
 import type { StorageAdapter } from '../storage/port.js';
 import { type ClientMessage, parseClientMessage, usableId } from './client-message.js';
 import type { RealtimeConnection } from './connection.js';
+import type { EventFormat } from './dispatch-list.js';
 import type { SubscriptionEngine } from './engine.js';
 import type { AccessControl } from '../access/access-control.js';
 import { type RealtimeCaller, assertMaySubscribe } from './realtime-caller.js';
@@ -24,20 +25,23 @@ export interface JsonProtocolDeps {
 }
 
 /**
+ * The frame of `JSON.stringify({ op, id, action, tableName, objectId, data })`, with the record's JSON written once per
+ * change and view; built once per change, view, action and subscription id, and shared by connections that number
+ * their subscriptions alike.
+ */
+const JSON_EVENT: EventFormat = {
+  key: (subscription, action) => `json:${action}:${subscription.id}`,
+  frame: (subscription, match, data) =>
+    `{"op":"event","id":${JSON.stringify(subscription.id)},"action":${JSON.stringify(match.action)},"tableName":${JSON.stringify(subscription.className)},"objectId":${JSON.stringify(match.record.objectId)},"data":${data.json}}`,
+};
+
+/**
  * svcbase's JSON-over-WebSocket protocol on an authenticated socket (docs/realtime.md): one JSON
  * object per text frame each way. Messages of one connection are handled in order.
  */
 export function serveJsonProtocol(socket: FeatureSocket, connection: RealtimeConnection, caller: RealtimeCaller, deps: JsonProtocolDeps): void {
   const send = (message: { [key: string]: Json }) => connection.send(JSON.stringify(message));
-  // The frame of `JSON.stringify({ op, id, action, tableName, objectId, data })`, with the record's JSON written once per change and view;
-  // the whole frame is built once per change, view, action and subscription id, and shared by connections that number their subscriptions alike.
-  const session = new RealtimeSession(caller, connection, (subscription, match, data) =>
-    data.frame(`json:${match.action}:${subscription.id}`, () =>
-      `{"op":"event","id":${JSON.stringify(subscription.id)},"action":${JSON.stringify(match.action)},"tableName":${JSON.stringify(subscription.className)},"objectId":${JSON.stringify(match.record.objectId)},"data":${data.json}}`,
-    ),
-    deps.maxSubscriptions,
-    deps.maxWhereCost,
-  );
+  const session = new RealtimeSession(caller, deps.engine, connection, JSON_EVENT, deps.maxSubscriptions, deps.maxWhereCost);
   let queue = deps.engine.attach(session).then(
     () => void send({ op: 'connected', applicationId: caller.app.applicationId, user: caller.user?.objectId ?? null }),
     (error: unknown) => {

@@ -1,37 +1,32 @@
 import { svcError } from '../core/errors.js';
-import type { EventData } from './event-data.js';
-import type { RealtimeConnection } from './connection.js';
-import type { Subscriber } from './engine.js';
+import { type EventFormat, type EventOutlet, Listener } from './dispatch-list.js';
+import type { Subscriber, SubscriptionEngine } from './engine.js';
 import type { RealtimeCaller } from './realtime-caller.js';
-import type { Match, Subscription } from './subscription.js';
-
-/** Turns one delivery into the framing's text frame. */
-export type EventFormat = (subscription: Subscription, match: Match, data: EventData) => string;
+import type { Subscription } from './subscription.js';
 
 /**
  * The subscriptions of one connection, whichever framing it speaks, and the cost of its where
- * subscriptions against `maxWhereCost` (docs/realtime.md, "Where budgets and matching").
+ * subscriptions against `maxWhereCost` (docs/realtime.md, "Where budgets and matching"). Each
+ * subscription is listed with the engine while held (a {@link Listener}), which is what a change's
+ * dispatch walks.
  */
 export class RealtimeSession implements Subscriber {
-  private readonly byId = new Map<string, Subscription>();
+  private readonly byId = new Map<string, Listener>();
   private whereCost = 0;
   /** Cleared (its socket closed): a subscription that arrives late is refused, so it holds nothing. */
   private closed = false;
 
   constructor(
     readonly caller: RealtimeCaller,
-    private readonly connection: RealtimeConnection,
+    private readonly engine: Pick<SubscriptionEngine, 'listen' | 'unlisten'>,
+    private readonly outlet: EventOutlet,
     private readonly format: EventFormat,
     private readonly maxSubscriptions: number,
     private readonly maxWhereCost = Infinity,
   ) {}
 
-  subscriptions(): Iterable<Subscription> {
-    return this.byId.values();
-  }
-
-  deliver(subscription: Subscription, match: Match, data: EventData): void {
-    this.connection.send(this.format(subscription, match, data));
+  *subscriptions(): Iterable<Subscription> {
+    for (const listener of this.byId.values()) yield listener.subscription;
   }
 
   has(id: string): boolean {
@@ -59,15 +54,19 @@ export class RealtimeSession implements Subscriber {
       if (subscription.kind === 'where') subscription.release();
       throw error;
     }
-    this.byId.set(subscription.id, subscription);
+    const listener = new Listener(subscription, this.caller, this.outlet, this.format);
+    this.byId.set(subscription.id, listener);
     if (subscription.kind === 'where') this.whereCost += subscription.cost;
+    this.engine.listen(listener);
   }
 
   /** Removes a subscription (a where gives back its shared where); false when there was none of that id. */
   remove(id: string): boolean {
-    const subscription = this.byId.get(id);
-    if (!subscription) return false;
+    const listener = this.byId.get(id);
+    if (!listener) return false;
     this.byId.delete(id);
+    this.engine.unlisten(listener);
+    const { subscription } = listener;
     if (subscription.kind === 'where') {
       this.whereCost -= subscription.cost;
       subscription.release();

@@ -5,6 +5,7 @@ import type { Logger } from '../core/logger.js';
 import type { Json } from '../core/wire-values.js';
 import { isValidTableName } from '../core/names.js';
 import type { RealtimeConnection } from './connection.js';
+import type { EventFormat } from './dispatch-list.js';
 import type { ConnectionSlots } from './connection-slots.js';
 import type { InboundBudget } from './inbound-budget.js';
 import type { SubscriptionEngine } from './engine.js';
@@ -47,6 +48,15 @@ export function socketIoEvent(name: string, payload: Json): string {
 function socketIoFrame(name: string, payloadJson: string): string {
   return `5:::${JSON.stringify({ name, args: [payloadJson] })}`;
 }
+
+/** The `server_pub` frame; it names no subscription, so every subscriber of one view gets the same frame for a change's action. */
+const SIO_EVENT: EventFormat = {
+  key: (subscription, action) => `sio:${subscription.kind === 'action' ? subscription.action : action}:${subscription.className}`,
+  frame: (subscription, match, data) => {
+    const action = subscription.kind === 'action' ? subscription.action : match.action;
+    return socketIoFrame('server_pub', `{"action":${JSON.stringify(action)},"tableName":${JSON.stringify(subscription.className)},"objectId":${JSON.stringify(match.record.objectId)},"data":${data.json}}`);
+  },
+};
 
 /**
  * The official SDK's socket.io 0.9 framing (`Bmob.Socket(appId)`), exactly as sdk-wire.md §7: `1::`
@@ -107,13 +117,7 @@ export function serveSocketIo(socket: FeatureSocket, connection: RealtimeConnect
     if (!session) {
       const releaseSlot = deps.slots.reserve(app.applicationId, deps.address);
       const caller = realtimeCaller(deps.access, { app, isMaster: false, user: null, sessionToken: null, credential: 'rest' });
-      // Every subscriber of one view gets the same frame for a change's action: built once, then shared.
-      const bound = new RealtimeSession(caller, connection, (subscription, match, data) => {
-        const action = subscription.kind === 'action' ? subscription.action : match.action;
-        return data.frame(`sio:${action}:${subscription.className}`, () =>
-          socketIoFrame('server_pub', `{"action":${JSON.stringify(action)},"tableName":${JSON.stringify(subscription.className)},"objectId":${JSON.stringify(match.record.objectId)},"data":${data.json}}`),
-        );
-      }, deps.maxSubscriptions);
+      const bound = new RealtimeSession(caller, deps.engine, connection, SIO_EVENT, deps.maxSubscriptions);
       try {
         await deps.engine.attach(bound);
       } catch (error) {

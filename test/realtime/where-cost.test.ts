@@ -8,11 +8,13 @@ import type { Json } from '../../src/core/wire-values.js';
 import { memoryEventBus } from '../../src/events/memory-event-bus.js';
 import { memoryStorage } from '../../src/memory.js';
 import { parseWhere } from '../../src/query/parse.js';
+import { Listener } from '../../src/realtime/dispatch-list.js';
+import type { EventFrame } from '../../src/realtime/event-data.js';
 import { type MatchingLimits, type Subscriber, SubscriptionEngine } from '../../src/realtime/engine.js';
 import { realtimeCaller } from '../../src/realtime/realtime-caller.js';
 import { SharedWheres } from '../../src/realtime/shared-wheres.js';
 import { SliceGate } from '../../src/realtime/slice-gate.js';
-import type { Subscription } from '../../src/realtime/subscription.js';
+import type { Match, Subscription } from '../../src/realtime/subscription.js';
 import { whereCost } from '../../src/realtime/where-cost.js';
 import { RT_APP } from './harness.js';
 
@@ -112,12 +114,12 @@ describe('SubscriptionEngine: the backlog of changes waiting to be matched', () 
     const engine = new SubscriptionEngine({ bus: memoryEventBus(), storage, logger, tables: access.tables, matching });
     const seen: string[] = [];
     const subscription: Subscription = { kind: 'action', id: '1', action: 'updateTable', className: 'T' };
-    const subscriber: Subscriber = {
-      caller: realtimeCaller(access, { app, isMaster: true, user: null, sessionToken: null, credential: 'rest' }),
-      subscriptions: () => [subscription],
-      deliver: (_s, match) => void seen.push(match.record.objectId),
-    };
+    const caller = realtimeCaller(access, { app, isMaster: true, user: null, sessionToken: null, credential: 'rest' });
+    const subscriber: Subscriber = { caller, subscriptions: () => [subscription] };
     await engine.attach(subscriber);
+    const outlet = { sendEvent: (frame: EventFrame) => seen.push((JSON.parse(frame.text) as { objectId: string }).objectId) > 0 };
+    const format = { key: () => 'id', frame: (_s: Subscription, match: Match) => JSON.stringify({ objectId: match.record.objectId }) };
+    engine.listen(new Listener(subscription, caller, outlet, format));
     const created = (objectId: string) => ({ op: 'create' as const, app: app.applicationId, className: 'T', objectId, after: { objectId, n: 1 } as unknown as StoredRecord });
     // Published in one go: each waits about 1.1 KiB, so the fourth and later find the backlog full.
     for (const id of ['a', 'b', 'c', 'd', 'e']) engine.publish(app, created(id));

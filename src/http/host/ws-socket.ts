@@ -4,11 +4,17 @@ import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import type { AcceptOptions, FeatureSocket } from '../../features/sockets.js';
 import { closeReason } from './close-reason.js';
 
+/** `ws` sends bytes as a text frame with these options (and a Buffer without copying it). */
+const TEXT_FRAME = { binary: false } as const;
+
 /** A `ws` socket as a feature sees it. */
 export function wsFeatureSocket(ws: WebSocket): FeatureSocket {
   return {
     send: (text) => {
       if (ws.readyState === ws.OPEN) ws.send(text);
+    },
+    sendUtf8: (bytes) => {
+      if (ws.readyState === ws.OPEN) ws.send(bytes, TEXT_FRAME);
     },
     get bufferedAmount() {
       return ws.bufferedAmount;
