@@ -8,6 +8,7 @@ import { type TableAccess, tableAccess } from './table-access.js';
 import { type TableRule, TableRules } from './table-rules.js';
 import { RoleCache } from './role-cache.js';
 import { ROLE_CLASS, storageRoleLookup } from './role-lookup.js';
+import { LruMap } from '../core/lru.js';
 
 /**
  * Who a caller is for access checks: `master` bypasses ACLs and class-level permissions; otherwise
@@ -80,21 +81,16 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
     if (!principals) byUser.set(userId, (principals = principalsOf(userId, names)));
     return principals;
   };
-  const views = new WeakMap<object, Map<string, CachedView>>();
+  const views = new WeakMap<object, LruMap<string, CachedView>>();
   const viewOf = (access: Access, table: TableRef, rules: ClassPermissions): TableAccess => {
     const owner: object = access.master ? MASTER_ACCESS : access.principals;
     let byTable = views.get(owner);
-    if (!byTable) views.set(owner, (byTable = new Map()));
+    if (!byTable) views.set(owner, (byTable = new LruMap(VIEWS_PER_PRINCIPALS)));
     const key = `${table.namespace}\u0000${table.className}`;
     const rule = tables.ruleOf(table.className);
     const hit = byTable.get(key);
-    if (hit && hit.permissions === rules && hit.rule === rule) {
-      byTable.delete(key);
-      byTable.set(key, hit);
-      return hit.view;
-    }
+    if (hit && hit.permissions === rules && hit.rule === rule) return hit.view;
     const view = tableAccess({ table, rule, permissions: rules, principals: access.master ? null : access.principals });
-    if (byTable.size >= VIEWS_PER_PRINCIPALS) byTable.delete(byTable.keys().next().value as string);
     byTable.set(key, { permissions: rules, rule, view });
     return view;
   };
