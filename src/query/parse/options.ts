@@ -12,8 +12,17 @@ const SORTABLE = new Set(['String', 'Number', 'Date']);
 
 /** Splits a comma list (`a, b,,c` → `a`,`b`,`c`), also reading the SDK's repeated `name[]` form. */
 export function commaList(params: URLSearchParams, name: string): string[] {
-  const raw = [...params.getAll(name), ...params.getAll(`${name}[]`)];
-  return raw.flatMap((text) => text.split(',')).map((s) => s.trim()).filter((s) => s.length > 0);
+  const plain = params.getAll(name);
+  const repeated = params.getAll(`${name}[]`);
+  if (plain.length === 0 && repeated.length === 0) return [];
+  const out: string[] = [];
+  for (const text of plain.length === 0 ? repeated : repeated.length === 0 ? plain : [...plain, ...repeated]) {
+    for (const part of text.split(',')) {
+      const item = part.trim();
+      if (item.length > 0) out.push(item);
+    }
+  }
+  return out;
 }
 
 /** A non-negative integer parameter; `undefined` when absent or empty. */
