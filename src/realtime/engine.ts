@@ -145,17 +145,24 @@ export class SubscriptionEngine {
 
   /** Stops dispatching to `listener`, also in a dispatch paused now. */
   unlisten(listener: Listener): void {
-    const tables = this.lists.get(listener.caller.app.applicationId);
-    const list = tables?.get(listener.subscription.className);
+    const app = listener.caller.app.applicationId;
+    const { className } = listener.subscription;
+    const list = this.lists.get(app)?.get(className);
     if (!list) {
       listener.live = false;
       return;
     }
     list.remove(listener);
-    if (list.size === 0 && list.walking === 0) {
-      tables!.delete(listener.subscription.className);
-      if (tables!.size === 0) this.lists.delete(listener.caller.app.applicationId);
-    }
+    this.dropIfEmpty(app, className, list);
+  }
+
+  /** Forgets a table's list once it holds no listener and no dispatch walks it. */
+  private dropIfEmpty(app: string, className: string, list: DispatchList): void {
+    if (list.size !== 0 || list.walking !== 0) return;
+    const tables = this.lists.get(app);
+    if (tables?.get(className) !== list) return;
+    tables.delete(className);
+    if (tables.size === 0) this.lists.delete(app);
   }
 
   /** Connections of an application on this instance. */
@@ -213,11 +220,7 @@ export class SubscriptionEngine {
     } finally {
       list.walking--;
       list.compact();
-      const tables = this.lists.get(change.app);
-      if (list.size === 0 && list.walking === 0 && tables?.get(change.className) === list) {
-        tables.delete(change.className);
-        if (tables.size === 0) this.lists.delete(change.app);
-      }
+      this.dropIfEmpty(change.app, change.className, list);
     }
   }
 
