@@ -31,33 +31,32 @@ const ready = await new Promise<Ready>((resolve) => child.once('message', resolv
 const workload = ready.workloads[index]!;
 if (ready.samePort === null) throw new Error('the same-work limit is not available');
 
-/** User + system CPU of the given processes, in µs (/proc counts clock ticks of 10 ms). */
-function cpuOf(pids: () => readonly string[]): number {
+/**
+ * User + system CPU of the given processes in µs (/proc counts clock ticks of 10 ms); with `named`,
+ * only those whose command is that name (a process that ended meanwhile counts nothing).
+ */
+function cpuMicros(pids: readonly string[], named?: string): number {
   let ticks = 0;
-  for (const pid of pids()) {
+  for (const pid of pids) {
+    let stat: string;
     try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     } catch {
-      // The process ended between the listing and the read.
+      continue;
     }
+    if (named !== undefined && !stat.includes(`(${named})`)) continue;
+    const fields = stat.split(') ')[1]!.split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]);
   }
   return ticks * 10_000;
 }
-const serverPids = () => [String(child.pid)];
-const postgresPids = () => readdirSync('/proc').filter((pid) => /^\d+$/.test(pid) && readFileSafe(`/proc/${pid}/stat`).includes('(postgres)'));
-function readFileSafe(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return '';
-  }
-}
+const serverCpu = () => cpuMicros([String(child.pid)]);
+const postgresCpu = () => cpuMicros(readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)), 'postgres');
 
 async function run(port: number, amount: number): Promise<{ server: number; postgres: number }> {
   let next = 0;
-  const server0 = cpuOf(serverPids);
-  const postgres0 = postgresRows ? cpuOf(postgresPids) : 0;
+  const server0 = serverCpu();
+  const postgres0 = postgresRows ? postgresCpu() : 0;
   await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: 10,
@@ -65,7 +64,7 @@ async function run(port: number, amount: number): Promise<{ server: number; post
     headers: { ...ready.headers, ...(workload.body ? { 'content-type': 'application/json' } : {}) },
     requests: [{ method: workload.method, path: workload.paths[0]!, ...(workload.body ? { body: workload.body } : {}), setupRequest: (r) => ({ ...r, path: workload.paths[next++ % workload.paths.length]! }) }],
   });
-  return { server: (cpuOf(serverPids) - server0) / amount, postgres: postgresRows ? (cpuOf(postgresPids) - postgres0) / amount : 0 };
+  return { server: (serverCpu() - server0) / amount, postgres: postgresRows ? (postgresCpu() - postgres0) / amount : 0 };
 }
 
 const ports = { svcbase: ready.svcPort, limit: ready.samePort };
