@@ -24,11 +24,12 @@ const child = fork(fileURLToPath(new URL(server, import.meta.url)), ['10000'], {
   execArgv: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
-const ready = await new Promise<Pick<ServerReady, 'svcPort' | 'headers' | 'workloads'>>((resolve) => child.once('message', resolve));
+const ready = await new Promise<Pick<ServerReady, 'svcPort' | 'samePort' | 'headers' | 'workloads'>>((resolve) => child.once('message', resolve));
 const workload = ready.workloads[index]!;
+if (process.argv[6] === 'same' && ready.samePort === null) throw new Error('the same-work limit is not available');
 let next = 0;
 const result = await autocannon({
-  url: `http://127.0.0.1:${process.argv[6] === 'same' ? (ready as unknown as { samePort: number }).samePort : ready.svcPort}`,
+  url: `http://127.0.0.1:${process.argv[6] === 'same' ? ready.samePort : ready.svcPort}`,
   connections: 10,
   duration: seconds,
   headers: { ...ready.headers, ...(workload.body ? { 'content-type': 'application/json' } : {}) },
