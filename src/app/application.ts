@@ -1,5 +1,6 @@
 import { configError } from '../core/errors.js';
 import { assertTimeZone } from '../core/time.js';
+import { deepFreeze } from '../core/freeze.js';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from '../query/query-limits.js';
 
 export type { QueryLimits } from '../query/query-limits.js';
@@ -340,10 +341,3 @@ function mergeDeep(base: unknown, patch: unknown): unknown {
   return out;
 }
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-}

@@ -10,6 +10,7 @@ import type { StorageAdapter, TableRef } from '../storage/port.js';
 import { expandIncludes, type IncludeDeps } from './include.js';
 import type { ReadOperation } from '../access/class-permissions.js';
 import { type ReadViews, assertNoHiddenColumns, restrictListQuery } from './read-restriction.js';
+import { ListPlanCache, type ListPlanEntry } from './list-plan-cache.js';
 
 
 /**
@@ -37,19 +38,59 @@ export interface ListDeps {
   readonly operation: ReadOperation;
   /** Columns no query may name, whoever asks, refused while parsing (see `ParseContext.isSecretColumn`). */
   readonly isSecretColumn?: (className: string, column: string) => boolean;
+  /** Parsed queries kept across requests (the records service's one cache); none: every list parses. */
+  readonly plans?: ListPlanCache;
 }
 
 /** Most distinct class names whose schemas one where may make us fetch before parsing. */
 const MAX_PREFETCHED_CLASSES = 64;
 
-/** Fetches the schemas a query names (the table and its inner queries' tables). */
-async function loadSchemas(storage: StorageAdapter, namespace: string, names: readonly string[]): Promise<Map<string, TableSchema | null>> {
-  const schemas = new Map<string, TableSchema | null>();
+/** Fetches the schemas a query names (the table and its inner queries' tables) into `schemas`. */
+async function loadSchemas(storage: StorageAdapter, namespace: string, names: readonly string[], schemas: Map<string, TableSchema | null>): Promise<Map<string, TableSchema | null>> {
   for (const className of names) {
     if (schemas.has(className) || !isValidTableName(className)) continue;
     schemas.set(className, await storage.getSchema({ namespace, className }));
   }
   return schemas;
+}
+
+/**
+ * The list's parsed query, its footprint and the schemas its parse read: kept from an earlier
+ * identical list when every one of those schemas is unchanged, else parsed (and kept).
+ */
+async function parsedList(ctx: ListRequest, deps: ListDeps): Promise<ListPlanEntry> {
+  const { app } = ctx;
+  const { storage, className, plans } = deps;
+  const namespace = app.namespace;
+  const secret = deps.isSecretColumn;
+  const key = plans ? ListPlanCache.keyOf(namespace, className, ctx.query) : null;
+  // Schemas read to check a kept plan are reused by the parse that replaces it.
+  const read = new Map<string, TableSchema | null>();
+  const kept = plans && key !== null ? plans.get(key, app.settings, secret) : undefined;
+  if (kept) {
+    let same = true;
+    for (const [name, schema] of kept.inputs.schemas) {
+      const current = await storage.getSchema({ namespace, className: name });
+      read.set(name, current);
+      if (current !== schema) same = false;
+    }
+    if (same) return kept;
+  }
+  // The where is decoded once: its inner queries' class names first (their schemas are loaded before
+  // the synchronous parse), then the same object is parsed into the plan.
+  const decoded = decodeWhereParam(ctx.query.get('where'), app.settings);
+  const named = decoded.where ? referencedClasses(decoded.where) : [];
+  const others = named.slice(0, MAX_PREFETCHED_CLASSES);
+  const schemas = await loadSchemas(storage, namespace, others.length === 0 ? [className] : [className, ...others], read);
+  const schema = (name: string): TableSchema | null => {
+    // A table past the prefetch bound would parse as empty: refuse instead (fail closed).
+    if (!schemas.has(name) && named.length > others.length) throw svcError('tooManyInnerQueries', MAX_INNER_QUERIES);
+    return schemas.get(name) ?? null;
+  };
+  const query = parseListQuery(ctx.query, { className, schema, settings: app.settings, ...(secret ? { isSecretColumn: secret } : {}) }, decoded);
+  const entry: ListPlanEntry = { inputs: { settings: app.settings, isSecretColumn: secret, schemas }, query, footprint: listQueryFootprint(query, className) };
+  if (plans && key !== null) plans.set(key, entry.inputs, entry);
+  return entry;
 }
 
 /**
@@ -69,23 +110,12 @@ export async function handleList(ctx: ListRequest, deps: ListDeps): Promise<List
   // A table the caller may not list refuses before its query is parsed.
   const view = await deps.views.view(className);
   view.assert(deps.operation);
-  // The where is decoded once: its inner queries' class names first (their schemas are loaded before
-  // the synchronous parse), then the same object is parsed into the plan.
-  const decoded = decodeWhereParam(ctx.query.get('where'), app.settings);
-  const named = decoded.where ? referencedClasses(decoded.where) : [];
-  const others = named.slice(0, MAX_PREFETCHED_CLASSES);
-  const schemas = await loadSchemas(storage, namespace, others.length === 0 ? [className] : [className, ...others]);
-  const schema = (name: string): TableSchema | null => {
-    // A table past the prefetch bound would parse as empty: refuse instead (fail closed).
-    if (!schemas.has(name) && named.length > others.length) throw svcError('tooManyInnerQueries', MAX_INNER_QUERIES);
-    return schemas.get(name) ?? null;
-  };
-  const secret = deps.isSecretColumn;
-  const parsed = parseListQuery(ctx.query, { className, schema, settings: app.settings, ...(secret ? { isSecretColumn: secret } : {}) }, decoded);
-  const query = await restrictListQuery(parsed, className, deps.operation, deps.views);
-  await assertNoHiddenColumns(listQueryFootprint(parsed, className), deps.views);
+  const plan = await parsedList(ctx, deps);
+  const parsed = plan.query;
+  const query = await restrictListQuery(parsed, view, deps.operation, deps.views);
+  await assertNoHiddenColumns(plan.footprint, view, deps.views);
   const table: TableRef = { namespace, className };
-  const exists = schemas.get(className) !== null;
+  const exists = plan.inputs.schemas.get(className) !== null;
   const budget = { budgetMs: app.settings.query.budgetMs };
   if (query.kind === 'count') {
     return { body: { results: [], count: exists ? await storage.count(table, query.where, budget) : 0 } };

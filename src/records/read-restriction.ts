@@ -48,13 +48,13 @@ export function readViews(storage: StorageAdapter, access: AccessControl, level:
 /**
  * Refuses (102, as a secret column) a query naming a column hidden from the caller in any table it
  * touches (protected fields, secret columns), so a where, order or `$select` cannot reveal what the
- * output hides.
+ * output hides. `top` is the caller's view of the listed table, already asked.
  */
-export async function assertNoHiddenColumns(footprint: QueryFootprint, views: ReadViews): Promise<void> {
+export async function assertNoHiddenColumns(footprint: QueryFootprint, top: TableAccess, views: ReadViews): Promise<void> {
   const anyTable = footprint.get(ANY_TABLE);
   for (const [className, columns] of footprint) {
     if (className === ANY_TABLE || !isValidTableName(className)) continue;
-    const { hidden } = await views.view(className);
+    const { hidden } = className === top.table.className ? top : await views.view(className);
     if (hidden.size === 0) continue;
     for (const column of [...columns, ...(anyTable ?? [])]) if (hidden.has(column)) throw secretColumnError(column);
   }
@@ -67,12 +67,12 @@ export function listOperation(query: URLSearchParams): ReadOperation {
 
 /**
  * The parsed list query as the caller may run it: refused (11006 / 11171) unless `operation` is
- * allowed on the listed table and `find` on every inner query's table (an inner query answers
- * exactly as a direct find of its table would); the row filters of those views ANDed into the where
- * and into each inner query; a `$relatedTo` whose owner the caller could not GET matches nothing.
+ * allowed on the listed table (`top`, the caller's view of it) and `find` on every inner query's
+ * table (an inner query answers exactly as a direct find of its table would); the row filters of
+ * those views ANDed into the where and into each inner query; a `$relatedTo` whose owner the caller
+ * could not GET matches nothing.
  */
-export async function restrictListQuery(query: ListQuery, className: string, operation: ReadOperation, views: ReadViews): Promise<ListQuery> {
-  const top = await views.view(className);
+export async function restrictListQuery(query: ListQuery, top: TableAccess, operation: ReadOperation, views: ReadViews): Promise<ListQuery> {
   top.assert(operation);
   const where = query.kind === 'count' ? query.where : query.plan.where;
   const filters = new Map<string, WhereNode | null>();

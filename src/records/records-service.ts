@@ -11,6 +11,7 @@ import type { StorageAdapter } from '../storage/port.js';
 import type { ClassPolicyRegistry, OwnCreateResult } from './class-policy.js';
 import { isPlausibleObjectId } from '../core/object-id.js';
 import { type ListDeps, expandRecordIncludes, handleList } from './list-service.js';
+import { ListPlanCache } from './list-plan-cache.js';
 import { type CreatedRecord, type RecordDeps, createRecord, deleteRecord, readRecord, updateRecord } from './record-ops.js';
 import type { AccessControl } from '../access/access-control.js';
 import type { TableRules } from '../access/table-rules.js';
@@ -80,6 +81,7 @@ export function createRecordsService(deps: RecordsServiceDeps): RecordsService {
   const opsOn = (storage: StorageAdapter, inBatch: boolean): RecordDeps => ({ storage, clock: deps.clock, random: deps.random, policies, inBatch, access });
   const direct = opsOn(deps.storage, false);
   const isSecretColumn = secretColumnOf(access.tables);
+  const plans = new ListPlanCache();
   const viewsOf = async (caller: Caller) => readViews(deps.storage, access, await access.accessOf(caller), caller.app.namespace);
   return {
     async create(caller, className, fields) {
@@ -111,7 +113,7 @@ export function createRecordsService(deps: RecordsServiceDeps): RecordsService {
     },
     async list(caller, className, query) {
       assertTableName(className);
-      const listDeps: ListDeps = { storage: deps.storage, className, views: await viewsOf(caller), operation: listOperation(query), isSecretColumn };
+      const listDeps: ListDeps = { storage: deps.storage, className, views: await viewsOf(caller), operation: listOperation(query), isSecretColumn, plans };
       return (await handleList({ app: caller.app, query }, listDeps)).body;
     },
     importRecords: (caller, className, records) => importRecords(direct, caller, className, records),

@@ -16,6 +16,9 @@ import { type AsyncSqlDriver, awaiting, runAsync } from '../sql/sql-program.js';
 import { type SqlRecordPrograms, sqlRecordCore } from '../sql/sql-record-core.js';
 import { keyedToSchemas } from './statement-key.js';
 import { referencedTables } from '../kit/plan-tables.js';
+import { type PlanShape, QueryCache, countShape, findShape } from '../sql/plan-shapes.js';
+import type { CompiledQuery } from '../../query/sql/fragment.js';
+import { PG_SHAPES } from './pg-shapes.js';
 
 const D = postgresDialect;
 
@@ -91,6 +94,9 @@ export class PgSchemaCache {
   clear(): void {
     this.entries.clear();
   }
+
+  /** Compiled find/count SQL per plan shape, per schema object (storage/sql/plan-shapes.ts): shared by the adapter and its transactions. */
+  readonly queries = new QueryCache<null>();
 }
 
 export type { Atomically };
@@ -216,17 +222,32 @@ export class PgCore {
   /** Finds, counts and aggregates compile after the schemas of every table their where reads are loaded, keyed to their column types. */
   find(ref: TableRef, plan: FindPlan, options?: ReadOptions): Promise<StoredRecord[]> {
     return this.read(ref, [], async (schema) => {
-      const view = await this.view(ref, schema, plan.where);
-      const query = keyedToSchemas(compileFind(ref.className, plan, view, D), view.schemas);
+      const shape = findShape(schema, plan, PG_SHAPES);
+      const query = this.shaped(schema, shape) ?? (await this.compiled(ref, schema, plan.where, shape, (view) => compileFind(ref.className, plan, view, D)));
       return runAsync(this.records.find(schema, plan, () => query, null), this.budgeted(options));
     });
   }
 
   count(ref: TableRef, where: WhereNode, options?: ReadOptions): Promise<number> {
     return this.read(ref, 0, async (schema) => {
-      const view = await this.view(ref, schema, where);
-      return runAsync(this.records.count(keyedToSchemas(compileCount(ref.className, where, view, D), view.schemas)), this.budgeted(options));
+      const shape = countShape(schema, where, PG_SHAPES);
+      const query = this.shaped(schema, shape) ?? (await this.compiled(ref, schema, where, shape, (view) => compileCount(ref.className, where, view, D)));
+      return runAsync(this.records.count(query), this.budgeted(options));
     });
+  }
+
+  /** The cached SQL of a plan's shape with this plan's parameters; null when not cached. */
+  private shaped(schema: TableSchema, shape: PlanShape | null): CompiledQuery | null {
+    const cached = shape ? this.cache.queries.get(schema, shape.key) : null;
+    return cached && shape ? { sql: cached.sql, parameters: shape.parameters } : null;
+  }
+
+  /** Compiles after loading the schemas the where reads, keyed to their column types; cached by shape when it has one seen first now. */
+  private async compiled(ref: TableRef, schema: TableSchema, where: WhereNode, shape: PlanShape | null, compile: (view: SqlSchemaView) => CompiledQuery): Promise<CompiledQuery> {
+    const view = await this.view(ref, schema, where);
+    const query = keyedToSchemas(compile(view), view.schemas);
+    if (shape && this.cache.queries.get(schema, shape.key) === undefined) this.cache.queries.remember(schema, shape, query, null);
+    return query;
   }
 
   aggregate(ref: TableRef, plan: AggregatePlan, options?: ReadOptions): Promise<Array<Record<string, Value>>> {

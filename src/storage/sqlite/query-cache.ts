@@ -1,70 +1,41 @@
-import type { DateValue, PointerValue, Value } from '../../core/values.js';
-import { dateMs } from '../../core/values.js';
-import type { FieldRef, FindPlan, TableSchema, WhereNode } from '../../query/plan.js';
+import type { FindPlan, TableSchema, WhereNode } from '../../query/plan.js';
 import { schemaColumn } from '../../query/schema-lookup.js';
 import { aclReadNeedle, aclReadParameters } from '../../query/sql/acl-read-column.js';
 import { ONE_BY_ONE_UP_TO } from '../../query/sql/acl-read-sql.js';
 import { splitAclRead } from '../../query/sql/find-compiler.js';
-import type { CompiledQuery } from '../../query/sql/index.js';
+import { sqliteAdapterDialect } from '../../query/sql/index.js';
+import * as shapes from '../sql/plan-shapes.js';
+import { type PlanShape, type ShapeBinding, orderKey, shapeKey, whereKey } from '../sql/plan-shapes.js';
 import type { SqliteStatement } from './database-shape.js';
 
 /**
- * Compiled find/count SQL per plan SHAPE. Compiling a plan costs microseconds (fragments, checks,
- * rendering); the SQL text only depends on the plan's structure, the table's schema and, for each
- * value, whether it can match the column (a value of the wrong type folds to a constant). So the
- * key is that structure with the values left out, and the parameters are read off the plan again
- * in the compiler's order.
- *
- * Only plans over the queried table's scalar columns (String, Number, Boolean, Date, Pointer, the
- * built-in columns, or columns the schema does not know) are cached: and/or/compare/in/exists/regex
- * nodes, any order, no `near`. Anything else (JSON paths, arrays, geo, relations, inner queries)
- * compiles every time. The first compilation of a shape checks that the parameters read off the
- * plan are exactly the compiler's; if they are not (a constant folded a branch's parameters away),
- * the shape is marked uncacheable. Caches hang off the frozen schema object, so a schema change (a
- * new frozen object) starts a fresh cache.
+ * SQLite's find/count shapes (storage/sql/plan-shapes.ts): Booleans as 0/1, the ACL read filter as
+ * each principal but `*` and its needle (acl-read-sql.ts; the SQL only depends on their count), LIMIT
+ * and OFFSET as parameters. Plus the shapes of its two ACL forms, the top-first find and the branch
+ * count (D147).
  */
+export const SQLITE_SHAPES: ShapeBinding = {
+  booleanParam: (value) => sqliteAdapterDialect.booleanParam(value),
+  aclRead(principals, parameters) {
+    for (const value of aclReadParameters(principals)) parameters.push(value);
+    return 'L' + principals.length;
+  },
+  limit(limit, skip, parameters) {
+    parameters.push(limit, skip);
+    return '';
+  },
+};
 
-/** A cached shape: its SQL and prepared statement, or null when the shape must always compile. */
-export type CachedQuery = { readonly sql: string; readonly statement: SqliteStatement } | null;
-
-const MAX_SHAPES = 256;
-const SYSTEM: Readonly<Record<string, ScalarType>> = { objectId: 'String', createdAt: 'Date', updatedAt: 'Date' };
-
-type ScalarType = 'String' | 'Number' | 'Boolean' | 'Date' | 'Pointer';
-
-/** Why a plan is not cacheable: thrown inside the walk, caught once at the top. */
-const UNCACHEABLE = Symbol('uncacheable');
-
-/** A shape key and the parameters of a plan, or null when the plan is not cacheable. */
-export interface PlanShape {
-  readonly key: string;
-  readonly parameters: unknown[];
-}
+export type { PlanShape } from '../sql/plan-shapes.js';
+export type CachedQuery = shapes.CachedQuery<SqliteStatement>;
+export class QueryCache extends shapes.QueryCache<SqliteStatement> {}
 
 export function findShape(schema: TableSchema, plan: FindPlan): PlanShape | null {
-  if (plan.nearest) return null;
-  const parameters: unknown[] = [];
-  let key = 'F';
-  try {
-    key += whereKey(plan.where, schema, parameters);
-  } catch (error) {
-    if (error === UNCACHEABLE) return null;
-    throw error;
-  }
-  key += '|O';
-  for (const term of plan.order) key += fieldKey(term.field) + (term.descending ? 'd' : 'a');
-  parameters.push(plan.limit, plan.skip);
-  return { key, parameters };
+  return shapes.findShape(schema, plan, SQLITE_SHAPES);
 }
 
 export function countShape(schema: TableSchema, where: WhereNode): PlanShape | null {
-  const parameters: unknown[] = [];
-  try {
-    return { key: 'C' + whereKey(where, schema, parameters), parameters };
-  } catch (error) {
-    if (error === UNCACHEABLE) return null;
-    throw error;
-  }
+  return shapes.countShape(schema, where, SQLITE_SHAPES);
 }
 
 /**
@@ -77,14 +48,9 @@ export function topFirstShape(schema: TableSchema, plan: FindPlan, keep: number)
   const acl = schemaColumn(schema, 'ACL');
   if (!split || !acl || acl.type !== 'Object') return null;
   const parameters: unknown[] = [];
-  let key: string;
-  try {
-    key = 'P' + whereKey(split.rest, schema, parameters) + '|L' + split.acl.principals.length + '|O';
-  } catch (error) {
-    if (error === UNCACHEABLE) return null;
-    throw error;
-  }
-  for (const term of plan.order) key += fieldKey(term.field) + (term.descending ? 'd' : 'a');
+  const rest = shapeKey(() => whereKey(split.rest, schema, SQLITE_SHAPES, parameters));
+  if (rest === null) return null;
+  const key = 'P' + rest + '|L' + split.acl.principals.length + '|O' + orderKey(plan);
   parameters.push(keep, ...aclReadParameters(split.acl.principals), plan.limit, plan.skip);
   return { key, parameters };
 }
@@ -99,13 +65,9 @@ export function branchCountShape(schema: TableSchema, where: WhereNode): PlanSha
   const acl = schemaColumn(schema, 'ACL');
   if (!split || !acl || acl.type !== 'Object') return null;
   const rest: unknown[] = [];
-  let key: string;
-  try {
-    key = 'B' + whereKey(split.rest, schema, rest) + '|L' + split.acl.principals.length;
-  } catch (error) {
-    if (error === UNCACHEABLE) return null;
-    throw error;
-  }
+  const restKey = shapeKey(() => whereKey(split.rest, schema, SQLITE_SHAPES, rest));
+  if (restKey === null) return null;
+  const key = 'B' + restKey + '|L' + split.acl.principals.length;
   const principals = split.acl.principals;
   let named = 0;
   for (const principal of principals) if (principal !== '*') named++;
@@ -122,150 +84,3 @@ export function branchCountShape(schema: TableSchema, where: WhereNode): PlanSha
   return { key, parameters };
 }
 
-/** Shapes per (frozen) schema object of one connection: find (`F…`), top-first find (`P…`), count (`C…`) and branch-count (`B…`) keys. */
-export class QueryCache {
-  private bySchema = new WeakMap<TableSchema, Map<string, CachedQuery>>();
-
-  /** The cached entry of a shape: undefined when never seen. */
-  get(schema: TableSchema, key: string): CachedQuery | undefined {
-    return this.bySchema.get(schema)?.get(key);
-  }
-
-  /**
-   * Remembers a freshly compiled shape. `compiled.parameters` must equal `shape.parameters` for the
-   * SQL to be reused; otherwise the shape is remembered as uncacheable.
-   */
-  remember(schema: TableSchema, shape: PlanShape, compiled: CompiledQuery, statement: SqliteStatement): void {
-    let shapes = this.bySchema.get(schema);
-    if (!shapes) this.bySchema.set(schema, (shapes = new Map()));
-    if (shapes.size >= MAX_SHAPES) shapes.clear();
-    shapes.set(shape.key, sameParameters(shape.parameters, compiled.parameters) ? { sql: compiled.sql, statement } : null);
-  }
-
-  /** Remembers that a shape must always compile (or, for a branch count, is not used). */
-  refuse(schema: TableSchema, key: string): void {
-    let shapes = this.bySchema.get(schema);
-    if (!shapes) this.bySchema.set(schema, (shapes = new Map()));
-    if (shapes.size >= MAX_SHAPES) shapes.clear();
-    shapes.set(key, null);
-  }
-
-  clear(): void {
-    this.bySchema = new WeakMap();
-  }
-}
-
-function sameParameters(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
-  return true;
-}
-
-/** `<length>:<column>` plus the path, so that no two fields share a key. */
-function fieldKey(field: FieldRef): string {
-  let key = field.column.length + ':' + field.column;
-  for (const part of field.path) key += '.' + part.length + ':' + part;
-  return key;
-}
-
-/** The scalar type of a field, or null when it is always missing; throws for non-scalar slots. */
-function scalarType(field: FieldRef, schema: TableSchema): ScalarType | null {
-  const system = Object.hasOwn(SYSTEM, field.column) ? SYSTEM[field.column]! : undefined;
-  if (system !== undefined) return field.path.length > 0 ? null : system;
-  const entry = schemaColumn(schema, field.column);
-  if (!entry) return null;
-  if (field.path.length > 0) {
-    if (entry.type !== 'Object') return null;
-    throw UNCACHEABLE;
-  }
-  switch (entry.type) {
-    case 'String':
-    case 'Number':
-    case 'Boolean':
-    case 'Date':
-      return entry.type;
-    case 'Pointer':
-      // The target class decides which Pointer values can match: part of the schema, so of the key.
-      return 'Pointer';
-    default:
-      throw UNCACHEABLE;
-  }
-}
-
-function isTyped(v: Value, tag: string): boolean {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && (v as { __type?: string }).__type === tag;
-}
-
-/**
- * One character for a value in a scalar slot, pushing its bound form (as `scalarParam` in
- * src/query/sql/where-compiler.ts binds it): `n` null, `p` a parameter, `x` can never match.
- */
-function valueKey(type: ScalarType | null, value: Value, field: FieldRef, schema: TableSchema, parameters: unknown[]): string {
-  if (value === null) return 'n';
-  switch (type) {
-    case null:
-      return 'x';
-    case 'String':
-    case 'Number':
-      if (typeof value !== (type === 'String' ? 'string' : 'number')) return 'x';
-      parameters.push(value);
-      return 'p';
-    case 'Boolean':
-      if (typeof value !== 'boolean') return 'x';
-      parameters.push(value ? 1 : 0);
-      return 'p';
-    case 'Date':
-      if (!isTyped(value, 'Date')) return 'x';
-      parameters.push(dateMs(value as DateValue));
-      return 'p';
-    case 'Pointer':
-      if (!isTyped(value, 'Pointer') || (value as PointerValue).className !== schema.columns[field.column]?.targetClass) return 'x';
-      parameters.push((value as PointerValue).objectId);
-      return 'p';
-  }
-}
-
-function whereKey(node: WhereNode, schema: TableSchema, parameters: unknown[]): string {
-  switch (node.kind) {
-    case 'all_records':
-      return 'T';
-    case 'and':
-    case 'or': {
-      let key = node.kind === 'and' ? 'A(' : 'O(';
-      for (const child of node.nodes) key += whereKey(child, schema, parameters) + ',';
-      return key + ')';
-    }
-    case 'compare': {
-      const type = scalarType(node.field, schema);
-      // Order comparisons on Boolean and Pointer columns never match (no parameter).
-      if (node.op !== 'eq' && node.op !== 'ne' && (type === 'Boolean' || type === 'Pointer')) return 'c' + node.op + fieldKey(node.field) + '=x';
-      return 'c' + node.op + fieldKey(node.field) + '=' + valueKey(type, node.value, node.field, schema, parameters);
-    }
-    case 'in': {
-      const type = scalarType(node.field, schema);
-      let key = (node.negate ? 'N' : 'I') + fieldKey(node.field) + '=';
-      for (const value of node.values) key += valueKey(type, value, node.field, schema, parameters);
-      return key;
-    }
-    case 'exists':
-      scalarType(node.field, schema);
-      return (node.exists ? 'E' : 'e') + fieldKey(node.field);
-    case 'regex': {
-      const type = scalarType(node.field, schema);
-      if (type !== 'String') return 'r' + fieldKey(node.field);
-      parameters.push(node.pattern, node.flags);
-      return 'R' + fieldKey(node.field);
-    }
-    case 'acl_read': {
-      // As the compiler renders it: nothing when the table has no ACL column, else each principal
-      // but `*` and its needle (acl-read-sql.ts; the SQL only depends on their count).
-      const acl = schemaColumn(schema, 'ACL');
-      if (!acl) return 'L-';
-      if (acl.type !== 'Object' || !node.principals.includes('*')) throw UNCACHEABLE;
-      for (const value of aclReadParameters(node.principals)) parameters.push(value);
-      return 'L' + node.principals.length;
-    }
-    default:
-      throw UNCACHEABLE;
-  }
-}
