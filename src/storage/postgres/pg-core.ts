@@ -219,7 +219,11 @@ export class PgCore {
     return this.read(ref, false, (schema) => runAsync(this.records.delete(ref, schema, objectId), this.driver));
   }
 
-  /** Finds, counts and aggregates compile after the schemas of every table their where reads are loaded, keyed to their column types. */
+  /**
+   * Finds and counts over the table's scalar columns reuse their plan shape's SQL (plan-shapes.ts,
+   * D208); other finds and counts, and aggregates, compile after the schemas of every table their
+   * where reads are loaded. Every statement is keyed to the column types it was compiled with.
+   */
   find(ref: TableRef, plan: FindPlan, options?: ReadOptions): Promise<StoredRecord[]> {
     return this.read(ref, [], async (schema) => {
       const shape = findShape(schema, plan, PG_SHAPES);
