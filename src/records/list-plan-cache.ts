@@ -30,7 +30,8 @@ const MAX_PLANS = 512;
 
 /**
  * Longest query text cached (characters of the key): a long `where` is rare, parsing it costs
- * little next to running it, and the bound keeps the cache's memory small (about 1 MiB of keys).
+ * little next to running it, and the bound keeps the cache small (at most about a million
+ * characters of keys).
  */
 const MAX_KEY_LENGTH = 2048;
 
