@@ -5,7 +5,7 @@ import type { Json } from '../../src/core/wire-values.js';
 import { InlineSandbox } from '../../src/functions/sandbox/inline-sandbox.js';
 import { DEFAULT_SANDBOX_LIMITS, newQuickJsInstance } from '../../src/functions/sandbox/quickjs-sandbox.js';
 import type { SandboxRun } from '../../src/functions/sandbox/sandbox-pool.js';
-import { sandboxRequestText } from '../../src/functions/sandbox/sandbox-prelude.js';
+import { lazySandboxRequest, sandboxRequestOfText, sandboxRequestText } from '../../src/functions/sandbox/sandbox-request.js';
 
 const noLibraries = {
   librarySource: (name: string): string => {
@@ -36,7 +36,7 @@ const logger: Logger = { debug() {}, info() {}, warn: (message) => warnings.push
 /** One attempt with `body` as the request body: whether it ran inline, and what the run was told. */
 function attempt(sandbox: InlineSandbox, source: string, body: Record<string, Json> = {}, name = 'f') {
   const run = recordingRun();
-  const ran = sandbox.tryRun({ key: `app\u0000${name}`, version: 1, source }, sandboxRequestText({ method: 'POST', body, query: {}, path: null }, { 'x-a': '1' }, undefined), DEFAULT_SANDBOX_LIMITS, run);
+  const ran = sandbox.tryRun({ key: `app\u0000${name}`, version: 1, source }, lazySandboxRequest({ method: 'POST', body, query: {}, path: null }, () => ({ 'x-a': '1' }), undefined), DEFAULT_SANDBOX_LIMITS, run);
   return { ran, events: run.events };
 }
 
@@ -61,6 +61,37 @@ describe('inline sandbox', () => {
     expect(send('request.headers = 5; response.send(request.headers + Object.keys(request).length)', 'assigned')).toEqual(['send 10 200']);
     expect(send('response.send("a\\u0000b")', 'nul')).toEqual([`send ${JSON.stringify('a\u0000b')} 200`]);
     expect(send('response.setHeader("x-b", "2"); response.send("")', 'empty')).toEqual(['send "" 200']);
+  });
+
+  it('makes the headers and the raw body only when the function reads them, once, and only for its own invocation', async () => {
+    const inline = await sandbox();
+    let made = 0;
+    const request = (raw?: Uint8Array) => lazySandboxRequest({ method: 'POST', body: {}, query: {}, path: null }, () => (made++, { 'x-a': '1' }), raw);
+    const run = (source: string, name: string, raw?: Uint8Array) => {
+      const recorded = recordingRun();
+      expect(inline.tryRun({ key: `app\u0000${name}`, version: 1, source }, request(raw), DEFAULT_SANDBOX_LIMITS, recorded), name).toBe(true);
+      return recorded.events;
+    };
+    expect(run('function onRequest(q, r) { r.send(q.method) }', 'unread')).toEqual(['send "POST" 200']);
+    expect(made).toBe(0);
+    expect(run('function onRequest(q, r) { r.send(q.headers["x-a"] + q.headers["x-a"] + typeof q.raw) }', 'twice')).toEqual(['send "11undefined" 200']);
+    expect(made).toBe(1);
+    expect(run('function onRequest(q, r) { r.send(q.raw.toString() + q.raw.length) }', 'raw', new TextEncoder().encode('é!'))).toEqual(['send "é!3" 200']);
+    // A request kept by a warm context answers what it read during its invocation; what it never read, it never will.
+    const keeper = 'var kept = []; function onRequest(q, r) { if (kept.length === 0) q.headers; kept.push(q); try { r.send(kept[0].headers["x-a"] + " " + kept[kept.length - 1].raw) } catch (e) { r.send(e.message) } }';
+    expect(run(keeper, 'keeper')).toEqual(['send "1 undefined" 200']);
+    expect(run(keeper, 'keeper', new TextEncoder().encode('b'))).toEqual(['send "1 b" 200']);
+    const stale = 'var old; function onRequest(q, r) { if (!old) { old = q; return r.send("kept") } try { r.send(old.headers) } catch (e) { r.send(e.message) } }';
+    expect(run(stale, 'stale')).toEqual(['send "kept" 200']);
+    expect(run(stale, 'stale')).toEqual(['send "request.headers can only be read first during its own invocation" 200']);
+  });
+
+  it('hands a worker the whole request as one text, split there into the same parts', () => {
+    const request = lazySandboxRequest({ method: 'PUT', body: 'x', query: { a: '1' }, path: 'p' }, () => ({ 'x-b': 'two' }), new Uint8Array([0, 255, 1]));
+    const received = sandboxRequestOfText(sandboxRequestText(request));
+    expect([received.rest, received.hasRaw, received.headers(), received.raw()]).toEqual([request.rest, true, '{"x-b":"two"}', 'AP8B']);
+    const bare = sandboxRequestOfText(sandboxRequestText(lazySandboxRequest({ method: 'GET' }, () => ({}), undefined)));
+    expect([bare.rest, bare.hasRaw, bare.headers(), bare.raw()]).toEqual(['{"method":"GET"}', false, '{}', '']);
   });
 
   it('hands anything that is not over at once to a worker, having told the run nothing and started no module call', async () => {
@@ -111,7 +142,7 @@ describe('inline sandbox', () => {
     const inline = new InlineSandbox(await newQuickJsInstance(import.meta.url, { fuel: true }), noLibraries, logger);
     // Each function keeps 7 MB warm (under the inline heap of 8 MiB), so the instance grows with each new one.
     const big = 'const kept = new Uint8Array(7000000); function onRequest(q, r) { r.send(kept.length) }';
-    const run = (fn: { key: string; version: number; source: string }, sandbox: InlineSandbox) => sandbox.tryRun(fn, sandboxRequestText({}, {}, undefined), DEFAULT_SANDBOX_LIMITS, recordingRun());
+    const run = (fn: { key: string; version: number; source: string }, sandbox: InlineSandbox) => sandbox.tryRun(fn, lazySandboxRequest({}, () => ({}), undefined), DEFAULT_SANDBOX_LIMITS, recordingRun());
     let calls = 0;
     let grower = { key: 'app\u0000big0', version: 1, source: big };
     while (!inline.retired && calls < 60) {

@@ -7,6 +7,7 @@ import { WarmContexts } from '../../src/functions/sandbox/warm-contexts.js';
 import { sandboxPackages } from '../../src/functions/sandbox-libraries.js';
 import type { FunctionModules } from '../../src/functions/contract.js';
 import { type TestServer, startTestServer } from '../helpers/server.js';
+import { sandboxRequestOfText } from '../../src/functions/sandbox/sandbox-request.js';
 
 const require = createRequire(import.meta.url);
 
@@ -110,7 +111,7 @@ describe('sandbox library loading', () => {
   const run = (contexts: WarmContexts, source: string) =>
     new Promise<{ sent?: unknown; failed?: string }>((resolve) => {
       const outcome: { sent?: unknown; failed?: string } = {};
-      contexts.invoke({ key: 'k', version: 1, source }, '{}', DEFAULT_SANDBOX_LIMITS, {
+      contexts.invoke({ key: 'k', version: 1, source }, sandboxRequestOfText('{}'), DEFAULT_SANDBOX_LIMITS, {
         call: async () => null,
         setHeader() {},
         log() {},

@@ -5,6 +5,7 @@ import { DEFAULT_SANDBOX_LIMITS, type SandboxHost, loadQuickJs } from '../../src
 import { WarmContexts } from '../../src/functions/sandbox/warm-contexts.js';
 import { type ApplicationConfig } from '../../src/app/application.js';
 import { TEST_APP, type TestServer, appHeaders, startTestServer } from '../helpers/server.js';
+import { sandboxRequestOfText } from '../../src/functions/sandbox/sandbox-request.js';
 
 const noLibraries = {
   librarySource: (name: string): string => {
@@ -26,7 +27,7 @@ interface Outcome {
 function invoke(contexts: WarmContexts, key: string | null, source: string, call: SandboxHost['call'] = async () => null, version = 1): Promise<Outcome> {
   return new Promise((resolve) => {
     const outcome: Outcome = { idle: false };
-    contexts.invoke({ key, version, source }, '{"body":{}}', DEFAULT_SANDBOX_LIMITS, {
+    contexts.invoke({ key, version, source }, sandboxRequestOfText('{"body":{}}'), DEFAULT_SANDBOX_LIMITS, {
       call,
       setHeader() {},
       log() {},
@@ -82,7 +83,7 @@ function onRequest(request, response, modules) {
     const replies: unknown[] = [];
     for (let i = 0; i < 2; i++) {
       await new Promise<void>((resolve) =>
-        contexts.invoke({ key: 'ev', version: 1, source }, '{}', DEFAULT_SANDBOX_LIMITS, { call: async () => null, setHeader() {}, log() {}, send: (reply) => replies.push(reply), fail() {}, idle: resolve }),
+        contexts.invoke({ key: 'ev', version: 1, source }, sandboxRequestOfText('{}'), DEFAULT_SANDBOX_LIMITS, { call: async () => null, setHeader() {}, log() {}, send: (reply) => replies.push(reply), fail() {}, idle: resolve }),
       );
     }
     expect(replies).toEqual([
@@ -124,7 +125,7 @@ function onRequest(request, response, modules) {
     const run = (key: string, source: string) =>
       new Promise<Outcome>((resolve) => {
         const outcome: Outcome = { idle: false };
-        contexts.invoke({ key, version: 1, source }, '{"body":{}}', limits, {
+        contexts.invoke({ key, version: 1, source }, sandboxRequestOfText('{"body":{}}'), limits, {
           call: async () => null,
           setHeader() {},
           log() {},

@@ -9,6 +9,7 @@ import { type HostAnswer, type SandboxWorkerData, type ToPool, type ToWorker, WO
 import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { loadQuickJs, wasmMemoryBytes } from './quickjs-sandbox.js';
 import { heapGuardOf } from './quickjs-instance.js';
+import { sandboxRequestOfText } from './sandbox-request.js';
 import { type SandboxFunction, WarmContexts } from './warm-contexts.js';
 import { sandboxPackages } from '../sandbox-libraries.js';
 import { lowerThisWorkerThread } from '../../core/background-priority.js';
@@ -93,7 +94,7 @@ function runNext(): void {
   // The invocation may grow the heap by its cap, no more: every allocation counts, typed arrays too.
   const heap = quickjs ? heapGuardOf(quickjs) : null;
   heap?.allow(message.limits.memoryBytes);
-  contexts.invoke(fn, message.requestText, message.limits, {
+  contexts.invoke(fn, sandboxRequestOfText(message.requestText), message.limits, {
     call: (module, method, args) =>
       new Promise((resolve, reject) => {
         const callId = nextCall++;

@@ -6,6 +6,7 @@ import { type WasmGlobal, fuelOf, heapGuardOf } from './quickjs-instance.js';
 import { type SandboxHost, type SandboxLimits, wasmMemoryBytes } from './quickjs-sandbox.js';
 import type { SandboxRun } from './sandbox-pool.js';
 import type { SentReply } from './sandbox-protocol.js';
+import type { SandboxRequest } from './sandbox-request.js';
 import { type SandboxFunction, WarmContexts } from './warm-contexts.js';
 
 /**
@@ -61,7 +62,7 @@ const ATTEMPTS_PER_NEW_CONTEXT = 128;
 /** Strings at most this long may be hashed inline (node:crypto runs on the main thread). */
 const INLINE_HASH_CHARS = 256 * 1024;
 /** Synchronous host calls an inline run may make: cheap, and bounded by the sandbox's own limits. */
-const INLINE_SYNC_KINDS: ReadonlySet<string> = new Set(['setHeader', 'log', 'clearTimer', 'random', 'hash']);
+const INLINE_SYNC_KINDS: ReadonlySet<string> = new Set(['setHeader', 'log', 'clearTimer', 'random', 'hash', 'request']);
 /** After a run had to go to a worker, that many of the function's next invocations go there directly (doubling, at most this). */
 const MAX_BACKOFF = 1024;
 /**
@@ -179,9 +180,9 @@ export class InlineSandbox {
    * Runs `fn` here when it can, with the memory cap of `limits` (its budget and stack are the inline
    * ones): true when `run` got the invocation's outcome, false when a worker must run it.
    */
-  tryRun(fn: SandboxFunction, requestText: string, limits: SandboxLimits, run: SandboxRun): boolean {
+  tryRun(fn: SandboxFunction, request: SandboxRequest, limits: SandboxLimits, run: SandboxRun): boolean {
     this.inherited.traps = Math.min(TRAP_BUDGET, this.inherited.traps + 1 / CALLS_PER_TRAP);
-    const ran = this.attempt(fn, requestText, limits, run);
+    const ran = this.attempt(fn, request, limits, run);
     if (!this.retiredNow && (wasmMemoryBytes(this.quickjs) ?? 0) > RETIRE_AT_BYTES) {
       this.retire(fn, MAX_BACKOFF);
       this.logger.warn('functions: the inline QuickJS instance is replaced after its heap grew', { function: fn.key?.split('\u0000')[1] ?? null });
@@ -202,7 +203,7 @@ export class InlineSandbox {
     if (fn.key !== null) this.inherited.backoff.set(fn.key, { version: fn.version, skip, next: MAX_BACKOFF });
   }
 
-  private attempt(fn: SandboxFunction, requestText: string, limits: SandboxLimits, run: SandboxRun): boolean {
+  private attempt(fn: SandboxFunction, request: SandboxRequest, limits: SandboxLimits, run: SandboxRun): boolean {
     const key = fn.key;
     const fuel = this.fuel;
     if (this.off || !fuel || key === null || fn.source.length > MAX_INLINE_SOURCE || this.inherited.traps < 1 || this.skips(key, fn.version)) return false;
@@ -219,7 +220,7 @@ export class InlineSandbox {
     try {
       fuel.value = loads ? LOAD_FUEL : RUN_FUEL;
       heap?.allow(INLINE_GROWTH_BYTES);
-      const context = this.contexts.invoke(fn, requestText, inlineLimits, held);
+      const context = this.contexts.invoke(fn, request, inlineLimits, held);
       // Out of fuel where a trap could not reach here (host work charged after the fact): spoiled all the same.
       if (fuel.value <= 0) throw new RangeError('out of fuel');
       if (!held.counts) {

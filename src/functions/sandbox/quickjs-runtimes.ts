@@ -11,7 +11,7 @@ import { InlineSandbox } from './inline-sandbox.js';
 import { loadQuickJs, newQuickJsInstance, syntaxErrorOf } from './quickjs-sandbox.js';
 import { type SandboxRun, SandboxPool } from './sandbox-pool.js';
 import type { SandboxFunction } from './warm-contexts.js';
-import { sandboxRequestText } from './sandbox-prelude.js';
+import { type SandboxRequest, lazySandboxRequest, sandboxRequestText } from './sandbox-request.js';
 
 /** What both QuickJS runtimes share: logs, the warm-context switch. */
 export interface QuickJsRuntimeOptions {
@@ -45,8 +45,9 @@ function sandboxFunction(invocation: RuntimeInvocation, keepWarm: boolean): Sand
   return { key: keepWarm ? `${invocation.caller.app.applicationId}\u0000${invocation.fn.name}` : null, version: invocation.fn.version, source: invocation.fn.source };
 }
 
-function requestTextOf({ request }: RuntimeInvocation): string {
-  return sandboxRequestText({ method: request.method, body: request.body, query: request.query, path: request.path ?? null }, request.headers, request.raw);
+/** The invocation's request for a sandbox: its headers read from the request only if the function reads them. */
+function sandboxRequestOf({ request }: RuntimeInvocation): SandboxRequest {
+  return lazySandboxRequest({ method: request.method, body: request.body, query: request.query, path: request.path ?? null }, () => request.headers, request.raw);
 }
 
 /**
@@ -103,7 +104,7 @@ export function workerQuickJsRuntime(options: WorkerQuickJsOptions): FunctionRun
         const job = {
           app: invocation.caller.app.applicationId,
           fn: sandboxFunction(invocation, options.keepWarm),
-          requestText: requestTextOf(invocation),
+          requestText: sandboxRequestText(sandboxRequestOf(invocation)),
           limits: invocation.limits,
           deadlineMs: invocation.deadlineMs,
           maxWaitMs: invocation.maxWaitMs,
@@ -132,7 +133,7 @@ function runInline(ready: InlineSandbox | null, invocation: RuntimeInvocation, l
     () => (later ? later.resolve('done') : (outcome ??= 'done')),
     (error) => (later ? later.reject(error) : (outcome ??= { error })),
   );
-  if (!ready.tryRun(sandboxFunction(invocation, true), requestTextOf(invocation), invocation.limits, run)) return 'declined';
+  if (!ready.tryRun(sandboxFunction(invocation, true), sandboxRequestOf(invocation), invocation.limits, run)) return 'declined';
   // Ran inline: it started (a function that returned without sending now waits for its timeout).
   invocation.started();
   if (outcome === 'done') return 'done';

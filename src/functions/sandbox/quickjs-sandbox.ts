@@ -2,6 +2,7 @@ import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRunt
 import { createHash, randomBytes } from 'node:crypto';
 import type { Json } from '../../core/wire-values.js';
 import { SANDBOX_PRELUDE } from './sandbox-prelude.js';
+import type { SandboxRequest } from './sandbox-request.js';
 import { SANDBOX_ASYNC_SOURCE } from './sandbox-async.js';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { type IconvLite, MAX_INFLATED, convertText } from '../util-modules.js';
@@ -140,7 +141,7 @@ export interface SandboxHost {
   idle(): void;
   /**
    * Optional: asked before a synchronous host call (`kind`: setHeader, hash, log, clearTimer,
-   * library, random, rsa, gzip, ungzip, convert) runs; false answers the sandbox an error instead.
+   * request, library, random, rsa, gzip, ungzip, convert) runs; false answers the sandbox an error instead.
    */
   permitsSync?(kind: string, args: readonly unknown[]): boolean;
   /** Optional: told when the function starts an asynchronous host call or a timer. */
@@ -152,8 +153,9 @@ export interface SandboxHost {
   shouldStop?(fuelLeft: number | null): boolean;
 }
 
-/** One invocation's side of the context: who receives its reply and module calls. */
+/** One invocation's side of the context: its request, and who receives its reply and module calls. */
 interface Invocation {
+  readonly request: SandboxRequest;
   readonly host: SandboxHost;
   finished: boolean;
   failed: boolean;
@@ -255,11 +257,11 @@ export class SandboxContext {
     return text;
   }
 
-  /** Starts one invocation from the request's JSON text; `host.idle()` reports its end (the context then reusable or disposed). */
-  invoke(requestText: string, host: SandboxHost): void {
+  /** Starts one invocation of `request`; `host.idle()` reports its end (the context then reusable or disposed). */
+  invoke(request: SandboxRequest, host: SandboxHost): void {
     if (!this.reusable) throw new Error('the sandbox context is busy or disposed');
     const fuelAtStart = this.fuel?.value ?? 0;
-    const invocation: Invocation = { host, finished: false, failed: false };
+    const invocation: Invocation = { request, host, finished: false, failed: false };
     this.current = invocation;
     this.ticks = 0;
     // The first invocation loads the prelude and the source: their top level runs as part of it.
@@ -268,8 +270,8 @@ export class SandboxContext {
     if (loadError !== null || !this.start) {
       this.failWith(loadError ?? 'the function did not load');
     } else {
-      const text = this.context.newString(requestText);
-      const result = this.context.callFunction(this.start, this.context.undefined, text);
+      const text = this.context.newString(request.rest);
+      const result = this.context.callFunction(this.start, this.context.undefined, text, request.hasRaw ? this.context.true : this.context.false);
       text.dispose();
       if (result.error) this.failWith(this.errorMessage(result.error));
       else {
@@ -422,6 +424,14 @@ export class SandboxContext {
         case 'log':
           host?.log(String(args[0]), String(args[1]).slice(0, 8192));
           return context.newString('null');
+        case 'request': {
+          // The running invocation's headers (JSON) or raw body (base64, as a JSON string), made now.
+          const request = this.current?.request;
+          if (!request || (args[0] !== 'headers' && args[0] !== 'raw')) return context.newError('the request is not available here');
+          const text = args[0] === 'headers' ? request.headers() : JSON.stringify(request.raw());
+          this.hostChars += text.length;
+          return context.newString(text);
+        }
         case 'clearTimer':
           this.timers.clear(Number(args[0]));
           return context.newString('null');

@@ -27,7 +27,7 @@ export interface SandboxJob {
   /** The application: each gets its share of the workers. */
   readonly app: string;
   readonly fn: SandboxFunction;
-  /** The request as text (`sandboxRequestText`): one string crosses to the worker, not a structured clone. */
+  /** The request as one text (sandbox-request.ts, `sandboxRequestText`): one string crosses to the worker, not a structured clone. */
   readonly requestText: string;
   readonly limits: SandboxLimits;
   /** Past this long running, its worker is terminated and replaced. */

@@ -3,22 +3,10 @@
  * `modules` (each method a bridge to the host's module: callback style, the callback's `data` a JSON
  * string as the hosted service passes it, or a promise of the parsed value), `console`, and an
  * in-sandbox `oEvent`. Only four host functions cross the boundary, each taking and returning JSON
- * text: `__host` (asynchronous module calls), `__hostSync` (setHeader, hashes, logs), `__respond`
- * and `__fail`. Nothing of the host's objects is ever handed to the function. The prelude evaluates
+ * text: `__host` (asynchronous module calls), `__hostSync` (setHeader, hashes, logs, the request's
+ * headers and raw body), `__respond` and `__fail`. Nothing of the host's objects is ever handed to the function. The prelude evaluates
  * to the function that starts one invocation from the request's JSON text.
  */
-import type { Json } from '../../core/wire-values.js';
-
-/**
- * A request as the prelude's start takes it: the JSON of the rest, the headers' JSON and the raw
- * body's base64, split by U+0001 (JSON text holds control characters only escaped), so the sandbox
- * parses the headers and decodes the bytes only if the function reads them.
- */
-export function sandboxRequestText(rest: Json, headers: Readonly<Record<string, string>>, raw: Uint8Array | undefined): string {
-  // A view of the bytes, not a copy.
-  return `${JSON.stringify(rest)}\u0001${JSON.stringify(headers)}\u0001${raw ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64') : ''}`;
-}
-
 export const SANDBOX_PRELUDE = String.raw`
 'use strict';
 (function (global) {
@@ -232,20 +220,26 @@ export const SANDBOX_PRELUDE = String.raw`
   let currentHub = null;
   Object.defineProperty(modules, 'oEvent', { get: () => (currentHub ??= eventHub()), enumerable: true });
   /**
-   * request.raw and request.headers are decoded when first read (most functions never do): each an
-   * accessor, shared by every request, over the encoded text kept under a symbol, that turns into a
-   * plain data property on first use.
+   * request.headers and request.raw are asked of the host when first read (most functions never
+   * do, and the host makes them only then): each an accessor shared by every request, bound to its
+   * invocation by a number kept under a symbol, that turns into a plain data property on first use.
    */
-  const ENCODED = Symbol('encoded');
+  const INVOCATION = Symbol('invocation');
+  let invocation = 0;
   const settle = (target, name, value) => Object.defineProperty(target, name, { value, writable: true, configurable: true, enumerable: true });
-  const decodedOnRead = (name, decode) => ({
+  const readOnFirstUse = (name, decode) => ({
     configurable: true,
     enumerable: true,
-    get() { const value = decode(this[ENCODED][name]); settle(this, name, value); return value; },
+    get() {
+      if (this[INVOCATION] !== invocation) throw new Error('request.' + name + ' can only be read first during its own invocation');
+      const value = decode(JSON.parse(sync('request', [name])));
+      settle(this, name, value);
+      return value;
+    },
     set(value) { settle(this, name, value); },
   });
-  const RAW_ON_READ = decodedOnRead('raw', (base64) => bytesFromBase64(base64));
-  const HEADERS_ON_READ = decodedOnRead('headers', (text) => JSON.parse(text));
+  const RAW_ON_READ = readOnFirstUse('raw', (base64) => bytesFromBase64(base64));
+  const HEADERS_ON_READ = readOnFirstUse('headers', (headers) => headers);
   /**
    * A reply as start returns it and respond takes it: 's' and the text of a plain reply (a string
    * without NUL, status 200, no header set), else 'j' and {value, status, headers} as JSON. (The
@@ -262,11 +256,10 @@ export const SANDBOX_PRELUDE = String.raw`
    * One invocation: a fresh response each time, so a warm context carries no reply state over. A
    * reply sent before onRequest returns is start's return value (a host call costs more than the
    * function itself); one sent later goes through respond. '' when nothing was sent yet.
-   * requestText is the request's JSON; or, split by U+0001 characters (JSON text holds control
-   * characters only escaped), the JSON of the rest, the headers' JSON and the raw body's base64,
-   * decoded when first read.
+   * restText is the JSON of the request's method, body, query and path; its headers and raw body
+   * (when hasRaw) are asked of the host on first read.
    */
-  const start = function (requestText) {
+  const start = function (restText, hasRaw) {
     let status = 200;
     const headers = {};
     let headersSet = false;
@@ -293,15 +286,10 @@ export const SANDBOX_PRELUDE = String.raw`
         return this;
       },
     };
-    const cut = requestText.indexOf('\u0001');
-    const request = JSON.parse(cut < 0 ? requestText : requestText.slice(0, cut));
-    if (cut >= 0) {
-      const rawAt = requestText.indexOf('\u0001', cut + 1) + 1;
-      const raw = requestText.slice(rawAt);
-      request[ENCODED] = { headers: requestText.slice(cut + 1, rawAt - 1), raw };
-      Object.defineProperty(request, 'headers', HEADERS_ON_READ);
-      if (raw !== '') Object.defineProperty(request, 'raw', RAW_ON_READ);
-    } else if (request.raw) request.raw = bytesFromBase64(request.raw.__bytes);
+    const request = JSON.parse(restText);
+    request[INVOCATION] = ++invocation;
+    Object.defineProperty(request, 'headers', HEADERS_ON_READ);
+    if (hasRaw) Object.defineProperty(request, 'raw', RAW_ON_READ);
     const exported = (global.module && global.module.exports) || global.exports || {};
     const entry = typeof global.onRequest === 'function' ? global.onRequest : typeof exported.onRequest === 'function' ? exported.onRequest : null;
     if (!entry) { fail('the source defines no onRequest(request, response, modules) function'); return ''; }

@@ -37,7 +37,7 @@ export type ToWorker =
        * (a warm function's text crosses once per worker, not once per invocation).
        */
       readonly fn: WireFunction;
-      /** The request as JSON text. */
+      /** The request as one text (sandbox-request.ts: `sandboxRequestText`). */
       readonly requestText: string;
       readonly limits: SandboxLimits;
     }

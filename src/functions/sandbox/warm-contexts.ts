@@ -2,6 +2,7 @@ import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
 import type { Json } from '../../core/wire-values.js';
 import type { SandboxPackages } from '../sandbox-libraries.js';
 import { type SandboxHost, type SandboxLimits, SandboxContext } from './quickjs-sandbox.js';
+import type { SandboxRequest } from './sandbox-request.js';
 
 /** Idle warm contexts one worker keeps, least recently used dropped first. */
 const DEFAULT_CAPACITY = 64;
@@ -77,10 +78,10 @@ export class WarmContexts {
   ) {}
 
   /**
-   * Starts one invocation of `fn` with the request's JSON text; `host.idle()` reports its end. Returns
+   * Starts one invocation of `fn` with `request`; `host.idle()` reports its end. Returns
    * the context it runs in, for a caller that may have to throw the invocation away (`discard`).
    */
-  invoke(fn: SandboxFunction, requestText: string, limits: SandboxLimits, host: SandboxHost): SandboxContext {
+  invoke(fn: SandboxFunction, request: SandboxRequest, limits: SandboxLimits, host: SandboxHost): SandboxContext {
     const { key, version, source } = fn;
     let context: SandboxContext | undefined;
     const idle = key === null ? undefined : this.idle.get(key);
@@ -90,7 +91,7 @@ export class WarmContexts {
       else idle.context.dispose();
     }
     const used = context ?? new SandboxContext(this.quickjs, source, limits, this.packages, this.measuredCapBytes);
-    used.invoke(requestText, new KeptWhenIdle(host, () => {
+    used.invoke(request, new KeptWhenIdle(host, () => {
       if (key !== null && used.reusable) this.keep(key, version, used);
       else used.dispose();
     }));
