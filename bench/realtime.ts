@@ -7,7 +7,9 @@
  * per idle connection is the server side's heap + external growth per open socket, for ours and for
  * bare `ws`; run with `ulimit -n` of at least 12,000. The server process's CPU time per event (user +
  * system, the write included on our side) is reported beside the rates: it counts the server's own
- * work, not the time it waited for a core on a shared machine.
+ * work, not the time it waited for a core on a shared machine. As the harness's method asks, each
+ * side first runs unmeasured warm-up rounds (`warmupRounds`), so neither is timed while its code is
+ * still being compiled.
  * Informational (no target): the numbers depend on the loopback stack more than on us.
  */
 import { createServer, type Server } from 'node:http';
@@ -84,7 +86,12 @@ interface Measured {
   cpuSystemMicros: number;
 }
 
-export async function measureOurs(n: number, writes: number): Promise<Measured> {
+/** Unmeasured rounds before the timed ones, the same for both sides: about 20,000 events, at most `writes` rounds and at least 3. */
+export function warmupRounds(n: number, writes: number): number {
+  return Math.max(3, Math.min(writes, Math.ceil(20_000 / n)));
+}
+
+export async function measureOurs(n: number, writes: number, warmup = 0): Promise<Measured> {
   const service: Service = createService({ storage: memoryStorage(), applications: [APP], captcha: false, users: false, realtime: { maxConnectionsPerApp: 20_000, maxConnectionsPerAddress: 20_000, maxInboundBytesPerAddress: 1 << 30, maxInboundBytesPerApp: 1 << 30 } }); // every subscriber comes from 127.0.0.1, and 10,000 subscribe at once
   const server = createServer(toNodeListener(service));
   server.on('upgrade', (req, socket, head) => void service.handleUpgrade(req, socket, head));
@@ -95,6 +102,11 @@ export async function measureOurs(n: number, writes: number): Promise<Measured> 
   const write = (i: number) =>
     service.handle({ method: 'POST', path: '/1/classes/Bench', search: '', headers: HEADERS, body: new TextEncoder().encode(`{"score":${i},"name":"player ${i}"}`) });
   let frame = '';
+  for (let i = 0; i < warmup; i++) {
+    const round = fleet.nextRound();
+    await write(-1 - i);
+    await round;
+  }
   const latencies: number[] = [];
   const start = performance.now();
   const cpuStart = process.cpuUsage();
@@ -116,7 +128,7 @@ export async function measureOurs(n: number, writes: number): Promise<Measured> 
 }
 
 /** The limit: a bare ws server sending the same frame to every socket, as fast as it can. */
-export async function measureBareWs(n: number, writes: number, frame: string): Promise<Measured> {
+export async function measureBareWs(n: number, writes: number, frame: string, warmup = 0): Promise<Measured> {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const server = createServer();
   const sockets = new Set<WebSocket>();
@@ -126,6 +138,11 @@ export async function measureBareWs(n: number, writes: number, frame: string): P
   const fleet = await openRemoteFleet(url, n, false);
   while (sockets.size < n) await new Promise((r) => setImmediate(r));
   const bytesPerConnection = (memoryNow() - before) / n;
+  for (let i = 0; i < warmup; i++) {
+    const round = fleet.nextRound();
+    for (const ws of sockets) ws.send(frame);
+    await round;
+  }
   const latencies: number[] = [];
   const start = performance.now();
   const cpuStart = process.cpuUsage();
@@ -149,10 +166,11 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
   const counts = config.quick ? [1, 200] : [1, 1_000, 10_000];
   const rows: ResultRow[] = [];
   for (const n of counts) {
-    const writes = config.quick ? 30 : n >= 10_000 ? 50 : 300;
-    config.log(`realtime: ${n} subscriber(s), ${writes} writes`);
-    const ours = await measureOurs(n, writes);
-    const bare = await measureBareWs(n, writes, ours.frame);
+    const writes = config.quick ? 30 : n >= 10_000 ? 50 : n === 1 ? 1000 : 300;
+    const warmup = config.quick ? 3 : warmupRounds(n, writes);
+    config.log(`realtime: ${n} subscriber(s), ${warmup} warm-up rounds, ${writes} writes`);
+    const ours = await measureOurs(n, writes, warmup);
+    const bare = await measureBareWs(n, writes, ours.frame, warmup);
     rows.push({
       group: 'realtime',
       workload: `write -> event, ${n} subscriber${n === 1 ? '' : 's'}`,
