@@ -1,5 +1,5 @@
 import { configError } from '../core/errors.js';
-import { SecretDigest, secretDigestOf } from '../core/secrets.js';
+import { StoredSecret } from '../core/secrets.js';
 import { type Application, type ApplicationConfig, resolveApplication } from './application.js';
 
 /** The applications of a service, with the lookups authentication needs. */
@@ -9,16 +9,16 @@ export interface AppRegistry {
   bySecretKey(secretKey: string): Application | undefined;
   /** Finds the application whose master key equals `masterKey` (timing-safe compare). */
   byMasterKey(masterKey: string): Application | undefined;
-  /** Whether `candidate` is the application's REST API key (timing-safe, stored key hashed once). */
+  /** Whether `candidate` is the application's REST API key (timing-safe: core/secrets.ts, StoredSecret). */
   restKeyMatches(app: Application, candidate: string): boolean;
-  /** Whether `candidate` is the application's master key (timing-safe, stored key hashed once). */
+  /** Whether `candidate` is the application's master key (timing-safe: core/secrets.ts, StoredSecret). */
   masterKeyMatches(app: Application, candidate: string): boolean;
 }
 
-interface AppDigests {
-  readonly restKey: SecretDigest;
-  readonly masterKey: SecretDigest;
-  readonly secretKey: SecretDigest | undefined;
+interface AppKeys {
+  readonly restKey: StoredSecret;
+  readonly masterKey: StoredSecret;
+  readonly secretKey: StoredSecret | undefined;
 }
 
 export function createAppRegistry(configs: readonly ApplicationConfig[]): AppRegistry {
@@ -40,35 +40,34 @@ export function createAppRegistry(configs: readonly ApplicationConfig[]): AppReg
     ids.set(app.applicationId.toLowerCase(), app.applicationId);
     namespaces.set(app.namespace.toLowerCase(), app.namespace);
   }
-  const digests = new Map<Application, AppDigests>();
+  const keys = new Map<Application, AppKeys>();
   for (const app of byId.values()) {
-    digests.set(app, {
-      restKey: new SecretDigest(app.restApiKey),
-      masterKey: new SecretDigest(app.masterKey),
-      secretKey: app.secretKey === undefined ? undefined : new SecretDigest(app.secretKey),
+    keys.set(app, {
+      restKey: new StoredSecret(app.restApiKey),
+      masterKey: new StoredSecret(app.masterKey),
+      secretKey: app.secretKey === undefined ? undefined : new StoredSecret(app.secretKey),
     });
   }
-  const entries = [...digests];
+  const entries = [...keys];
   // Every application is compared, so the time taken does not reveal which key matched.
-  const find = (pick: (d: AppDigests) => SecretDigest | undefined, value: string) => {
-    const candidate = secretDigestOf(value);
+  const find = (pick: (k: AppKeys) => StoredSecret | undefined, candidate: string) => {
     let found: Application | undefined;
-    for (const [app, d] of entries) {
-      const key = pick(d);
-      if (key !== undefined && key.matchesDigest(candidate) && !found) found = app;
+    for (const [app, k] of entries) {
+      const key = pick(k);
+      if (key !== undefined && key.matches(candidate) && !found) found = app;
     }
     return found;
   };
-  const digestsOf = (app: Application): AppDigests => {
-    const d = digests.get(app);
-    if (!d) throw configError('app', `application '${app.applicationId}' is not in this registry`);
-    return d;
+  const keysOf = (app: Application): AppKeys => {
+    const k = keys.get(app);
+    if (!k) throw configError('app', `application '${app.applicationId}' is not in this registry`);
+    return k;
   };
   return {
     byId,
-    bySecretKey: (secretKey) => find((d) => d.secretKey, secretKey),
-    byMasterKey: (masterKey) => find((d) => d.masterKey, masterKey),
-    restKeyMatches: (app, candidate) => digestsOf(app).restKey.matches(candidate),
-    masterKeyMatches: (app, candidate) => digestsOf(app).masterKey.matches(candidate),
+    bySecretKey: (secretKey) => find((k) => k.secretKey, secretKey),
+    byMasterKey: (masterKey) => find((k) => k.masterKey, masterKey),
+    restKeyMatches: (app, candidate) => keysOf(app).restKey.matches(candidate),
+    masterKeyMatches: (app, candidate) => keysOf(app).masterKey.matches(candidate),
   };
 }
