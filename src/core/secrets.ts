@@ -22,9 +22,9 @@ export function secretsEqual(a: string, b: string): boolean {
  * every request in time that depends on the candidate's length only. Hashing both with SHA-256
  * (as {@link secretsEqual} does) took 6-9% of a GET's CPU on the test machine; here every code unit
  * of the candidate is XOR-ed with the secret's (kept in a zero-padded table of a power-of-two size,
- * read at `i & mask`: no branch, division or out-of-range read depends on the secret), the
- * differences OR-ed, and the lengths compared last, so neither where they differ nor the secret's
- * length shows (docs/decisions.md, D214).
+ * read at `i & mask`: no branch, division or out-of-range read depends on the secret), and the
+ * differences OR-ed with the lengths' XOR, so neither where they differ nor the secret's length
+ * shows (docs/decisions.md, D214).
  */
 export class StoredSecret {
   private readonly codes: Uint16Array;
