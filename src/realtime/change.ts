@@ -20,15 +20,26 @@ function withoutSecrets(record: StoredRecord, secret: ReadonlySet<string>): Stor
 }
 
 /**
- * The bus message of a write event under its table's rule, in the one write-event encoding
- * (events/write-event-codec.ts): null for a table realtime never carries (`_Session`), secret
- * columns removed (`_User.password`), so no instance ever holds them in an event.
+ * A write event as realtime carries it under its table's rule: null for a table realtime never
+ * carries (`_Session`), secret columns removed (`_User.password`), so no instance ever holds them in
+ * an event. Its records are the event's own (copied only to remove a secret column).
  */
-export function encodeChange(event: WriteEvent, rule: TableRule): string | null {
+export function changeOf(event: WriteEvent, rule: TableRule): RealtimeChange | null {
   if (!rule.realtime) return null;
   const before = event.before && withoutSecrets(event.before, rule.secretColumns);
   const after = event.after && withoutSecrets(event.after, rule.secretColumns);
-  return encodeWriteEvent({ op: event.op, app: event.app, className: event.className, objectId: event.objectId, ...(before ? { before } : {}), ...(after ? { after } : {}) });
+  return { op: event.op, app: event.app, className: event.className, objectId: event.objectId, ...(before ? { before } : {}), ...(after ? { after } : {}) };
+}
+
+/** The bus message of a change, in the one write-event encoding (events/write-event-codec.ts). */
+export function changeMessage(change: RealtimeChange): string {
+  return encodeWriteEvent(change);
+}
+
+/** The bus message of a write event under its table's rule ({@link changeOf}, then {@link changeMessage}). */
+export function encodeChange(event: WriteEvent, rule: TableRule): string | null {
+  const change = changeOf(event, rule);
+  return change && changeMessage(change);
 }
 
 /** Decodes a bus message of application `app`; null for anything malformed or of another application. */

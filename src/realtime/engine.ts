@@ -10,7 +10,8 @@ import type { WriteEvent } from '../events/write-event.js';
 import type { TableAccess } from '../access/table-access.js';
 import type { TableRules } from '../access/table-rules.js';
 import { ChangeBacklog } from './change-backlog.js';
-import { type RealtimeChange, changeChannel, decodeChange, encodeChange } from './change.js';
+import { type RealtimeChange, changeChannel, changeMessage, changeOf, decodeChange } from './change.js';
+import { OwnChanges } from './own-changes.js';
 import { DEFAULT_REALTIME_LIMITS } from './options.js';
 import type { RealtimeCaller } from './realtime-caller.js';
 import { SharedWheres, type WhereLimits, type WhereRequest } from './shared-wheres.js';
@@ -78,6 +79,8 @@ export class SubscriptionEngine {
   private readonly lists = new Map<string, Map<string, DispatchList>>();
   private readonly busSubscriptions = new Map<string, Promise<() => Awaitable<void>>>();
   private readonly backlog: ChangeBacklog;
+  /** This instance's changes on their way round the bus: dispatched from the change, not parsed again. */
+  private readonly own = new OwnChanges();
   private readonly gate: SliceGate;
   private readonly limits: MatchingLimits;
   private closed = false;
@@ -102,12 +105,16 @@ export class SubscriptionEngine {
   /** The write observer: publishes a committed change of an application with realtime on. */
   publish(app: Application, event: WriteEvent): void {
     if (this.closed) return;
-    const message = encodeChange(event, this.deps.tables.ruleOf(event.className));
-    if (message === null) return;
+    const change = changeOf(event, this.deps.tables.ruleOf(event.className));
+    if (change === null) return;
+    const message = changeMessage(change);
+    // Only a channel this instance listens to brings the message back.
+    if (this.busSubscriptions.has(app.applicationId)) this.own.remember(message, change);
     try {
       const published = this.deps.bus.publish(changeChannel(app.applicationId), message);
       if (published instanceof Promise) published.catch((error: unknown) => this.failed('publish', error));
     } catch (error) {
+      this.own.forget(message);
       this.failed('publish', error);
     }
   }
@@ -187,6 +194,7 @@ export class SubscriptionEngine {
     this.closed = true;
     this.subscribers.clear();
     this.lists.clear();
+    this.own.clear();
     this.wheres.clear();
     const listening = [...this.busSubscriptions.values()];
     this.busSubscriptions.clear();
@@ -200,10 +208,11 @@ export class SubscriptionEngine {
   }
 
   private receive(applicationId: string, message: string): void {
+    const own = this.own.take(message);
     if (this.closed) return;
     const set = this.subscribers.get(applicationId);
     if (!set || set.size === 0 || !this.backlog.fits(applicationId, message)) return;
-    const change = decodeChange(applicationId, message);
+    const change = own?.app === applicationId ? own : decodeChange(applicationId, message);
     if (!change) {
       this.deps.logger.warn('realtime: malformed bus message dropped', { applicationId });
       return;
