@@ -4,8 +4,9 @@
  * string as the hosted service passes it, or a promise of the parsed value), `console`, and an
  * in-sandbox `oEvent`. Only four host functions cross the boundary, each taking and returning JSON
  * text: `__host` (asynchronous module calls), `__hostSync` (setHeader, hashes, logs, the request's
- * headers and raw body), `__respond` and `__fail`. Nothing of the host's objects is ever handed to the function. The prelude evaluates
- * to the function that starts one invocation from the request's JSON text.
+ * headers and raw body), `__respond` and `__fail`. Nothing of the host's objects is ever handed to
+ * the function. The prelude evaluates to the function that starts one invocation from the JSON of
+ * the request's method, body, query and path (sandbox-request.ts).
  */
 export const SANDBOX_PRELUDE = String.raw`
 'use strict';
