@@ -17,6 +17,9 @@ export default defineConfig({
     // The fault suite kills and restarts processes: `npm run test:faults` (test/faults/vitest.config.ts), run by .ci/run.
     exclude: ['test/browser/**', 'test/faults/**', '**/node_modules/**'],
     pool: 'forks',
+    // isolated-vm (an optional runtime of deployed functions, D216) crashes a process started from
+    // Node's snapshot; its tests run where it is installed.
+    execArgv: ['--no-node-snapshot'],
     // Each worker keeps its module cache across test files: loading the sources once per worker
     // instead of once per file halves the suite's time on two cores. Test files therefore must not
     // leave global state behind (process.env, prototypes, module-level switches) or mock modules.

@@ -12,7 +12,7 @@ export const BODY_TEXT = '{"name":"bench"}';
 export const DEPLOYED_SOURCE = 'function onRequest(request, response) { response.send("hello " + request.body.name) }';
 
 /** `inline: false` runs every deployed invocation on a worker thread (the default runs those that answer at once on the main thread). */
-export function functionsBenchService(options: { inline?: boolean } = {}): Service {
+export function functionsBenchService(options: { inline?: boolean | 'isolated-vm' } = {}): Service {
   return createService({
     storage: memoryStorage(),
     applications: [APP],

@@ -9,6 +9,9 @@
  * once) and once on a worker thread (`deployed.inline: false`): one call at a time, 16 in flight,
  * and over real HTTP; then with `keepWarm: false` (a fresh runtime per invocation), and its cold
  * start (a fresh service: QuickJS's wasm loaded on the first call), each against the same route.
+ * Where isolated-vm is installed, the deployed rows run a third time inline in a V8 isolate
+ * (`deployed.inline: 'isolated-vm'`, D216), and a function that computes is timed on it against
+ * QuickJS. bench/run.ts starts this group with `--no-node-snapshot`, as isolated-vm needs.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -20,12 +23,16 @@ import type { FunctionsServerReady } from './functions-server.js';
 import { type BenchConfig, type Comparison, compare, median } from './harness.js';
 import { type ResultRow, comparisonRow } from './report.js';
 import { type Shot, shoot } from './rest.js';
+import { isolatedVmAvailable } from '../src/functions/sandbox/isolated-vm-runtime.js';
 
 const BODY = new TextEncoder().encode(BODY_TEXT);
 
 const JAVA_SOURCE =
   'public static void onRequest(final Request request, final Response response, final Modules modules) throws Throwable {\n' +
   '  response.send("hello " + request.getParams().getString("name"));\n}';
+
+/** A deployed function that computes: the sum of the first 100,000 integers' squares modulo 7. */
+const SUM_SOURCE = 'function onRequest(request, response) { let s = 0; for (let i = 0; i < 100000; i++) s += (i * i) % 7; response.send("hello " + request.body.name + " " + s) }';
 
 /** Requests kept in flight by the concurrent rows. */
 const IN_FLIGHT = 16;
@@ -103,10 +110,10 @@ async function coldStart(config: BenchConfig): Promise<Comparison & { detail: { 
   return { ours, reference, ratio: ours / reference, oursRounds: colds.map((ms) => 1000 / ms), referenceRounds: warms.map((ms) => 1000 / ms), oursWall: ours, referenceWall: reference, wallRatio: ours / reference, detail: { coldMs, warmMs, samples } };
 }
 
-/** The functions server (bench/functions-server.ts) in a child process; `worker`: deployed functions never inline. */
-function startServer(worker: boolean): Promise<{ child: ChildProcess; port: number }> {
+/** The functions server (bench/functions-server.ts) in a child process, its deployed functions run as `inline` says. */
+function startServer(inline: Inline): Promise<{ child: ChildProcess; port: number }> {
   const entry = import.meta.url.endsWith('.ts') ? './functions-server.ts' : './functions-server.mjs';
-  const child = fork(fileURLToPath(new URL(entry, import.meta.url)), worker ? ['--worker'] : [], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(new URL(entry, import.meta.url)), inline === false ? ['--worker'] : inline === 'isolated-vm' ? ['--isolated-vm'] : [], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('functions server did not start within 60 s')), 60_000);
     child.once('message', (ready: FunctionsServerReady) => {
@@ -152,11 +159,18 @@ async function overHttp(config: BenchConfig, port: number, path: string): Promis
   };
 }
 
-/** Each deployed row twice: inline (the default: QuickJS on the main thread when the call answers at once) and on a worker. */
-const RUNTIMES = [
+type Inline = boolean | 'isolated-vm';
+
+/**
+ * Each deployed row inline (the default: QuickJS on the main thread when the call answers at once),
+ * on a worker, and, where isolated-vm is installed (and this child started with
+ * `--no-node-snapshot`, as bench/run.ts starts it), inline in a V8 isolate.
+ */
+const RUNTIMES: ReadonlyArray<{ readonly inline: Inline; readonly label: string }> = [
   { inline: true, label: 'inline: QuickJS on the main thread' },
   { inline: false, label: 'deployed.inline: false: QuickJS on a worker thread' },
-] as const;
+  ...(isolatedVmAvailable() ? [{ inline: 'isolated-vm' as const, label: "deployed.inline: 'isolated-vm': a V8 isolate on the main thread" }] : []),
+];
 
 /** Stops a functions server child and waits for it to exit. */
 async function stopServer(server: { child: ChildProcess }): Promise<void> {
@@ -167,6 +181,7 @@ async function stopServer(server: { child: ChildProcess }): Promise<void> {
 export async function run(config: BenchConfig): Promise<ResultRow[]> {
   const service = functionsBenchService();
   const workerService = functionsBenchService({ inline: false });
+  const isolatedVmService = RUNTIMES.some((r) => r.inline === 'isolated-vm') ? functionsBenchService({ inline: 'isolated-vm' }) : null;
   try {
     const callOn = (on: typeof service) => (path: string) => () => on.handle({ method: 'POST', path, search: '', headers: HEADERS, body: BODY });
     const call = callOn(service);
@@ -185,7 +200,7 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
       }),
     ];
     for (const runtime of RUNTIMES) {
-      const on = runtime.inline ? service : workerService;
+      const on = runtime.inline === 'isolated-vm' ? isolatedVmService! : runtime.inline ? service : workerService;
       const put = await deploy(on, 'helloDeployed', 'node', DEPLOYED_SOURCE);
       if (put.status !== 200) throw new Error(`deploy answered ${put.status} ${String(put.body)}`);
       await check(on, '/1/functions/helloDeployed');
@@ -196,16 +211,19 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
       rows.push(
         comparisonRow('functions', `POST /1/functions/helloDeployed (deployed source, ${runtime.label}) vs a host route doing the same`, 'host route', deployed, 0.5, {
           unit: 'req/s',
-          note: runtime.inline
-            ? "wall clock, one call at a time; each invocation: the function's warm QuickJS context on the main thread, JSON across the boundary"
-            : "wall clock, one call at a time; each invocation: the function's warm QuickJS context, two thread hops, JSON across the boundary",
+          note:
+            runtime.inline === 'isolated-vm'
+              ? "wall clock, one call at a time; each invocation: the function's warm V8 context in the isolate, entered synchronously under a 2 ms timeout"
+              : runtime.inline
+                ? "wall clock, one call at a time; each invocation: the function's warm QuickJS context on the main thread, JSON across the boundary"
+                : "wall clock, one call at a time; each invocation: the function's warm QuickJS context, two thread hops, JSON across the boundary",
         }),
         comparisonRow('functions', `POST /1/functions/helloDeployed (${runtime.label}), ${IN_FLIGHT} in flight, vs the host route, ${IN_FLIGHT} in flight`, 'host route', concurrent, 0.5, {
           unit: 'req/s',
           note: runtime.inline ? 'wall clock; both sides per request' : 'wall clock; both sides per request; 2 worker threads',
         }),
       );
-      if (!runtime.inline) {
+      if (runtime.inline === false) {
         config.log('functions: a deployed function on a worker against a bare worker round trip');
         const echo = workerRoundTrip();
         const hop = await compare(config, callOn(on)('/1/functions/helloDeployed'), echo.op, { clock: 'wall' }).finally(echo.close);
@@ -217,11 +235,29 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
         );
       }
     }
+    if (isolatedVmService) {
+      // Where V8 differs most: a function that computes (QuickJS inline gives up on it after about a
+      // millisecond of interpreted work and runs it again on a worker; V8 finishes it inline).
+      for (const on of [service, isolatedVmService]) {
+        const put = await deploy(on, 'sumDeployed', 'node', SUM_SOURCE);
+        if (put.status !== 200) throw new Error(`deploy answered ${put.status} ${String(put.body)}`);
+      }
+      await check(service, '/1/functions/sumDeployed');
+      await check(isolatedVmService, '/1/functions/sumDeployed');
+      config.log('functions: a deployed function that computes, isolated-vm against QuickJS');
+      const sum = await compare(config, callOn(isolatedVmService)('/1/functions/sumDeployed'), callOn(service)('/1/functions/sumDeployed'), { clock: 'wall' });
+      rows.push(
+        comparisonRow('functions', "POST /1/functions/sumDeployed (a deployed function summing 100,000 numbers), deployed.inline: 'isolated-vm' vs the default (QuickJS)", 'QuickJS (inline, then a worker)', sum, null, {
+          unit: 'req/s',
+          note: 'wall clock, one call at a time; QuickJS stops the inline attempt after about 1 ms of interpreted work and runs the call again on a worker',
+        }),
+      );
+    }
     config.log('functions: over real HTTP (a child process serving node:http)');
-    for (const worker of [false, true]) {
-      const server = await startServer(worker);
+    for (const runtime of RUNTIMES) {
+      const server = await startServer(runtime.inline);
       try {
-        if (!worker) {
+        if (runtime.inline === true) {
           const httpHost = await overHttp(config, server.port, '/1/functions/hello');
           rows.push(
             comparisonRow('functions', 'over HTTP: POST /1/functions/hello (host-defined) vs a host route doing the same', 'host route over HTTP', httpHost, 0.5, {
@@ -232,9 +268,9 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
         }
         const httpDeployed = await overHttp(config, server.port, '/1/functions/helloDeployed');
         rows.push(
-          comparisonRow('functions', `over HTTP: POST /1/functions/helloDeployed (deployed, ${RUNTIMES[worker ? 1 : 0].label}) vs a host route doing the same`, 'host route over HTTP', httpDeployed, 0.5, {
+          comparisonRow('functions', `over HTTP: POST /1/functions/helloDeployed (deployed, ${runtime.label}) vs a host route doing the same`, 'host route over HTTP', httpDeployed, 0.5, {
             unit: 'req/s',
-            note: `autocannon, 10 connections${worker ? ' (two worker threads busy)' : ''}; p99 ${httpDeployed.p99[0]} vs ${httpDeployed.p99[1]} ms${httpDeployed.bad > 0 ? `; ${httpDeployed.bad} bad responses` : ''}`,
+            note: `autocannon, 10 connections${runtime.inline === false ? ' (two worker threads busy)' : ''}; p99 ${httpDeployed.p99[0]} vs ${httpDeployed.p99[1]} ms${httpDeployed.bad > 0 ? `; ${httpDeployed.bad} bad responses` : ''}`,
           }),
         );
       } finally {
@@ -274,5 +310,6 @@ export async function run(config: BenchConfig): Promise<ResultRow[]> {
   } finally {
     await service.close();
     await workerService.close();
+    await isolatedVmService?.close();
   }
 }

@@ -2,7 +2,8 @@
  * Profiling aid (not part of `npm run bench`): calls a deployed function through `service.handle()`
  * one call at a time (or `inFlight` at once) for a while, so `--cpu-prof` shows the main thread's
  * and the sandbox workers' shares of a deployed call. Arguments: `worker` (every invocation on a
- * worker, `deployed.inline: false`) or `inline` (the default runtime), milliseconds, calls in flight.
+ * worker, `deployed.inline: false`), `inline` (the default runtime) or `isolated-vm` (inline in V8;
+ * run node with `--no-node-snapshot`), milliseconds, calls in flight.
  * Prints the wall time, the process's CPU and the main thread's CPU (Linux) per call.
  *
  * @example npx tsx bench/build.ts bench/profile-functions.ts src/functions/sandbox/functions-sandbox-worker.ts && node --cpu-prof --cpu-prof-dir=/tmp/prof bench/.build/profile-functions.mjs worker 5000 1
@@ -10,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { BODY_TEXT, DEPLOYED_SOURCE, HEADERS, deploy, functionsBenchService } from './functions-app.js';
 
-const mode = process.argv[2] === 'inline' ? 'inline' : 'worker';
+const mode = process.argv[2] === 'inline' || process.argv[2] === 'isolated-vm' ? process.argv[2] : 'worker';
 const ms = Math.min(60_000, Number(process.argv[3] ?? 3000));
 const inFlight = Math.max(1, Number(process.argv[4] ?? 1));
 /** This thread's CPU time in µs (Linux; 10 ms resolution), or NaN elsewhere. */
@@ -23,7 +24,7 @@ function threadCpuUs(): number {
   }
 }
 
-const service = functionsBenchService({ inline: mode === 'inline' });
+const service = functionsBenchService({ inline: mode === 'isolated-vm' ? 'isolated-vm' : mode === 'inline' });
 const body = new TextEncoder().encode(BODY_TEXT);
 try {
   const put = await deploy(service, 'helloDeployed', 'node', DEPLOYED_SOURCE);

@@ -45,7 +45,7 @@ const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 /** The child's entry: a bundle compiled like the published package, or (fallback) this file under tsx. */
 async function childEntry(group: Group): Promise<{ file: string; args: string[]; execArgv: string[] } | { error: string }> {
   if (process.argv.includes('--tsx') || !(await loadEsbuild())) {
-    return { file: fileURLToPath(import.meta.url), args: ['--child', group], execArgv: [...process.execArgv, '--expose-gc'] };
+    return { file: fileURLToPath(import.meta.url), args: ['--child', group], execArgv: [...process.execArgv, '--expose-gc', ...(group === 'functions' ? ['--no-node-snapshot'] : [])] };
   }
   try {
     if (group === 'rest') await bundle('rest-server', { file: join(HERE, 'rest-server.ts') });
@@ -60,7 +60,8 @@ async function childEntry(group: Group): Promise<{ file: string; args: string[];
     await bundle('sqlite-checkpoint-worker', { file: join(HERE, '../src/storage/sqlite/sqlite-checkpoint-worker.ts') });
     await bundle('functions-sandbox-worker', { file: join(HERE, '../src/functions/sandbox/functions-sandbox-worker.ts') });
     const contents = `import { run } from './${group}.js';\nimport { childMain } from './child.js';\nawait childMain('${group}', run);\n`;
-    return { file: await bundle(group, { contents }), args: [], execArgv: ['--expose-gc'] };
+    // isolated-vm (the functions group's third runtime) needs a process started without Node's snapshot.
+    return { file: await bundle(group, { contents }), args: [], execArgv: group === 'functions' ? ['--expose-gc', '--no-node-snapshot'] : ['--expose-gc'] };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { error: `does not compile yet: ${message.split('\n').slice(0, 3).join(' ').replace(/\s+/g, ' ').slice(0, 300)}` };

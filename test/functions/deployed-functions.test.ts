@@ -4,12 +4,19 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TEST_APP, type TestServer, startTestServer } from '../helpers/server.js';
 import { manualTimer } from './manual-timer.js';
+import { isolatedVmAvailable } from '../../src/functions/sandbox/isolated-vm-runtime.js';
 
 
 const SECRET = TEST_APP.secretKey!;
 
+/**
+ * The inline runtimes every deployed function's test runs against: QuickJS (the default) and, where
+ * it is installed, isolated-vm; what neither runs at once goes to the QuickJS workers.
+ */
+const INLINE_RUNTIMES: ReadonlyArray<true | 'isolated-vm'> = [true, ...(isolatedVmAvailable() ? (['isolated-vm'] as const) : [])];
+
 /** Functions deployed as source through `/1/cloudCode`, run in QuickJS on worker threads, over real HTTP. */
-describe('deployed cloud functions', () => {
+describe.each(INLINE_RUNTIMES)('deployed cloud functions (deployed.inline: %s)', (inline) => {
   let server: TestServer;
   let upstream: ReturnType<typeof createServer>;
   let upstreamUrl = '';
@@ -30,7 +37,7 @@ describe('deployed cloud functions', () => {
         timer,
         limits: { suspendAfter: 2 },
         http: { allowHosts: ['127.0.0.1'] },
-        deployed: { sandbox: { memoryBytes: 8 * 1024 * 1024, cpuTicks: 2000 } },
+        deployed: { inline, sandbox: { memoryBytes: 8 * 1024 * 1024, cpuTicks: 2000 } },
       },
     });
   });

@@ -4,7 +4,7 @@ import type { Logger } from '../../src/core/logger.js';
 import type { Json } from '../../src/core/wire-values.js';
 import { InlineSandbox } from '../../src/functions/sandbox/inline-sandbox.js';
 import { DEFAULT_SANDBOX_LIMITS, newQuickJsInstance } from '../../src/functions/sandbox/quickjs-sandbox.js';
-import type { SandboxRun } from '../../src/functions/sandbox/sandbox-pool.js';
+import { recordingRun } from './recording-run.js';
 import { lazySandboxRequest, sandboxRequestOfText, sandboxRequestText } from '../../src/functions/sandbox/sandbox-request.js';
 
 const noLibraries = {
@@ -13,22 +13,6 @@ const noLibraries = {
   },
   iconv: undefined,
 };
-
-/** Everything the run was told, in order. */
-function recordingRun(): SandboxRun & { events: string[] } {
-  const events: string[] = [];
-  return {
-    events,
-    call: (module, method) => {
-      events.push(`call ${module}.${method}`);
-      return Promise.resolve(null);
-    },
-    setHeader: (headers) => events.push(`setHeader ${JSON.stringify(headers)}`),
-    log: (level, message) => events.push(`log ${level} ${message}`),
-    send: (reply) => events.push(`send ${JSON.stringify(reply.value)} ${reply.status}`),
-    fail: (error) => events.push(`fail ${error.message}`),
-  };
-}
 
 const warnings: string[] = [];
 const logger: Logger = { debug() {}, info() {}, warn: (message) => warnings.push(message), error() {} };

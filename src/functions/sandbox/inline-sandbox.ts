@@ -75,8 +75,8 @@ const MAX_TRACKED = 4096;
 
 type Buffered = { readonly kind: 'setHeader'; readonly headers: Record<string, string> } | { readonly kind: 'log'; readonly level: string; readonly message: string };
 
-/** What one inline run did, held back until it is known to count. */
-class HeldHost implements SandboxHost {
+/** What one inline run did, held back until it is known to count (QuickJS inline, isolated-vm). */
+export class HeldHost implements SandboxHost {
   readonly effects: Buffered[] = [];
   reply: SentReply | null = null;
   failure: { readonly message: string; readonly cpu: boolean } | null = null;
@@ -125,6 +125,23 @@ class HeldHost implements SandboxHost {
     if (!this.ended || this.mustMove) return false;
     // The inline budget, stack and heap growth are smaller than a worker's: those failures are the worker's to decide.
     return !this.failure || (!this.failure.cpu && this.failure.message !== 'stack overflow' && this.failure.message !== 'out of memory');
+  }
+}
+
+/**
+ * What a counted inline run did reaches the host now; a host that refuses it (a wrong master key, a
+ * header that cannot be sent) fails the invocation with its coded error.
+ */
+export function deliverHeld(held: HeldHost, run: SandboxRun, key: string): void {
+  try {
+    for (const effect of held.effects) {
+      if (effect.kind === 'setHeader') run.setHeader(effect.headers);
+      else run.log(effect.level, effect.message);
+    }
+    if (held.reply) run.send(held.reply);
+    else if (held.failure) run.fail(new Error(held.failure.message));
+  } catch (error) {
+    run.fail(isSvcError(error) ? error : svcError('functionReplyInvalid', key.split('\u0000')[1] ?? 'function', error instanceof Error ? error.message : String(error)));
   }
 }
 
@@ -246,18 +263,7 @@ export class InlineSandbox {
       heap?.release();
     }
     this.counted(key);
-    // What the run did reaches the host now; a host that refuses it (a wrong master key, a header
-    // that cannot be sent) fails the invocation with its coded error.
-    try {
-      for (const effect of held.effects) {
-        if (effect.kind === 'setHeader') run.setHeader(effect.headers);
-        else run.log(effect.level, effect.message);
-      }
-      if (held.reply) run.send(held.reply);
-      else if (held.failure) run.fail(new Error(held.failure.message));
-    } catch (error) {
-      run.fail(isSvcError(error) ? error : svcError('functionReplyInvalid', key.split('\u0000')[1] ?? 'function', error instanceof Error ? error.message : String(error)));
-    }
+    deliverHeld(held, run, key);
     return true;
   }
 

@@ -41,12 +41,12 @@ async function callModule(modules: FunctionModules, module: string, method: stri
 }
 
 /** The function as a sandbox keys it: warm contexts by application and name, replaced when the version changes. */
-function sandboxFunction(invocation: RuntimeInvocation, keepWarm: boolean): SandboxFunction {
+export function sandboxFunction(invocation: RuntimeInvocation, keepWarm: boolean): SandboxFunction {
   return { key: keepWarm ? `${invocation.caller.app.applicationId}\u0000${invocation.fn.name}` : null, version: invocation.fn.version, source: invocation.fn.source };
 }
 
 /** The invocation's request for a sandbox: its headers read from the request only if the function reads them. */
-function sandboxRequestOf({ request }: RuntimeInvocation): SandboxRequest {
+export function sandboxRequestOf({ request }: RuntimeInvocation): SandboxRequest {
   return lazySandboxRequest({ method: request.method, body: request.body, query: request.query, path: request.path ?? null }, () => request.headers, request.raw);
 }
 
@@ -54,7 +54,7 @@ function sandboxRequestOf({ request }: RuntimeInvocation): SandboxRequest {
  * How a sandbox reaches the service for one invocation: module calls, `oData.setHeader`, logs, and
  * its reply, checked (status, header names and values: 11220) before any of it reaches the response.
  */
-function sandboxRun(invocation: RuntimeInvocation, logs: FunctionLogs, done: () => void, failed: (error: unknown) => void): SandboxRun {
+export function sandboxRun(invocation: RuntimeInvocation, logs: FunctionLogs, done: () => void, failed: (error: unknown) => void): SandboxRun {
   const { fn, modules, response, limits } = invocation;
   const appId = invocation.caller.app.applicationId;
   return {
@@ -75,7 +75,7 @@ function sandboxRun(invocation: RuntimeInvocation, logs: FunctionLogs, done: () 
 }
 
 /** The syntax check of a source (11201 with its line), on the shared QuickJS module (11200 when the optional peers are missing). */
-async function checkSyntax(name: string, source: string): Promise<void> {
+export async function checkSyntax(name: string, source: string): Promise<void> {
   const syntax = syntaxErrorOf(await loadQuickJs(), source);
   if (syntax) throw svcError('functionSyntax', name, syntax);
 }
@@ -118,12 +118,17 @@ export function workerQuickJsRuntime(options: WorkerQuickJsOptions): FunctionRun
   };
 }
 
+/** A sandbox that runs an invocation on the main thread when it can (QuickJS inline, isolated-vm). */
+export interface InlineRunner {
+  tryRun(fn: SandboxFunction, request: SandboxRequest, limits: RuntimeInvocation['limits'], run: SandboxRun): boolean;
+}
+
 /**
- * One invocation on the inline sandbox: `declined` when it must run on a worker; `done` at once when
+ * One invocation on an inline sandbox: `declined` when it must run on a worker; `done` at once when
  * it sent during the run (most do), else a promise of its outcome (failed, or sent never: the
  * runner's timeout ends it).
  */
-function runInline(ready: InlineSandbox | null, invocation: RuntimeInvocation, logs: FunctionLogs): 'done' | 'declined' | Promise<'done'> {
+export function runInline(ready: InlineRunner | null, invocation: RuntimeInvocation, logs: FunctionLogs): 'done' | 'declined' | Promise<'done'> {
   if (!ready) return 'declined';
   let outcome: 'done' | { readonly error: unknown } | undefined;
   let later: { readonly resolve: (outcome: 'done') => void; readonly reject: (error: unknown) => void } | undefined;

@@ -2,6 +2,7 @@ import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRunt
 import { createHash, randomBytes } from 'node:crypto';
 import type { Json } from '../../core/wire-values.js';
 import { SANDBOX_PRELUDE } from './sandbox-prelude.js';
+import { replyOfText } from './sandbox-protocol.js';
 import type { SandboxRequest } from './sandbox-request.js';
 import { SANDBOX_ASYNC_SOURCE } from './sandbox-async.js';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -30,7 +31,7 @@ export interface SandboxLimits {
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { memoryBytes: 32 * 1024 * 1024, cpuTicks: 20_000, stackBytes: 512 * 1024 };
 
 /** Module methods a sandboxed function reaches through the bridge, and their style. */
-const BRIDGED: Readonly<Record<string, Readonly<Record<string, 'callback' | 'promise'>>>> = {
+export const BRIDGED: Readonly<Record<string, Readonly<Record<string, 'callback' | 'promise'>>>> = {
   oData: {
     find: 'callback', findOne: 'callback', insert: 'callback', update: 'callback', remove: 'callback',
     userSignUp: 'callback', userLogin: 'callback', userRestPassword: 'callback', requestEmailVerify: 'callback',
@@ -47,7 +48,7 @@ const BRIDGED: Readonly<Record<string, Readonly<Record<string, 'callback' | 'pro
   oRedis: Object.fromEntries(['set', 'get', 'hset', 'hget', 'hgetall', 'lpush', 'rpush', 'lrange', 'lpop', 'rpop', 'sadd', 'smembers', 'spop', 'del', 'exists', 'expire'].map((m) => [m, 'promise' as const])),
 };
 
-const HASHES: ReadonlySet<string> = new Set(['md5', 'sha1', 'sha256']);
+export const HASHES: ReadonlySet<string> = new Set(['md5', 'sha1', 'sha256']);
 /** Module calls (timers aside) one invocation may have waiting at once. */
 const MAX_CALLS_IN_FLIGHT = 128;
 /** Characters of one module call's arguments (as JSON). */
@@ -332,8 +333,7 @@ export class SandboxContext {
     if (this.heap?.refused || this.heapGrew()) this.overMemory();
     if (this.memoryExceeded) return this.failWith('out of memory');
     invocation.finished = true;
-    // The prelude's encodeReply: 's' and a plain 200 text, or 'j' and the reply's JSON.
-    invocation.host.send(replyText.startsWith('s') ? { value: replyText.slice(1), status: 200, headers: {} } : (JSON.parse(replyText.slice(1)) as { value: Json; status: number; headers: Record<string, string> }));
+    invocation.host.send(replyOfText(replyText));
   }
 
   private failWith(message: string): void {

@@ -18,6 +18,11 @@ export interface SentReply {
   readonly headers: Record<string, string>;
 }
 
+/** A reply as the prelude's encodeReply wrote it: 's' and a plain 200 text, or 'j' and the reply's JSON. */
+export function replyOfText(text: string): SentReply {
+  return text.startsWith('s') ? { value: text.slice(1), status: 200, headers: {} } : (JSON.parse(text.slice(1)) as SentReply);
+}
+
 /**
  * Keyed sources a worker keeps (least recently run forgotten first); the pool tracks the same, so
  * it sends a source again exactly when the worker forgot it.
