@@ -31,7 +31,7 @@ export function loadIsolatedVm(from: string = import.meta.url): IsolatedVm {
   try {
     mod = createRequire(from)('isolated-vm');
   } catch (cause) {
-    const error = configError('functions', "deployed.inline: 'isolated-vm' needs the optional peer dependency isolated-vm (npm install isolated-vm@5, built from source: docs/functions.md)");
+    const error = configError('functions', "deployed.inline: 'isolated-vm' needs the optional peer dependency isolated-vm (npm install isolated-vm@5: docs/functions.md)");
     error.cause = cause;
     throw error;
   }
