@@ -41,12 +41,12 @@ async function callModule(modules: FunctionModules, module: string, method: stri
 }
 
 /** The function as a sandbox keys it: warm contexts by application and name, replaced when the version changes. */
-export function sandboxFunction(invocation: RuntimeInvocation, keepWarm: boolean): SandboxFunction {
+function sandboxFunction(invocation: RuntimeInvocation, keepWarm: boolean): SandboxFunction {
   return { key: keepWarm ? `${invocation.caller.app.applicationId}\u0000${invocation.fn.name}` : null, version: invocation.fn.version, source: invocation.fn.source };
 }
 
 /** The invocation's request for a sandbox: its headers read from the request only if the function reads them. */
-export function sandboxRequestOf({ request }: RuntimeInvocation): SandboxRequest {
+function sandboxRequestOf({ request }: RuntimeInvocation): SandboxRequest {
   return lazySandboxRequest({ method: request.method, body: request.body, query: request.query, path: request.path ?? null }, () => request.headers, request.raw);
 }
 
@@ -54,7 +54,7 @@ export function sandboxRequestOf({ request }: RuntimeInvocation): SandboxRequest
  * How a sandbox reaches the service for one invocation: module calls, `oData.setHeader`, logs, and
  * its reply, checked (status, header names and values: 11220) before any of it reaches the response.
  */
-export function sandboxRun(invocation: RuntimeInvocation, logs: FunctionLogs, done: () => void, failed: (error: unknown) => void): SandboxRun {
+function sandboxRun(invocation: RuntimeInvocation, logs: FunctionLogs, done: () => void, failed: (error: unknown) => void): SandboxRun {
   const { fn, modules, response, limits } = invocation;
   const appId = invocation.caller.app.applicationId;
   return {
