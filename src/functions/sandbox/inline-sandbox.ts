@@ -8,6 +8,7 @@ import type { SandboxRun } from './sandbox-pool.js';
 import type { SentReply } from './sandbox-protocol.js';
 import type { SandboxRequest } from './sandbox-request.js';
 import { type SandboxFunction, WarmContexts } from './warm-contexts.js';
+import { InlineBackoff, MAX_BACKOFF } from './inline-backoff.js';
 
 /**
  * QuickJS interrupt checks an inline run may pass (one about every 10 000 bytecode steps, about
@@ -63,15 +64,11 @@ const ATTEMPTS_PER_NEW_CONTEXT = 128;
 const INLINE_HASH_CHARS = 256 * 1024;
 /** Synchronous host calls an inline run may make: cheap, and bounded by the sandbox's own limits. */
 const INLINE_SYNC_KINDS: ReadonlySet<string> = new Set(['setHeader', 'log', 'clearTimer', 'random', 'hash', 'request']);
-/** After a run had to go to a worker, that many of the function's next invocations go there directly (doubling, at most this). */
-const MAX_BACKOFF = 1024;
 /**
  * Past this much wasm memory (it never shrinks) the instance retires: the main thread keeps no
  * large heap after a burst of allocations that came in under the measured cap.
  */
 const RETIRE_AT_BYTES = 256 * 1024 * 1024;
-/** Functions whose backoff is remembered; past it the oldest is forgotten. */
-const MAX_TRACKED = 4096;
 
 type Buffered = { readonly kind: 'setHeader'; readonly headers: Record<string, string> } | { readonly kind: 'log'; readonly level: string; readonly message: string };
 
@@ -147,7 +144,7 @@ export function deliverHeld(held: HeldHost, run: SandboxRun, key: string): void 
 
 /** What an inline sandbox hands its successor: the functions' waits and the trap budget. */
 interface Inherited {
-  readonly backoff: Map<string, { version: number; skip: number; next: number }>;
+  readonly backoff: InlineBackoff;
   traps: number;
 }
 
@@ -186,7 +183,7 @@ export class InlineSandbox {
     previous?: InlineSandbox,
   ) {
     this.contexts = new WarmContexts(quickjs, packages, INLINE_CONTEXTS, INLINE_HEAP_BYTES);
-    this.inherited = previous ? previous.inherited : { backoff: new Map(), traps: TRAP_BUDGET };
+    this.inherited = previous ? previous.inherited : { backoff: new InlineBackoff(), traps: TRAP_BUDGET };
     this.fuel = fuelOf(quickjs);
     if (this.fuel) this.fuel.value = IDLE_FUEL;
     // Without fuel an attempt's time has no bound: no inline runs.
@@ -217,13 +214,13 @@ export class InlineSandbox {
     this.retiredNow = true;
     this.off = true;
     if (!this.corrupt) this.contexts.clear();
-    if (fn.key !== null) this.inherited.backoff.set(fn.key, { version: fn.version, skip, next: MAX_BACKOFF });
+    if (fn.key !== null) this.inherited.backoff.hold(fn.key, fn.version, skip);
   }
 
   private attempt(fn: SandboxFunction, request: SandboxRequest, limits: SandboxLimits, run: SandboxRun): boolean {
     const key = fn.key;
     const fuel = this.fuel;
-    if (this.off || !fuel || key === null || fn.source.length > MAX_INLINE_SOURCE || this.inherited.traps < 1 || this.skips(key, fn.version)) return false;
+    if (this.off || !fuel || key === null || fn.source.length > MAX_INLINE_SOURCE || this.inherited.traps < 1 || this.inherited.backoff.skips(key, fn.version)) return false;
     this.newContexts = Math.min(INLINE_CONTEXTS, this.newContexts + 1 / ATTEMPTS_PER_NEW_CONTEXT);
     const inlineLimits = { memoryBytes: limits.memoryBytes, cpuTicks: INLINE_TICKS, stackBytes: Math.min(limits.stackBytes, INLINE_STACK_BYTES) };
     // A redeployed function parses again: that needs a load's fuel, and a new context's turn.
@@ -242,7 +239,7 @@ export class InlineSandbox {
       if (fuel.value <= 0) throw new RangeError('out of fuel');
       if (!held.counts) {
         this.contexts.discard(key, context);
-        this.moved(key, fn.version);
+        this.inherited.backoff.moved(key, fn.version);
         return false;
       }
     } catch (error) {
@@ -262,7 +259,7 @@ export class InlineSandbox {
       if (!this.corrupt) fuel.value = IDLE_FUEL;
       heap?.release();
     }
-    this.counted(key);
+    this.inherited.backoff.counted(key);
     deliverHeld(held, run, key);
     return true;
   }
@@ -270,26 +267,5 @@ export class InlineSandbox {
   dispose(): void {
     this.off = true;
     if (!this.corrupt) this.contexts.clear();
-  }
-
-  private skips(key: string, version: number): boolean {
-    const state = this.inherited.backoff.get(key);
-    if (!state || state.version !== version || state.skip === 0) return false;
-    state.skip--;
-    return true;
-  }
-
-  private moved(key: string, version: number): void {
-    const backoff = this.inherited.backoff;
-    const state = backoff.get(key);
-    const next = state && state.version === version ? Math.min(MAX_BACKOFF, state.next * 2) : 8;
-    backoff.delete(key);
-    backoff.set(key, { version, skip: next, next });
-    if (backoff.size > MAX_TRACKED) backoff.delete(backoff.keys().next().value as string);
-  }
-
-  private counted(key: string): void {
-    const state = this.inherited.backoff.get(key);
-    if (state) state.next = Math.max(8, state.next >> 1);
   }
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from '../../core/logger.js';
 import { HeldHost, deliverHeld } from './inline-sandbox.js';
+import { InlineBackoff } from './inline-backoff.js';
 import { BRIDGED, HASHES, type SandboxLimits } from './quickjs-sandbox.js';
 import type { SandboxRun } from './sandbox-pool.js';
 import { SANDBOX_PRELUDE } from './sandbox-prelude.js';
@@ -74,9 +75,6 @@ const ATTEMPTS_PER_NEW_CONTEXT = 128;
 /** Traps (attempts past `LONG_ATTEMPT_MS` or at the isolate's cap) allowed before inline runs pause; one more per this many calls. */
 const TRAP_BUDGET = 8;
 const CALLS_PER_TRAP = 4096;
-/** After a run had to go to a worker, that many of the function's next invocations go there directly (doubling, at most this). */
-const MAX_BACKOFF = 1024;
-const MAX_TRACKED = 4096;
 /**
  * Run in every context before the prelude. The host's callbacks answer text only: 'v' and a JSON
  * value, or 'e' and a message the shim makes an Error of here, so no host object (nor an error's
@@ -126,7 +124,7 @@ interface Attempt {
 export class IsolatedVmSandbox {
   private isolate: IvmIsolate | null = null;
   private readonly contexts = new Map<string, IvmFunctionContext>();
-  private readonly backoff = new Map<string, { version: number; skip: number; next: number }>();
+  private readonly backoff = new InlineBackoff();
   private traps = TRAP_BUDGET;
   /** The isolate's heap in use (its own and its array buffers') at the last measure. */
   private heapBytes = 0;
@@ -143,7 +141,7 @@ export class IsolatedVmSandbox {
   tryRun(fn: SandboxFunction, request: SandboxRequest, limits: SandboxLimits, run: SandboxRun): boolean {
     this.traps = Math.min(TRAP_BUDGET, this.traps + 1 / CALLS_PER_TRAP);
     const key = fn.key;
-    if (this.off || key === null || limits.cpuTicks < MIN_CPU_TICKS || fn.source.length > MAX_INLINE_SOURCE || this.traps < 1 || this.skips(key, fn.version)) return false;
+    if (this.off || key === null || limits.cpuTicks < MIN_CPU_TICKS || fn.source.length > MAX_INLINE_SOURCE || this.traps < 1 || this.backoff.skips(key, fn.version)) return false;
     this.newContexts = Math.min(CONTEXTS, this.newContexts + 1 / ATTEMPTS_PER_NEW_CONTEXT);
     const warm = this.warm(key, fn);
     if (!warm && this.newContexts < 1) return false;
@@ -174,10 +172,10 @@ export class IsolatedVmSandbox {
     if (outcome !== 'broken' && performance.now() - began > LONG_ATTEMPT_MS) outcome = 'trap';
     if (outcome === 'counts') {
       this.keep(key, entry);
-      this.counted(key);
+      this.backoff.counted(key);
     } else {
       entry?.context.release();
-      if (outcome === 'moved') this.moved(key, fn.version);
+      if (outcome === 'moved') this.backoff.moved(key, fn.version);
       else if (outcome === 'trap') this.trapped(key, fn.version);
       else this.off = true;
     }
@@ -203,8 +201,7 @@ export class IsolatedVmSandbox {
   /** The function never runs here again (this version); past `TRAP_BUDGET` traps inline runs pause. */
   private trapped(key: string, version: number): void {
     this.traps--;
-    this.backoff.delete(key);
-    this.backoff.set(key, { version, skip: Number.POSITIVE_INFINITY, next: MAX_BACKOFF });
+    this.backoff.hold(key, version, Number.POSITIVE_INFINITY);
     this.logger.warn("functions: an isolated-vm attempt ran too long or reached the isolate's memory cap; the function runs on the workers from now on", { function: key.split('\u0000')[1] ?? null });
   }
 
@@ -289,26 +286,6 @@ export class IsolatedVmSandbox {
     const [oldestKey, oldest] = this.contexts.entries().next().value as [string, IvmFunctionContext];
     this.contexts.delete(oldestKey);
     oldest.context.release();
-  }
-
-  private skips(key: string, version: number): boolean {
-    const state = this.backoff.get(key);
-    if (!state || state.version !== version || state.skip === 0) return false;
-    state.skip--;
-    return true;
-  }
-
-  private moved(key: string, version: number): void {
-    const state = this.backoff.get(key);
-    const next = state && state.version === version ? Math.min(MAX_BACKOFF, state.next * 2) : 8;
-    this.backoff.delete(key);
-    this.backoff.set(key, { version, skip: next, next });
-    if (this.backoff.size > MAX_TRACKED) this.backoff.delete(this.backoff.keys().next().value as string);
-  }
-
-  private counted(key: string): void {
-    const state = this.backoff.get(key);
-    if (state) state.next = Math.max(8, state.next >> 1);
   }
 }
 
