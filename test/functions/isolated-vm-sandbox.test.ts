@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/core/logger.js';
 import type { Json } from '../../src/core/wire-values.js';
@@ -9,6 +11,8 @@ import { lazySandboxRequest } from '../../src/functions/sandbox/sandbox-request.
 
 /** isolated-vm where this machine has it and the test process started without Node's snapshot (vitest.config.ts); the sandbox's tests skip elsewhere. */
 const ivm: IsolatedVm | null = isolatedVmAvailable() ? loadIsolatedVm() : null;
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 const warnings: string[] = [];
 const logger: Logger = { debug() {}, info() {}, warn: (message) => warnings.push(message), error() {} };
@@ -29,6 +33,20 @@ describe('isolated-vm: when it may be chosen', () => {
     expect(startedWithoutNodeSnapshot(['--no-node-snapshot'], '')).toBe(true);
     expect(startedWithoutNodeSnapshot([], '--enable-source-maps --no-node-snapshot')).toBe(true);
   });
+
+  it('is refused by createService in a process started from Node\'s snapshot, with the error saying so', () => {
+    const script = [
+      "import { createService } from './src/service.ts';",
+      "import { memoryStorage } from './src/memory.ts';",
+      "try {",
+      "  createService({ storage: memoryStorage(), applications: [{ applicationId: 'a', restApiKey: 'r', masterKey: 'm' }], captcha: false, functions: { deployed: { inline: 'isolated-vm' } } });",
+      "  console.log('created');",
+      "} catch (error) { console.log(error.message); }",
+    ].join('\n');
+    const env = { ...process.env, NODE_OPTIONS: '' };
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, env, encoding: 'utf8' });
+    expect(out.trim()).toBe("[svcbase] [functions] deployed.inline: 'isolated-vm' needs Node.js started with --no-node-snapshot (node --no-node-snapshot server.js): isolated-vm crashes the process without it (docs/functions.md)");
+  }, 30_000);
 
   it('answers a configuration error naming what is missing', () => {
     const from = new URL('file:///nonexistent/svcbase/index.js').href;
