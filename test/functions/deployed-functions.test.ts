@@ -195,6 +195,13 @@ describe.each(INLINE_RUNTIMES)('deployed cloud functions (deployed.inline: %s)',
     expect(await rows('a')).toBe(1);
   });
 
+  it('ends an invocation with the first of its reply and its failure, whichever promise job comes first', async () => {
+    await deploy('failFirst', 'async function onRequest(q, r) { Promise.resolve().then(() => 0).then(() => 0).then(() => r.send("late")); throw new Error("first") }');
+    await deploy('sendFirst', 'async function onRequest(q, r) { await null; r.send("sent"); throw new Error("after") }');
+    expect((await call('failFirst')).body).toMatchObject({ code: 11033, error: expect.stringContaining('first') });
+    expect((await call('sendFirst')).body).toEqual({ result: 'sent' });
+  });
+
   it('keeps the sources table out of the schema API: not listed, not changed, not dropped', async () => {
     expect((await deploy('listedNot', 'function onRequest(request, response) { response.send(1) }')).status).toBe(200);
     const names = ((await master('GET', '/1/schemas')).body.results as Array<{ className: string }>).map((s) => s.className);

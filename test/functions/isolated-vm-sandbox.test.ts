@@ -77,6 +77,8 @@ describe.runIf(ivm)('isolated-vm sandbox', () => {
     // The first reply counts, whether sent before the call returned or from a promise job.
     expect(attempt(s, 'async function onRequest(q, r) { await null; r.send(1); r.send(2) }', { name: 'twiceLater' }).events).toEqual(['send 1 200']);
     expect(attempt(s, 'function onRequest(q, r) { Promise.resolve().then(() => r.send(2)); r.send(1) }', { name: 'twice' }).events).toEqual(['send 1 200']);
+    // A failure first ends it too: a reply from a later promise job is not sent.
+    expect(attempt(s, 'async function onRequest(q, r) { Promise.resolve().then(() => 0).then(() => 0).then(() => r.send("late")); throw new Error("first") }', { name: 'failThenSend' }).events).toEqual(['fail first']);
     // A function that throws fails, counted: a worker would fail the same way.
     expect(attempt(s, 'function onRequest() { throw new Error("boom") }', { name: 'throws' })).toMatchObject({ ran: true, events: ['fail boom'] });
     expect(attempt(s, 'throw new Error("at load")', { name: 'load' })).toMatchObject({ ran: true, events: ['fail at load'] });

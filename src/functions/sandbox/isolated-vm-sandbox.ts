@@ -252,15 +252,16 @@ export class IsolatedVmSandbox {
       if (slot.current) slot.current.held.mustMove = true;
       return undefined;
     }));
-    // A reply sent from a promise job: the first one counts (one sent before the call returned
-    // comes back as its result, and is the first of all).
+    // Replies and failures from promise jobs: the first of them ends the invocation, as in QuickJS.
+    // (A reply sent before the call returned comes back as its result, and is the first of all.)
     global.setSync('__ivmRespond', new Callback((text = '') => {
       const held = slot.current?.held;
-      if (held && !held.reply) held.send(replyOfText(text));
+      if (held && !held.reply && !held.failure) held.send(replyOfText(text));
       return undefined;
     }));
     global.setSync('__ivmFail', new Callback((message = '') => {
-      slot.current?.held.fail(message === 'Maximum call stack size exceeded' ? 'stack overflow' : message, false);
+      const held = slot.current?.held;
+      if (held && !held.reply && !held.failure) held.fail(message === 'Maximum call stack size exceeded' ? 'stack overflow' : message, false);
       return undefined;
     }));
     context.evalSync(SHIM, { filename: 'shim.js' });
