@@ -4,7 +4,7 @@ import type { Logger } from '../../core/logger.js';
 import type { FunctionLogs } from '../function-logs.js';
 import type { FunctionRuntime, RuntimeInvocation } from '../runtime.js';
 import { type IsolatedVm, IsolatedVmSandbox } from './isolated-vm-sandbox.js';
-import { checkSyntax, runInline } from './quickjs-runtimes.js';
+import { inlineRuntime, runInline } from './quickjs-runtimes.js';
 
 export interface IsolatedVmRuntimeOptions {
   readonly logs: FunctionLogs;
@@ -59,17 +59,8 @@ export function isolatedVmRuntime(options: IsolatedVmRuntimeOptions): FunctionRu
   const ivm = options.isolatedVm ?? loadIsolatedVm();
   let sandbox: IsolatedVmSandbox | null = new IsolatedVmSandbox(ivm, options.logger);
   const invokeNow = (invocation: RuntimeInvocation) => runInline(sandbox, invocation, options.logs);
-  return {
-    name: 'isolated-vm-inline',
-    language: 'node',
-    check: checkSyntax,
-    invokeNow,
-    async invoke(invocation) {
-      return invokeNow(invocation);
-    },
-    async close() {
-      sandbox?.dispose();
-      sandbox = null;
-    },
-  };
+  return inlineRuntime('isolated-vm-inline', invokeNow, () => {
+    sandbox?.dispose();
+    sandbox = null;
+  });
 }

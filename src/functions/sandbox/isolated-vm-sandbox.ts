@@ -149,27 +149,33 @@ export class IsolatedVmSandbox {
     const attempt: Attempt = { held, request };
     let entry: IvmFunctionContext | null = warm;
     let outcome: 'counts' | 'moved' | 'trap' | 'broken';
+    /** isolated-vm disposed the isolate mid-run (its cap): only a run does that. */
+    let disposed = false;
     const began = performance.now();
+    let ms = 0;
     try {
       const isolate = this.isolateNow();
       if (warm) this.contexts.delete(key);
       else entry = this.load(isolate, fn, attempt);
       if (entry) this.run(entry, attempt, warm !== null);
       held.idle();
-      if (!warm || performance.now() - began >= MEASURE_AFTER_MS || --this.attemptsToMeasure <= 0) {
+      ms = performance.now() - began;
+      if (!warm || ms >= MEASURE_AFTER_MS || --this.attemptsToMeasure <= 0) {
         const before = this.heapBytes;
         this.measure(isolate);
         if (this.heapBytes - before > Math.min(INLINE_GROWTH_BYTES, limits.memoryBytes)) held.mustMove = true;
       }
       outcome = held.counts ? 'counts' : 'moved';
     } catch (error) {
-      outcome = this.isolate?.isDisposed ? 'trap' : error instanceof Error && /timed out/.test(error.message) ? 'moved' : 'broken';
+      ms = performance.now() - began;
+      disposed = this.isolate?.isDisposed === true;
+      outcome = disposed ? 'trap' : error instanceof Error && /timed out/.test(error.message) ? 'moved' : 'broken';
       if (outcome === 'broken') this.logger.warn('functions: isolated-vm inline runs turned off after an error escaped the isolate', { error: error instanceof Error ? error.message : String(error) });
     }
     if (entry) entry.slot.current = null;
     // One builtin call (an array of millions of elements, say) is not interrupted by V8: it holds
     // the thread past the timeout. Such an attempt is a trap, as one that reached the isolate's cap.
-    if (outcome !== 'broken' && performance.now() - began > LONG_ATTEMPT_MS) outcome = 'trap';
+    if (outcome !== 'broken' && ms > LONG_ATTEMPT_MS) outcome = 'trap';
     if (outcome === 'counts') {
       this.keep(key, entry);
       this.backoff.counted(key);
@@ -179,7 +185,7 @@ export class IsolatedVmSandbox {
       else if (outcome === 'trap') this.trapped(key, fn.version);
       else this.off = true;
     }
-    if (this.off || this.isolate?.isDisposed || this.heapBytes > RENEW_AT_BYTES) this.renew();
+    if (this.off || disposed || this.heapBytes > RENEW_AT_BYTES) this.renew();
     if (outcome !== 'counts') return false;
     deliverHeld(held, run, key);
     return true;
@@ -205,10 +211,10 @@ export class IsolatedVmSandbox {
     this.logger.warn("functions: an isolated-vm attempt ran too long or reached the isolate's memory cap; the function runs on the workers from now on", { function: key.split('\u0000')[1] ?? null });
   }
 
+  /** The isolate, made on first use and after `renew` (which drops a disposed one). */
   private isolateNow(): IvmIsolate {
-    if (!this.isolate || this.isolate.isDisposed) {
+    if (!this.isolate) {
       this.isolate = new this.ivm.Isolate({ memoryLimit: ISOLATE_MEMORY_MB });
-      this.contexts.clear();
       this.measure(this.isolate);
     }
     return this.isolate;

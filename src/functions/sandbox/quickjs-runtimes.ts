@@ -75,7 +75,7 @@ function sandboxRun(invocation: RuntimeInvocation, logs: FunctionLogs, done: () 
 }
 
 /** The syntax check of a source (11201 with its line), on the shared QuickJS module (11200 when the optional peers are missing). */
-export async function checkSyntax(name: string, source: string): Promise<void> {
+async function checkSyntax(name: string, source: string): Promise<void> {
   const syntax = syntaxErrorOf(await loadQuickJs(), source);
   if (syntax) throw svcError('functionSyntax', name, syntax);
 }
@@ -181,8 +181,16 @@ export function inlineQuickJsRuntime(options: QuickJsRuntimeOptions): FunctionRu
     const pending = sandbox();
     return pending instanceof Promise ? pending.then((ready) => runInline(ready, invocation, options.logs)) : runInline(pending, invocation, options.logs);
   };
+  return inlineRuntime('quickjs-inline', invokeNow, () => {
+    closed = true;
+    inline?.dispose();
+  });
+}
+
+/** An inline runtime of `node` functions (QuickJS, isolated-vm): `invokeNow` answers at once where it can, `invoke` is its promise. */
+export function inlineRuntime(name: string, invokeNow: NonNullable<FunctionRuntime['invokeNow']>, close: () => void): FunctionRuntime {
   return {
-    name: 'quickjs-inline',
+    name,
     language: 'node',
     check: checkSyntax,
     invokeNow,
@@ -190,8 +198,7 @@ export function inlineQuickJsRuntime(options: QuickJsRuntimeOptions): FunctionRu
       return invokeNow(invocation);
     },
     async close() {
-      closed = true;
-      inline?.dispose();
+      close();
     },
   };
 }
