@@ -1,23 +1,25 @@
 /**
  * The subscribers of the realtime group, in a process of their own (one process could not hold
  * 10,000 sockets on each side under a 20,000 descriptor limit). Commands come over IPC: `open` (n
- * sockets, optionally subscribed with svcbase's JSON protocol), `round` (answered once every socket
- * has received one more message, with the first one's text), `close`.
+ * sockets, optionally subscribed with svcbase's JSON protocol) and `close`. Once open, the fleet
+ * reports each round unasked (`round`, with the first socket's text) as soon as every socket has
+ * received one more message: a round costs the bench one IPC message back and none out, so the
+ * subscribers' process is woken by the frames alone, as a real subscriber would be.
  */
 import { WebSocket } from 'ws';
 
 export type FleetCommand =
   | { kind: 'open'; url: string; n: number; subscribe: boolean; headers: Record<string, string> }
-  | { kind: 'round' }
   | { kind: 'close' };
 export type FleetReply = { kind: 'open' } | { kind: 'round'; first: string } | { kind: 'closed' } | { kind: 'error'; message: string };
 
 const clients: WebSocket[] = [];
+/** The first socket's latest message. */
+let first = '';
+const reply = (message: FleetReply) => process.send?.(message);
+
 /** Messages received since the sockets were ready, by all of them; round k is over at k × n. */
 let received = 0;
-let rounds = 0;
-let first = '';
-let waiting: { target: number; resolve: () => void } | undefined;
 
 async function open(url: string, n: number, subscribe: boolean, headers: Record<string, string>): Promise<void> {
   for (let i = 0; i < n; i += 200) {
@@ -29,8 +31,7 @@ async function open(url: string, n: number, subscribe: boolean, headers: Record<
       ws.on('message', (data) => {
         if (counting) {
           if (ws === clients[0]) first = String(data);
-          // Counted whenever it arrives: a message may overtake the `round` command (another channel).
-          if (++received === waiting?.target) waiting.resolve();
+          if (++received % clients.length === 0) reply({ kind: 'round', first });
           return;
         }
         const waiter = waiters.shift();
@@ -54,19 +55,12 @@ async function open(url: string, n: number, subscribe: boolean, headers: Record<
   }
 }
 
-const reply = (message: FleetReply) => process.send?.(message);
-
 process.on('message', (command: FleetCommand) => {
   const work = async (): Promise<FleetReply> => {
     switch (command.kind) {
       case 'open':
         await open(command.url, command.n, command.subscribe, command.headers);
         return { kind: 'open' };
-      case 'round': {
-        const target = ++rounds * clients.length;
-        if (received < target) await new Promise<void>((resolve) => (waiting = { target, resolve }));
-        return { kind: 'round', first };
-      }
       case 'close':
         for (const ws of clients) ws.terminate();
         setImmediate(() => process.exit(0));

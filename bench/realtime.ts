@@ -3,7 +3,10 @@
  * one table on one instance (quick: 1 and 200), beside a bare `ws` broadcast of the same bytes to the
  * same number of sockets: the limit our engine (write observer → bus → match → encode → send) is
  * measured against. Each write waits until every subscriber received its event, so the latency is to
- * the last subscriber. The subscribers live in a child process (bench/realtime-fleet.ts), so memory
+ * the last subscriber. The subscribers live in a child process (bench/realtime-fleet.ts) that reports
+ * each completed round over IPC unasked: a round sends that process nothing but the frames (until
+ * 2026-11-29 each round also sent it a command, which woke it once more per round on both sides and
+ * landed beside bare ws's frame but ahead of ours, docs/performance.md). Memory
  * per idle connection is the server side's heap + external growth per open socket, for ours and for
  * bare `ws`; run with `ulimit -n` of at least 12,000. The server process's CPU time per event (user +
  * system, the write included on our side) is reported beside the rates: it counts the server's own
@@ -30,7 +33,7 @@ const HEADERS = { 'x-svc-application-id': 'bench', 'x-svc-rest-api-key': 'rest',
 
 /** The subscribers, in a child process of their own (bench/realtime-fleet.ts): 10,000 sockets a side would pass one process's descriptor limit. */
 interface RemoteFleet {
-  /** Resolves once every subscriber has received one more message; the first one's text. */
+  /** Resolves once every subscriber has received one more message (the fleet reports it unasked); the first one's text. */
   nextRound(): Promise<string>;
   close(): Promise<void>;
 }
@@ -43,7 +46,15 @@ async function openRemoteFleet(url: string, n: number, subscribe: boolean, heade
     ...(import.meta.url.endsWith('.ts') ? { execArgv: ['--import', 'tsx'] } : {}),
   });
   const replies: Array<(message: FleetReply) => void> = [];
-  child.on('message', (message: FleetReply) => replies.shift()?.(message));
+  // Rounds reported before anyone awaited them, and awaiters of rounds not reported yet.
+  const reported: string[] = [];
+  const awaiting: Array<(first: string) => void> = [];
+  child.on('message', (message: FleetReply) => {
+    if (message.kind !== 'round') return replies.shift()?.(message);
+    const awaiter = awaiting.shift();
+    if (awaiter) awaiter(message.first);
+    else reported.push(message.first);
+  });
   const ask = (command: FleetCommand) =>
     new Promise<FleetReply>((resolve, reject) => {
       replies.push((reply) => (reply.kind === 'error' ? reject(new Error(reply.message)) : resolve(reply)));
@@ -51,7 +62,7 @@ async function openRemoteFleet(url: string, n: number, subscribe: boolean, heade
     });
   await ask({ kind: 'open', url, n, subscribe, headers });
   return {
-    nextRound: async () => ((await ask({ kind: 'round' })) as Extract<FleetReply, { kind: 'round' }>).first,
+    nextRound: () => (reported.length > 0 ? Promise.resolve(reported.shift()!) : new Promise<string>((resolve) => awaiting.push(resolve))),
     close: async () => {
       await ask({ kind: 'close' });
       await new Promise<void>((resolve) => (child.exitCode === null ? child.once('exit', () => resolve()) : resolve()));
