@@ -43,6 +43,9 @@ export function memoryEventHub(): MemoryEventHub {
         publish(channel, message) {
           if (!closed) publish(channel, message);
         },
+        listened(channel) {
+          return channels.has(channel);
+        },
         subscribe(channel, listener) {
           if (closed) return () => {};
           // A wrapper per subscription, so one function subscribed twice is delivered twice.

@@ -29,6 +29,12 @@ export interface EventBus {
    * function that stops the reports.
    */
   onInterruption?(listener: (state: BusState) => void): () => void;
+  /**
+   * Optional: false when no listener anywhere would receive a message published on `channel` now, so
+   * a publisher may skip encoding it. Only a bus that sees every listener can know (the in-process
+   * `memoryEventHub`); a networked bus leaves this out, and publishers then always publish.
+   */
+  listened?(channel: string): boolean;
 }
 
 /** Whether an EventBus delivers (`up`) or may be losing messages (`down`). */

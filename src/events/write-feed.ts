@@ -60,8 +60,9 @@ export function writeFeed(options: WriteFeedOptions): WriteFeed {
   return {
     instanceId,
     async observer(event) {
-      if (!include(event)) return;
-      await bus.publish(prefix + event.app, encodeFeedEvent(event, instanceId));
+      const channel = prefix + event.app;
+      if (!include(event) || bus.listened?.(channel) === false) return;
+      await bus.publish(channel, encodeFeedEvent(event, instanceId));
     },
     async subscribe(app, listener) {
       const unsubscribe = await bus.subscribe(prefix + app, (message) => {

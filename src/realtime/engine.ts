@@ -105,13 +105,16 @@ export class SubscriptionEngine {
   /** The write observer: publishes a committed change of an application with realtime on. */
   publish(app: Application, event: WriteEvent): void {
     if (this.closed) return;
+    const channel = changeChannel(app.applicationId);
+    // An in-process bus knows when no instance subscribes to the application: nothing to encode.
+    if (this.deps.bus.listened?.(channel) === false) return;
     const change = changeOf(event, this.deps.tables.ruleOf(event.className));
     if (change === null) return;
     const message = changeMessage(change);
     // Only a channel this instance listens to brings the message back.
     if (this.busSubscriptions.has(app.applicationId)) this.own.remember(message, change);
     try {
-      const published = this.deps.bus.publish(changeChannel(app.applicationId), message);
+      const published = this.deps.bus.publish(channel, message);
       if (published instanceof Promise) published.catch((error: unknown) => this.failed('publish', error));
     } catch (error) {
       this.own.forget(message);
@@ -135,7 +138,32 @@ export class SubscriptionEngine {
   }
 
   detach(subscriber: Subscriber): void {
-    this.subscribers.get(subscriber.caller.app.applicationId)?.delete(subscriber);
+    const id = subscriber.caller.app.applicationId;
+    const set = this.subscribers.get(id);
+    if (!set?.delete(subscriber) || set.size > 0) return;
+    this.subscribers.delete(id);
+    this.release(id);
+  }
+
+  /**
+   * Stops listening to an application's channel once none of its subscribers is on this instance:
+   * its changes no longer come back to be matched for no one, and an in-process bus then knows no
+   * instance listens, so `publish` skips encoding them. The next `attach` listens again.
+   */
+  private release(applicationId: string): void {
+    const listening = this.busSubscriptions.get(applicationId);
+    if (!listening) return;
+    this.busSubscriptions.delete(applicationId);
+    listening.then(
+      async (stop) => {
+        try {
+          await stop();
+        } catch (error) {
+          this.failed('unsubscribe', error);
+        }
+      },
+      () => {},
+    );
   }
 
   /** Lists a subscription for dispatch until {@link unlisten} (the subscriber's session does both). */

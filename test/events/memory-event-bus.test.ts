@@ -20,6 +20,21 @@ describe('memoryEventBus', () => {
     expect(got).toEqual(['one']);
   });
 
+  it('listened: whether any bus of the hub listens to a channel now', async () => {
+    const shared = memoryEventHub();
+    const [a, b] = [shared.bus(), shared.bus()];
+    expect(a.listened?.('c')).toBe(false);
+    const stop = await b.subscribe('c', () => {});
+    const other = await a.subscribe('c', () => {});
+    expect([a.listened?.('c'), b.listened?.('c'), a.listened?.('d')]).toEqual([true, true, false]);
+    await stop();
+    expect(a.listened?.('c')).toBe(true);
+    await a.close?.();
+    expect(b.listened?.('c')).toBe(false);
+    await other();
+    expect(memoryEventBus().listened?.('c')).toBe(false);
+  });
+
   it('two lone buses do not share channels (one process each)', async () => {
     const [a, b] = [memoryEventBus(), memoryEventBus()];
     const got: string[] = [];

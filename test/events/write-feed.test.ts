@@ -133,6 +133,20 @@ describe('feed messages', () => {
     }
   });
 
+  it('on an in-process bus, a write no feed subscriber anywhere would receive is not published', async () => {
+    const inner = memoryEventHub().bus();
+    const published: string[] = [];
+    const bus: EventBus = { ...inner, publish: (channel, message) => (published.push(message), inner.publish(channel, message)) };
+    const feed = writeFeed({ bus, instanceId: 'me' });
+    await feed.observer(event);
+    expect(published).toEqual([]);
+    const got: FeedEvent[] = [];
+    await feed.subscribe('app', (e) => void got.push(e));
+    await feed.observer(event);
+    await until(got, 1);
+    expect(published).toHaveLength(1);
+  });
+
   it('a subscriber survives an undecodable message and logs it', async () => {
     const bus = memoryEventHub().bus();
     const warnings: string[] = [];
