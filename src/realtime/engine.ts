@@ -130,9 +130,13 @@ export class SubscriptionEngine {
     set.add(subscriber);
     let listening = this.busSubscriptions.get(id);
     if (!listening) {
-      listening = Promise.resolve(this.deps.bus.subscribe(changeChannel(id), (message) => this.receive(id, message)));
-      this.busSubscriptions.set(id, listening);
-      listening.catch(() => this.busSubscriptions.delete(id));
+      const attempt = Promise.resolve(this.deps.bus.subscribe(changeChannel(id), (message) => this.receive(id, message)));
+      this.busSubscriptions.set(id, attempt);
+      attempt.catch(() => {
+        // Only this attempt's own entry: a released channel may be listened to again meanwhile.
+        if (this.busSubscriptions.get(id) === attempt) this.busSubscriptions.delete(id);
+      });
+      listening = attempt;
     }
     await listening;
   }

@@ -5,7 +5,7 @@ import { memoryEventBus } from '../../src/events/memory-event-bus.js';
 import { redisEventBus } from '../../src/redis.js';
 import { REDIS_URL, connectTestRedis, runPrefix } from '../redis/redis-env.js';
 import { changeChannel } from '../../src/realtime/change.js';
-import { RT_APP, jsonClient, startRealtimeServer, subscribe } from './harness.js';
+import { type Client, RT_APP, connect, jsonClient, rtHeaders, startRealtimeServer, subscribe } from './harness.js';
 
 const redis = await connectTestRedis('realtime channel release');
 const subscribers: Redis[] = [];
@@ -95,6 +95,40 @@ describe('realtime publishes only what some instance listens to', () => {
     } finally {
       await one.close();
       await two.close();
+    }
+  });
+
+  it('a subscription attempt that fails after its channel was released and listened to again leaves the new subscription alone: each change is delivered once', async () => {
+    const inner = memoryEventBus();
+    let subscribeCalls = 0;
+    let failFirst: ((error: Error) => void) | undefined;
+    const bus: EventBus = {
+      ...inner,
+      // The first SUBSCRIBE hangs until the test fails it; later ones succeed.
+      subscribe: (channel, listener) =>
+        ++subscribeCalls > 1 ? inner.subscribe(channel, listener) : new Promise((_resolve, reject) => (failFirst = reject)),
+    };
+    const server = await startRealtimeServer({ realtime: { bus } });
+    const connections = async () => (await server.request('GET', '/1/realtime/connections', { auth: 'master' })).body.count as number;
+    try {
+      const first = (await connect(`${server.wsUrl}/1/realtime`, rtHeaders())) as Client;
+      while ((await connections()) < 1);
+      first.ws.terminate();
+      await first.closed;
+      // The server has seen the close: the hanging attempt's channel is released.
+      while ((await connections()) > 0);
+      const second = await jsonClient(server);
+      failFirst!(new Error('the first SUBSCRIBE failed late'));
+      const third = await jsonClient(server);
+      await subscribe(third, { id: 1, action: 'updateTable', tableName: 'Item' });
+      await server.request('POST', '/1/classes/Item', { body: { n: 1 } });
+      await server.request('POST', '/1/classes/Item', { body: { n: 2 } });
+      expect((await third.json()).data).toMatchObject({ n: 1 });
+      expect((await third.json()).data).toMatchObject({ n: 2 });
+      expect(subscribeCalls).toBe(2);
+      second.ws.close();
+    } finally {
+      await server.close();
     }
   });
 });
