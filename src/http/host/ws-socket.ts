@@ -3,19 +3,36 @@ import type { Duplex } from 'node:stream';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import type { AcceptOptions, FeatureSocket } from '../../features/sockets.js';
 import { closeReason } from './close-reason.js';
+import { ServerTextFrames } from './text-frame.js';
 
 /** `ws` sends bytes as a text frame with these options (and a Buffer without copying it). */
 const TEXT_FRAME = { binary: false } as const;
 
+/**
+ * Writes already framed by us straight to the upgraded socket `ws` speaks over, when the caller has
+ * it: one frame then serves every socket an event goes to (ws would frame it, and write it as two
+ * buffers, once per socket). Safe because `ws` writes its own frames to that socket synchronously
+ * (no compression is negotiated and no Blob is sent, so its sender never queues), so frames keep
+ * their order, and `bufferedAmount` counts these writes too.
+ */
+export interface DirectFrames {
+  readonly socket: Duplex;
+  readonly frames: ServerTextFrames;
+}
+
 /** A `ws` socket as a feature sees it. */
-export function wsFeatureSocket(ws: WebSocket): FeatureSocket {
+export function wsFeatureSocket(ws: WebSocket, direct?: DirectFrames): FeatureSocket {
   return {
     send: (text) => {
       if (ws.readyState === ws.OPEN) ws.send(text);
     },
-    sendUtf8: (bytes) => {
-      if (ws.readyState === ws.OPEN) ws.send(bytes, TEXT_FRAME);
-    },
+    sendUtf8: direct
+      ? (bytes) => {
+          if (ws.readyState === ws.OPEN) direct.socket.write(direct.frames.of(bytes));
+        }
+      : (bytes) => {
+          if (ws.readyState === ws.OPEN) ws.send(bytes, TEXT_FRAME);
+        },
     get bufferedAmount() {
       return ws.bufferedAmount;
     },
@@ -51,6 +68,7 @@ export type NodeSocketAcceptor = (request: IncomingMessage, socket: Duplex, head
 
 export function nodeSocketAcceptor(): NodeSocketAcceptor {
   const servers = new Map<number, WebSocketServer>();
+  const frames = new ServerTextFrames();
   const serverFor = (maxPayload: number) => {
     let server = servers.get(maxPayload);
     if (!server) servers.set(maxPayload, (server = new WebSocketServer({ noServer: true, maxPayload, perMessageDeflate: false, clientTracking: false })));
@@ -61,6 +79,7 @@ export function nodeSocketAcceptor(): NodeSocketAcceptor {
       if (socket.destroyed) return resolve(undefined);
       // A malformed handshake is answered by ws and the socket destroyed without a callback.
       socket.once('close', () => resolve(undefined));
-      serverFor(options.maxPayload).handleUpgrade(request, socket, head, (ws) => resolve(wsFeatureSocket(ws)));
+      // perMessageDeflate is off on every server here, which direct frames rely on.
+      serverFor(options.maxPayload).handleUpgrade(request, socket, head, (ws) => resolve(wsFeatureSocket(ws, { socket, frames })));
     });
 }
