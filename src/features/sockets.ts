@@ -8,7 +8,9 @@ export interface FeatureSocket {
   send(text: string): void;
   /**
    * Queues one text frame given as its UTF-8 bytes, which the host sends as they are (one encoding
-   * serves every socket a frame goes to); absent where the host cannot (then `send` is used).
+   * serves every socket a frame goes to); absent where the host cannot (then `send` is used). The
+   * bytes must not change once handed over: a host may keep them, or the frame it built of them,
+   * for the next socket the same bytes go to.
    */
   sendUtf8?(bytes: Uint8Array): void;
   /** Bytes queued and not yet written to the network (a slow reader's backlog). */
