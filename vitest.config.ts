@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -25,10 +24,6 @@ export default defineConfig({
     // instead of once per file halves the suite's time on two cores. Test files therefore must not
     // leave global state behind (process.env, prototypes, module-level switches) or mock modules.
     isolate: false,
-    // Vitest's default (one worker fewer than the cores) runs one file at a time on two cores, while
-    // many files mostly wait on child processes, databases and JVMs: two workers there took the
-    // suite from about 306 s to 232-236 s on the CI machine of 2026-11-29, all tests passing.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },
