@@ -31,6 +31,21 @@ function recordingBus(): EventBus & { published: string[] } {
   };
 }
 
+/**
+ * `step`, failing with the step's name if it has not settled within 8 s: the Redis case below once
+ * timed out as a whole (2026-11-29, the suite on two workers; not reproduced since), and a repeat
+ * should say which step hung.
+ */
+async function within<T>(step: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const stuck = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`stuck: ${what}`)), 8000)));
+  try {
+    return await Promise.race([step, stuck]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe('realtime publishes only what some instance listens to', () => {
   it('on an in-process bus, a write with no subscriber anywhere publishes nothing; once one subscribes, every write is published and delivered', async () => {
     const bus = recordingBus();
@@ -81,20 +96,20 @@ describe('realtime publishes only what some instance listens to', () => {
     };
     const [one, two] = [await startRealtimeServer({ realtime: { bus: busOf() } }), await startRealtimeServer({ realtime: { bus: busOf() } })];
     try {
-      const watcher = await jsonClient(two);
+      const watcher = await within(jsonClient(two), 'watcher connect');
       await subscribe(watcher, { id: 1, action: 'updateTable', tableName: 'Item' });
       for (let round = 1; round <= 5; round++) {
-        const client = await jsonClient(one);
-        await subscribe(client, { id: 1, action: 'updateTable', tableName: 'Item' });
-        await one.request('POST', '/1/classes/Item', { body: { round } });
-        expect(await client.json()).toMatchObject({ op: 'event', data: { round } });
-        expect(await watcher.json()).toMatchObject({ op: 'event', data: { round } });
+        const client = await within(jsonClient(one), `connect round ${round}`);
+        await within(subscribe(client, { id: 1, action: 'updateTable', tableName: 'Item' }), `subscribe round ${round}`);
+        await within(one.request('POST', '/1/classes/Item', { body: { round } }), `write round ${round}`);
+        expect(await within(client.json(), `client event round ${round}`)).toMatchObject({ op: 'event', data: { round } });
+        expect(await within(watcher.json(), `watcher event round ${round}`)).toMatchObject({ op: 'event', data: { round } });
         // Leaves without waiting: the next round's subscriber arrives while the release is in flight.
         client.ws.terminate();
       }
     } finally {
-      await one.close();
-      await two.close();
+      await within(one.close(), 'close one');
+      await within(two.close(), 'close two');
     }
   });
 
