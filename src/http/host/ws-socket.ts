@@ -5,34 +5,22 @@ import type { AcceptOptions, FeatureSocket } from '../../features/sockets.js';
 import { closeReason } from './close-reason.js';
 import { ServerTextFrames } from './text-frame.js';
 
-/** `ws` sends bytes as a text frame with these options (and a Buffer without copying it). */
-const TEXT_FRAME = { binary: false } as const;
-
 /**
- * Writes already framed by us straight to the upgraded socket `ws` speaks over, when the caller has
- * it: one frame then serves every socket an event goes to (ws would frame it, and write it as two
- * buffers, once per socket). Safe because `ws` writes its own frames to that socket synchronously
- * (no compression is negotiated and no Blob is sent, so its sender never queues), so frames keep
- * their order, and `bufferedAmount` counts these writes too.
+ * A `ws` socket as a feature sees it. `sendUtf8` writes a frame built once per payload (`frames`)
+ * straight to `socket`, the upgraded socket `ws` speaks over: one frame then serves every socket an
+ * event goes to (ws would frame it, and write it as two buffers, once per socket). Safe because `ws`
+ * writes its own frames to that socket synchronously (no compression is negotiated and no Blob is
+ * sent, so its sender never queues), so frames keep their order, and `bufferedAmount` counts these
+ * writes too.
  */
-export interface DirectFrames {
-  readonly socket: Duplex;
-  readonly frames: ServerTextFrames;
-}
-
-/** A `ws` socket as a feature sees it. */
-export function wsFeatureSocket(ws: WebSocket, direct?: DirectFrames): FeatureSocket {
+export function wsFeatureSocket(ws: WebSocket, socket: Duplex, frames: ServerTextFrames): FeatureSocket {
   return {
     send: (text) => {
       if (ws.readyState === ws.OPEN) ws.send(text);
     },
-    sendUtf8: direct
-      ? (bytes) => {
-          if (ws.readyState === ws.OPEN) direct.socket.write(direct.frames.of(bytes));
-        }
-      : (bytes) => {
-          if (ws.readyState === ws.OPEN) ws.send(bytes, TEXT_FRAME);
-        },
+    sendUtf8: (bytes) => {
+      if (ws.readyState === ws.OPEN) socket.write(frames.of(bytes));
+    },
     get bufferedAmount() {
       return ws.bufferedAmount;
     },
@@ -79,7 +67,7 @@ export function nodeSocketAcceptor(): NodeSocketAcceptor {
       if (socket.destroyed) return resolve(undefined);
       // A malformed handshake is answered by ws and the socket destroyed without a callback.
       socket.once('close', () => resolve(undefined));
-      // perMessageDeflate is off on every server here, which direct frames rely on.
-      serverFor(options.maxPayload).handleUpgrade(request, socket, head, (ws) => resolve(wsFeatureSocket(ws, { socket, frames })));
+      // perMessageDeflate is off on every server here, which sendUtf8's own frames rely on.
+      serverFor(options.maxPayload).handleUpgrade(request, socket, head, (ws) => resolve(wsFeatureSocket(ws, socket, frames)));
     });
 }
