@@ -1,4 +1,5 @@
 import { configError } from '../core/errors.js';
+import { retryingDdl } from '../storage/postgres/pg-errors.js';
 
 /** One result row as the driver returns it (int8 columns arrive as strings). */
 export type PostgresRow = Record<string, unknown>;
@@ -37,26 +38,14 @@ export function postgresTable(table: string, schema: string | undefined, scope: 
   return schema === undefined ? t : `${postgresIdentifier(schema, scope)}.${t}`;
 }
 
-/** SQLSTATEs of a schema statement racing another instance's identical one: worth one more try. */
-const DDL_RETRY = new Set(['40001', '40P01', '23505', '42P07']);
-
 /**
  * Runs schema statements (each `IF NOT EXISTS`, outside any transaction, no advisory locks, so
- * Citus-like engines keep working), retrying the races concurrent instances can hit (a serialization
- * failure, a deadlock, the catalog's unique index on a type or relation name).
+ * Citus-like engines keep working), retrying the races concurrent instances can hit with the storage
+ * adapter's own rule (pg-errors.ts: serialization failures, deadlocks, catalog duplicates such as
+ * 42710 "type already exists" from two `CREATE TABLE IF NOT EXISTS` at once).
  */
 export async function ensureSchema(sql: PostgresQueryLike, statements: readonly string[]): Promise<void> {
-  for (const statement of statements) {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await sql.unsafe(statement);
-        break;
-      } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        if (attempt >= 5 || typeof code !== 'string' || !DDL_RETRY.has(code)) throw error;
-      }
-    }
-  }
+  for (const statement of statements) await retryingDdl(() => sql.unsafe(statement));
 }
 
 /** A promise made once on first use: the store's schema, created lazily so factories stay synchronous. */
