@@ -102,7 +102,10 @@ export function warmupRounds(n: number, writes: number): number {
   return Math.max(3, Math.min(writes, Math.ceil(20_000 / n)));
 }
 
-export async function measureOurs(n: number, writes: number, warmup = 0): Promise<Measured> {
+/** Called in each timed round: when it starts, once `service.handle()` has answered the write, and once every subscriber has the event. */
+export type RoundTrace = (phase: 'start' | 'answered' | 'delivered') => void;
+
+export async function measureOurs(n: number, writes: number, warmup = 0, trace?: RoundTrace): Promise<Measured> {
   const service: Service = createService({ storage: memoryStorage(), applications: [APP], captcha: false, users: false, realtime: { maxConnectionsPerApp: 20_000, maxConnectionsPerAddress: 20_000, maxInboundBytesPerAddress: 1 << 30, maxInboundBytesPerApp: 1 << 30 } }); // every subscriber comes from 127.0.0.1, and 10,000 subscribe at once
   const server = createServer(toNodeListener(service));
   server.on('upgrade', (req, socket, head) => void service.handleUpgrade(req, socket, head));
@@ -123,9 +126,12 @@ export async function measureOurs(n: number, writes: number, warmup = 0): Promis
   const cpuStart = process.cpuUsage();
   for (let i = 0; i < writes; i++) {
     const t0 = performance.now();
+    trace?.('start');
     const round = fleet.nextRound();
     await write(i);
+    trace?.('answered');
     frame = await round;
+    trace?.('delivered');
     latencies.push(performance.now() - t0);
   }
   const seconds = (performance.now() - start) / 1000;
