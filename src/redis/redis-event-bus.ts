@@ -11,6 +11,8 @@ export interface RedisPublisherLike {
  * subscriber mode can run nothing else, so it must be a client of its own, used by this bus only.
  */
 export interface RedisSubscriberLike {
+  /** ioredis's connection state; a SUBSCRIBE waits for `ready` while it is `connecting`, `connect` or `reconnecting`. */
+  readonly status?: string;
   subscribe(...channels: string[]): Promise<unknown>;
   unsubscribe(...channels: string[]): Promise<unknown>;
   on(event: 'message', listener: (channel: string, message: string) => void): unknown;
@@ -30,6 +32,9 @@ export interface RedisEventBusOptions {
   prefix?: string;
 }
 
+/** ioredis states in which a SUBSCRIBE could be written before the connection's ready check. */
+const HANDSHAKING = new Set(['connecting', 'connect', 'reconnecting']);
+
 /**
  * EventBus on Redis pub/sub: `publish` is `PUBLISH prefix+channel`, each subscribed channel is one
  * `SUBSCRIBE` on the subscriber connection, shared by all of this bus's listeners on it. At most once:
@@ -37,7 +42,9 @@ export interface RedisEventBusOptions {
  * bus subscribes its channels again, so delivery resumes even with ioredis's `autoResubscribe: false`.
  * Order per publisher and channel holds because one connection carries a publisher's commands in order.
  * `onInterruption` reports `down` when the subscriber connection closes and `up` once the channels are
- * subscribed again after it reconnects.
+ * subscribed again after it reconnects. A subscription made while the connection is being made waits
+ * for `ready`: ioredis 5.8.2-5.x writes a SUBSCRIBE during its handshake at once, ahead of its ready
+ * check, which then fails in subscriber mode and drops the connection (redis/ioredis#2037).
  *
  * @example
  * const bus = redisEventBus({ publisher: redis, subscriber: new Redis(process.env.REDIS_URL) });
@@ -51,6 +58,15 @@ export function redisEventBus(options: RedisEventBusOptions): EventBus {
   const active = new Map<string, Promise<unknown>>();
   let closed = false;
   const states = new BusStateListeners();
+  /** Subscriptions waiting for the connection to be ready (see the note above). */
+  let readyWaiters: Array<() => void> = [];
+  const whenReady = (): Promise<void> | null =>
+    HANDSHAKING.has(subscriber.status ?? 'ready') ? new Promise<void>((resolve) => readyWaiters.push(resolve)) : null;
+  const wakeWaiters = () => {
+    const waiters = readyWaiters;
+    readyWaiters = [];
+    for (const wake of waiters) wake();
+  };
 
   const onMessage = (redisChannel: string, message: string) => {
     const listeners = channels.get(redisChannel);
@@ -64,6 +80,7 @@ export function redisEventBus(options: RedisEventBusOptions): EventBus {
     }
   };
   const onReady = () => {
+    wakeWaiters();
     // After a reconnect: subscribe again (a no-op for channels ioredis already resubscribed).
     if (channels.size === 0) return states.report('up');
     subscriber.subscribe(...channels.keys()).then(() => states.report('up'), () => {});
@@ -85,7 +102,10 @@ export function redisEventBus(options: RedisEventBusOptions): EventBus {
       if (!listeners) channels.set(key, (listeners = new Set()));
       listeners.add(entry);
       let subscribed = active.get(key);
-      if (!subscribed) active.set(key, (subscribed = subscriber.subscribe(key)));
+      if (!subscribed) {
+        const ready = whenReady();
+        active.set(key, (subscribed = ready ? ready.then(() => subscriber.subscribe(key)) : subscriber.subscribe(key)));
+      }
       try {
         await subscribed;
       } catch (error) {
@@ -110,6 +130,7 @@ export function redisEventBus(options: RedisEventBusOptions): EventBus {
       subscriber.off('message', onMessage);
       subscriber.off('ready', onReady);
       subscriber.off('close', onClose);
+      wakeWaiters(); // their SUBSCRIBE goes out and is undone below, or fails with the connection
       const keys = [...channels.keys()];
       channels.clear();
       active.clear();

@@ -32,9 +32,10 @@ function recordingBus(): EventBus & { published: string[] } {
 }
 
 /**
- * `step`, failing with the step's name if it has not settled within 8 s: the Redis case below once
- * timed out as a whole (2026-11-29, the suite on two workers; not reproduced since), and a repeat
- * should say which step hung.
+ * `step`, failing with the step's name if it has not settled within 8 s. The Redis case below timed
+ * out as a whole under load (2026-11-29); named, it was "watcher event round 1": the second
+ * instance's bus subscribed during ioredis's connection handshake and lost the event to the
+ * reconnect that followed (redis/ioredis#2037, D229; test/redis/redis-event-bus.test.ts).
  */
 async function within<T>(step: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

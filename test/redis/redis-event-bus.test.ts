@@ -68,6 +68,32 @@ describe.skipIf(!redis)('redisEventBus on Redis', () => {
     }, 30_000);
   }
 
+  // ioredis 5.8.2-5.x writes a SUBSCRIBE made during its connection handshake at once, before its ready
+  // check's INFO, which Redis then refuses in subscriber mode: the check fails, the connection is dropped
+  // and made again, and what is published meanwhile is lost (redis/ioredis#2037). The bus waits for `ready`.
+  it('a subscription made while the subscriber connection is still handshaking gets every message, with no reconnect', async () => {
+    const subscriber = new Redis(REDIS_URL, { retryStrategy: () => 20, lazyConnect: true });
+    clients.push(subscriber);
+    const errors: Error[] = [];
+    subscriber.on('error', (error: Error) => errors.push(error));
+    let reconnects = 0;
+    subscriber.on('reconnecting', () => reconnects++);
+    const bus = redisEventBus({ publisher: redis!, subscriber, prefix });
+    const got: string[] = [];
+    const subscribed = new Promise<void>((resolve, reject) =>
+      subscriber.once('connect', () => Promise.resolve(bus.subscribe('handshake', (m) => got.push(m))).then(() => resolve(), reject)),
+    );
+    await subscriber.connect();
+    await subscribed;
+    for (let i = 0; i < 20; i++) await bus.publish('handshake', `m${i}`);
+    const deadline = Date.now() + 5_000;
+    while (got.length < 20 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(got).toEqual(Array.from({ length: 20 }, (_, i) => `m${i}`));
+    expect(errors.map((e) => e.message)).toEqual([]);
+    expect(reconnects).toBe(0);
+    await bus.close?.();
+  });
+
   it('close unsubscribes its channels on the connection and leaves the client open', async () => {
     const subscriber = subscriberClient();
     const bus = redisEventBus({ publisher: redis!, subscriber, prefix });
