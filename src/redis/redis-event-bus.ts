@@ -104,7 +104,8 @@ export function redisEventBus(options: RedisEventBusOptions): EventBus {
       let subscribed = active.get(key);
       if (!subscribed) {
         const ready = whenReady();
-        active.set(key, (subscribed = ready ? ready.then(() => subscriber.subscribe(key)) : subscriber.subscribe(key)));
+        const send = () => (closed ? Promise.reject(configError('redis-bus', 'the bus closed before its subscriber connection was ready')) : subscriber.subscribe(key));
+        active.set(key, (subscribed = ready ? ready.then(send) : send()));
       }
       try {
         await subscribed;
@@ -130,7 +131,7 @@ export function redisEventBus(options: RedisEventBusOptions): EventBus {
       subscriber.off('message', onMessage);
       subscriber.off('ready', onReady);
       subscriber.off('close', onClose);
-      wakeWaiters(); // their SUBSCRIBE goes out and is undone below, or fails with the connection
+      wakeWaiters(); // held subscriptions fail: the bus is closed
       const keys = [...channels.keys()];
       channels.clear();
       active.clear();

@@ -94,6 +94,20 @@ describe.skipIf(!redis)('redisEventBus on Redis', () => {
     await bus.close?.();
   });
 
+  it('a subscription held until the connection is ready fails when the bus closes first, and leaves nothing subscribed', async () => {
+    const subscriber = new Redis(REDIS_URL, { retryStrategy: () => 20, lazyConnect: true });
+    clients.push(subscriber);
+    subscriber.on('error', () => {});
+    const bus = redisEventBus({ publisher: redis!, subscriber, prefix });
+    const connected = subscriber.connect();
+    expect(subscriber.status).toBe('connecting');
+    const held = expect(Promise.resolve(bus.subscribe('held', () => {}))).rejects.toThrow(/closed before/);
+    await bus.close?.();
+    await held;
+    await connected;
+    expect(await redis!.pubsub('NUMSUB', `${prefix}held`)).toEqual([`${prefix}held`, 0]);
+  });
+
   it('close unsubscribes its channels on the connection and leaves the client open', async () => {
     const subscriber = subscriberClient();
     const bus = redisEventBus({ publisher: redis!, subscriber, prefix });
