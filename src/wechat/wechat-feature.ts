@@ -76,6 +76,7 @@ export function wechatFeature(options: WechatOptions = {}): FeatureDefinition<We
       const pay = createPayService({
         settings,
         orders: createOrderStore(ctx),
+        accessOf: (caller) => records.access.accessOf(caller),
         transport: options.payTransport ?? nodePayTransport,
         kv: ctx.kv,
         clock: ctx.clock,

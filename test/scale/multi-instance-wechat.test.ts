@@ -64,12 +64,12 @@ describe.skipIf(!redis || unavailable !== null)('mini-program platform over two 
     const order = placed.body.out_trade_no as string;
     const notices = await Promise.all(Array.from({ length: 10 }, (_, i) => platform.notifyPayment(order, { to: `${on(i)}/1/pay/notify/${SCALE_APP.applicationId}` })));
     expect(notices.every((n) => n.status === 200 && n.text.includes('SUCCESS'))).toBe(true);
-    expect((await call(1, 'GET', `/1/pay/${order}`)).body).toMatchObject({ trade_state: 'SUCCESS', total_fee: 1000 });
+    expect((await call(1, 'GET', `/1/pay/${order}`, undefined, MASTER)).body).toMatchObject({ trade_state: 'SUCCESS', total_fee: 1000 });
     const refunds = await Promise.all(Array.from({ length: 10 }, (_, i) => call(i, 'POST', '/1/pay/refund', { order_no: order, refund_fee: 3, desc: 'race', out_refund_no: `S-${i}` }, MASTER)));
     expect(refunds.filter((r) => r.status === 200)).toHaveLength(3);
     expect(refunds.filter((r) => r.body.code === 10003)).toHaveLength(7);
     expect(platform.orders.get(order)!.refunded).toBe(900);
-    expect((await call(0, 'GET', `/1/pay/${order}`)).body.refunded_fee).toBe(900);
+    expect((await call(0, 'GET', `/1/pay/${order}`, undefined, MASTER)).body.refunded_fee).toBe(900);
   }, 30_000);
 
   it('caps owner notifications per day across both instances', async () => {

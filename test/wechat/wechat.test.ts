@@ -335,7 +335,8 @@ describe('WeChat Pay v2: orders, notifications, refunds', () => {
     const expected = payV2Sign({ appId: platform.appId, timeStamp: res.body.timestamp, nonceStr: res.body.noncestr, package: res.body.package, signType: 'MD5' }, platform.payKey, 'MD5');
     expect(res.body.sign).toBe(expected);
     expect(platform.orders.get(res.body.out_trade_no)!.total_fee).toBe(1);
-    const query = await server.request('GET', `/1/pay/${res.body.out_trade_no}`);
+    // Placed without a session: the master key's to query (D224).
+    const query = await server.request('GET', `/1/pay/${res.body.out_trade_no}`, { auth: 'master' });
     expect(query.body).toMatchObject({ trade_state: 'NOTPAY', total_fee: 1 });
   });
 
@@ -361,11 +362,11 @@ describe('WeChat Pay v2: orders, notifications, refunds', () => {
     expect(forged.text).toContain('FAIL');
     const wrongAmount = await platform.notifyPayment(order, { totalFee: 1 });
     expect(wrongAmount.status).toBe(400);
-    expect((await server.request('GET', `/1/pay/${order}`)).body.trade_state).toBe('NOTPAY');
+    expect((await server.request('GET', `/1/pay/${order}`, { auth: 'master' })).body.trade_state).toBe('NOTPAY');
 
     const results = await Promise.all(Array.from({ length: 5 }, () => platform.notifyPayment(order)));
     expect(results.every((r) => r.status === 200 && r.text.includes('SUCCESS'))).toBe(true);
-    const state = await server.request('GET', `/1/pay/${order}`);
+    const state = await server.request('GET', `/1/pay/${order}`, { auth: 'master' });
     expect(state.body).toMatchObject({ trade_state: 'SUCCESS', total_fee: 1250, transaction_id: expect.any(String) });
     const rows = await server.request('GET', '/1/classes/_Order', { auth: 'master', headers: {} });
     expect(rows.body.results.find((o: { out_trade_no: string }) => o.out_trade_no === order)).toMatchObject({ status: 'SUCCESS' });
@@ -389,11 +390,86 @@ describe('WeChat Pay v2: orders, notifications, refunds', () => {
     expect(racing.filter((r) => r.status === 200)).toHaveLength(2);
     expect(racing.filter((r) => r.body.code === 10003)).toHaveLength(3);
     expect(platform.orders.get(order)!.refunded).toBe(1000);
-    expect((await server.request('GET', `/1/pay/${order}`)).body.refunded_fee).toBe(1000);
+    expect((await server.request('GET', `/1/pay/${order}`, { auth: 'master' })).body.refunded_fee).toBe(1000);
     expect((await server.request('POST', '/1/pay/refund', { auth: 'master', body: { order_no: 'nope', refund_fee: 1, desc: 'x' } })).body.code).toBe(10002);
     expect((await server.request('POST', '/1/pay/refund', { auth: 'master', body: { order_no: order, refund_fee: 1 } })).body.code).toBe(10001);
     const unpaid = await paidOrder(1);
     expect((await server.request('POST', '/1/pay/refund', { auth: 'master', body: { order_no: unpaid, refund_fee: 1, desc: 'x' } })).body.code).toBe(10003);
+  });
+});
+
+describe('WeChat Pay: an order answers to its buyer and the master key only (D224)', () => {
+  // The regression: GET /1/pay/:no and POST /1/pay/refund served any caller's order to anyone who had
+  // its number, and (with clientRefund) refunded it. Another caller now gets the unknown-order answer.
+  beforeAll(() => start({ pay: { mchId: platform.mchId, key: platform.payKey, apiBase: platform.url, notifyUrl: 'http://placeholder/1/pay/notify/test-app', clientRefund: true } }));
+  afterAll(async () => {
+    await server.close();
+    rmSync(fileRoot, { recursive: true, force: true });
+  });
+  const as = (token: string | null) => (token ? { headers: { 'X-Svc-Session-Token': token } } : {});
+  async function signUp(username: string): Promise<string> {
+    const res = await server.request('POST', '/1/users', { body: { username, password: `pw-${username}-1` } });
+    expect(res.status).toBe(201);
+    return res.body.sessionToken;
+  }
+  async function paidOrder(price: number, token: string | null): Promise<string> {
+    const res = await server.request('POST', '/1/pay', { body: { order_price: price, product_name: 'Tea', body: 'green tea', open_id: 'openid-own', pay_type: 4 }, ...as(token) });
+    expect(res.status).toBe(200);
+    platform.orders.get(res.body.out_trade_no)!.notify_url = `${server.url}/1/pay/notify/${TEST_APP.applicationId}`;
+    expect((await platform.notifyPayment(res.body.out_trade_no)).status).toBe(200);
+    return res.body.out_trade_no;
+  }
+  const query = async (order: string, token: string | null) => {
+    const res = await server.request('GET', `/1/pay/${order}`, as(token));
+    return { status: res.status, body: res.body };
+  };
+  const refund = async (order: string, token: string | null, fee: number) => {
+    const res = await server.request('POST', '/1/pay/refund', { body: { order_no: order, refund_fee: fee, desc: 'refund' }, ...as(token) });
+    return { status: res.status, body: res.body };
+  };
+  const refundedFee = async (order: string) => (await server.request('GET', `/1/classes/_Order?where=${encodeURIComponent(JSON.stringify({ out_trade_no: order }))}`, { auth: 'master' })).body.results[0].refunded_fee;
+
+  it("answers GET /1/pay/:no to the buyer and the master key; another user and the REST key alone get the unknown order's answer", async () => {
+    const ann = await signUp('pay-ann');
+    const bob = await signUp('pay-bob');
+    const order = await paidOrder(12.5, ann);
+    const own = await query(order, ann);
+    expect(own).toEqual({ status: 200, body: { out_trade_no: order, trade_state: 'SUCCESS', total_fee: 1250, refunded_fee: 0, transaction_id: expect.any(String) } });
+    expect((await server.request('GET', `/1/pay/${order}`, { auth: 'master' })).body).toEqual(own.body);
+    const unknown = await query('no-such-order', bob);
+    expect(unknown).toEqual({ status: 404, body: { code: 10002, error: expect.any(String) } });
+    expect(await query(order, bob)).toEqual(unknown);
+    expect(await query(order, null)).toEqual(unknown);
+  });
+
+  it("refunds (pay.clientRefund) only for the buyer and the master key; another user's refund moves nothing", async () => {
+    const ann = await signUp('pay-ann-2');
+    const bob = await signUp('pay-bob-2');
+    const order = await paidOrder(10, ann);
+    const unknown = await refund('no-such-order', bob, 10);
+    expect(unknown).toEqual({ status: 404, body: { code: 10002, error: expect.any(String) } });
+    expect(await refund(order, bob, 10)).toEqual(unknown);
+    expect(await refund(order, null, 10)).toEqual(unknown);
+    expect(platform.orders.get(order)!.refunded).toBe(0);
+    expect(await refundedFee(order)).toBe(0);
+    expect((await refund(order, ann, 4)).body).toMatchObject({ msg: 'ok', refund_fee: 400, refunded_fee: 400 });
+    const byMaster = await server.request('POST', '/1/pay/refund', { auth: 'master', body: { order_no: order, refund_fee: 6, desc: 'rest' } });
+    expect(byMaster.body).toMatchObject({ msg: 'ok', refund_fee: 600, refunded_fee: 1000 });
+    expect(platform.orders.get(order)!.refunded).toBe(1000);
+  });
+
+  it('keeps an order placed without a session for the master key alone', async () => {
+    const bob = await signUp('pay-bob-3');
+    const order = await paidOrder(3, null);
+    const unknown = await query('no-such-order', null);
+    expect(await query(order, null)).toEqual(unknown);
+    expect(await query(order, bob)).toEqual(unknown);
+    expect((await server.request('GET', `/1/pay/${order}`, { auth: 'master' })).body).toMatchObject({ trade_state: 'SUCCESS', total_fee: 300 });
+    expect(await refund(order, null, 3)).toEqual(await refund('no-such-order', null, 3));
+    expect(await refund(order, bob, 3)).toEqual(await refund('no-such-order', null, 3));
+    expect(platform.orders.get(order)!.refunded).toBe(0);
+    const byMaster = await server.request('POST', '/1/pay/refund', { auth: 'master', body: { order_no: order, refund_fee: 3, desc: 'all' } });
+    expect(byMaster.body).toMatchObject({ msg: 'ok', refunded_fee: 300 });
   });
 });
 
@@ -438,10 +514,10 @@ describe('WeChat Pay v3 (pay.version v3)', () => {
     expect(forged.status).toBe(400);
     expect(JSON.parse(forged.text)).toEqual({ code: 'FAIL', message: 'bad signature' });
     expect((await platform.notifyPaymentV3(placed.out_trade_no, { totalFee: 1 })).status).toBe(400);
-    expect((await server.request('GET', `/1/pay/${placed.out_trade_no}`)).body.trade_state).toBe('NOTPAY');
+    expect((await server.request('GET', `/1/pay/${placed.out_trade_no}`, { auth: 'master' })).body.trade_state).toBe('NOTPAY');
     const results = await Promise.all(Array.from({ length: 4 }, () => platform.notifyPaymentV3(placed.out_trade_no)));
     expect(results.map((r) => r.status)).toEqual([204, 204, 204, 204]);
-    expect((await server.request('GET', `/1/pay/${placed.out_trade_no}`)).body).toMatchObject({ trade_state: 'SUCCESS', total_fee: 1200, transaction_id: expect.any(String) });
+    expect((await server.request('GET', `/1/pay/${placed.out_trade_no}`, { auth: 'master' })).body).toMatchObject({ trade_state: 'SUCCESS', total_fee: 1200, transaction_id: expect.any(String) });
   });
 
   it('refunds through /v3/refund/domestic/refunds, never above what was paid', async () => {

@@ -7,7 +7,7 @@ import { findPlan, whereEquals } from '../../query/plan-builders.js';
 import type { Random } from '../../core/random.js';
 import { randomHex } from '../../core/random.js';
 
-/** Payment orders: readable and queryable with the master key (`/1/classes/_Order`). */
+/** Payment orders: readable and queryable with the master key (`/1/classes/_Order`); `/1/pay/:no` serves one to its buyer too. */
 export const ORDER_CLASS = '_Order';
 
 export type OrderStatus = 'NOTPAY' | 'SUCCESS';
@@ -22,6 +22,8 @@ export interface Order {
   readonly openid: string;
   readonly product_name: string;
   readonly transaction_id?: string;
+  /** The buyer: the user whose session placed the order; absent when it was placed anonymously. */
+  readonly userId?: string;
 }
 
 function toOrder(record: StoredRecord): Order {
@@ -29,7 +31,7 @@ function toOrder(record: StoredRecord): Order {
 }
 
 export interface OrderStore {
-  create(app: Application, fields: Omit<Order, 'objectId' | 'refunded_fee' | 'status'> & { readonly body: string; readonly prepay_id: string; readonly userId: string | null }): Promise<Order>;
+  create(app: Application, fields: Omit<Order, 'objectId' | 'refunded_fee' | 'status' | 'userId'> & { readonly body: string; readonly prepay_id: string; readonly userId: string | null }): Promise<Order>;
   find(app: Application, outTradeNo: string): Promise<Order | null>;
   /** NOTPAY → SUCCESS with the platform's transaction id; false when it was already paid. */
   markPaid(app: Application, order: Order, transactionId: string, paidAt: number): Promise<boolean>;

@@ -1,3 +1,5 @@
+import type { Access } from '../../access/access-control.js';
+import { ownsRow } from '../../access/row-owner.js';
 import type { Application } from '../../app/application.js';
 import type { Caller } from '../../app/caller.js';
 import type { Clock } from '../../core/clock.js';
@@ -19,6 +21,8 @@ const MAX_FEN = 100_000_000;
 export interface PayServiceDeps {
   readonly settings: (app: Application) => WechatSettings;
   readonly orders: OrderStore;
+  /** Who the caller is for access checks (the records feature's `access.accessOf`). */
+  readonly accessOf: (caller: Caller) => Promise<Access>;
   readonly transport: PayV2Transport;
   readonly kv: KvStore;
   readonly clock: Clock;
@@ -38,7 +42,9 @@ export interface PayService {
   pay(caller: Caller, input: JsonObject): Promise<JsonObject>;
   /** The platform's payment notification (v2 XML, v3 signed JSON): the HTTP answer the platform expects. */
   notify(app: Application, headers: Readonly<Record<string, string | undefined>>, body: string): Promise<NoticeReply>;
+  /** The order's state, for its buyer or the master key; 10002 for anyone else, as for an unknown order. */
   query(caller: Caller, outTradeNo: string): Promise<JsonObject>;
+  /** Refunds part or all of a paid order: the master key, or its buyer with `pay.clientRefund`; 10002 for anyone else. */
   refund(caller: Caller, input: JsonObject): Promise<JsonObject>;
 }
 
@@ -80,10 +86,12 @@ export function createPayService(deps: PayServiceDeps): PayService {
     return found;
   };
 
-  const findOwn = async (app: Application, outTradeNo: unknown): Promise<Order> => {
+  // The caller's own order: the buyer's session or the master key (an order placed anonymously is the
+  // master key's alone). Anyone else gets the unknown-order answer, so an order number reveals nothing.
+  const findOwn = async (caller: Caller, outTradeNo: unknown): Promise<Order> => {
     if (typeof outTradeNo !== 'string' || !/^[A-Za-z0-9_*|-]{1,32}$/.test(outTradeNo)) throw svcError('orderNotFound');
-    const order = await deps.orders.find(app, outTradeNo);
-    if (!order) throw svcError('orderNotFound');
+    const order = await deps.orders.find(caller.app, outTradeNo);
+    if (!order || !ownsRow(await deps.accessOf(caller), order.userId)) throw svcError('orderNotFound');
     return order;
   };
 
@@ -141,7 +149,7 @@ export function createPayService(deps: PayServiceDeps): PayService {
     },
 
     async query(caller, outTradeNo) {
-      const order = await findOwn(caller.app, outTradeNo);
+      const order = await findOwn(caller, outTradeNo);
       return {
         out_trade_no: order.out_trade_no,
         trade_state: order.status,
@@ -154,7 +162,7 @@ export function createPayService(deps: PayServiceDeps): PayService {
     async refund(caller, input) {
       const { pay, appId, gateway } = requirePay(caller.app);
       if (!caller.isMaster && !pay.clientRefund) throw svcError('masterKeyRequired');
-      const order = await findOwn(caller.app, input.order_no);
+      const order = await findOwn(caller, input.order_no);
       const fee = fenOf(input.refund_fee, 'refund_fee');
       const desc = text(input, 'desc', 80);
       const outRefundNo = input.out_refund_no === undefined ? `${order.out_trade_no.slice(0, 24)}R${randomHex(deps.random, 3)}` : text(input, 'out_refund_no', 64);
