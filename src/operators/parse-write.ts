@@ -58,7 +58,8 @@ export function parseWrite(body: JsonObject, options: WriteOptions): WritePlan {
     (path.length === 0 ? whole : dotted).add(column);
     const { op, implies } = parseEntry(value, column, path, key, options.timeZone, existing);
     if (implies) {
-      assertColumnType(key, existing ?? implied[column], implies);
+      // `implied` is a plain object: a column named like one of Object.prototype's methods is not in it.
+      assertColumnType(key, existing ?? (Object.hasOwn(implied, column) ? implied[column] : undefined), implies);
       implied[column] = implies;
     }
     if (op) ops.push(op);

@@ -106,4 +106,20 @@ describe('records REST: bad input writes nothing', () => {
       expect(res.body.code).toBe(101);
     }
   });
+
+  // A write's implied column types were looked up on a plain object: `toString` found Object.prototype's method.
+  it('columns named like Object.prototype methods are ordinary columns on create, update and batch', async () => {
+    const names = ['toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString'];
+    const body = Object.fromEntries(names.map((name, i) => [name, `v${i}`]));
+    const created = await server.request('POST', '/1/classes/ProtoNames', { body });
+    expect(created.status).toBe(201);
+    const one = `/1/classes/ProtoNames/${created.body.objectId}`;
+    expect((await server.request('GET', one)).body).toMatchObject(body);
+    expect((await server.request('PUT', one, { body: { toString: 'changed', valueOf: { __op: 'Delete' } } })).status).toBe(200);
+    const batch = await server.request('POST', '/1/batch', { body: { requests: [{ method: 'POST', path: '/1/classes/ProtoNames2', body: { hasOwnProperty: 1, toString: 'x' } }] } });
+    expect(batch.body[0]).toHaveProperty('success');
+    const found = await server.request('GET', `/1/classes/ProtoNames?where=${encodeURIComponent(JSON.stringify({ toString: 'changed' }))}`);
+    expect(found.body.results).toHaveLength(1);
+    expect(Object.hasOwn(found.body.results[0], 'valueOf')).toBe(false);
+  });
 });
