@@ -27,6 +27,17 @@ describe('BQL over HTTP (/1/cloudQuery)', () => {
     expect((await bql('select * from Player where name in (?, ?)', ['ann', 'nobody'])).body.results).toHaveLength(1);
   });
 
+  it('a bound value is a value: an object with operator keys bound to `= ?` matches nothing instead of becoming an operator', async () => {
+    for (const hostile of [{ $ne: 'nobody' }, { $regex: '^b' }, { $exists: true }, { $gt: '' }]) {
+      const page = await bql('select * from Player where name = ?', [hostile]);
+      expect(page.body.results ?? [], JSON.stringify(hostile)).toEqual([]);
+      expect(page.status, JSON.stringify(hostile)).toBeLessThan(500);
+    }
+    expect((await bql("select * from _User where username = ?", [{ $ne: 'x' }])).body.results ?? []).toEqual([]);
+    // Typed values and plain scalars bound to `=` still compare as before.
+    expect((await bql('select * from Player where name = ?', ['bob'])).body.results).toHaveLength(1);
+  });
+
   it('applies ACLs and the list rules: an unreadable record is not counted, the password is not queryable', async () => {
     expect((await bql('select count(*) from Player')).body.count).toBe(4);
     await server.signUp({ username: 'u', password: 'pw' });

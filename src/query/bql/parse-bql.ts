@@ -251,7 +251,10 @@ class Parser {
     if (op.kind !== 'symbol' || !Object.hasOwn(COMPARE, op.text)) invalid('expected a comparison', op.at);
     const value = this.value();
     const operator = COMPARE[op.text];
-    return { [field]: operator ? { [operator]: value } : value };
+    if (operator) return { [field]: { [operator]: value } };
+    // A bound object stays a value: `owner = ?` with `{"$ne": …}` must not become an operator.
+    const operatorLike = typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).some((key) => key.startsWith('$'));
+    return { [field]: operatorLike ? { $eq: value } : value };
   }
 
   private count(): number {
