@@ -18,6 +18,7 @@ import type { AccessControl } from '../access/access-control.js';
 import { isRoleTable } from '../access/access-control.js';
 import { ACL_COLUMN } from '../access/acl-filter.js';
 import type { TableAccess } from '../access/table-access.js';
+import { assertNewColumnsAllowed } from '../access/new-columns.js';
 import { assertWritable, parseWriteWithAcl, withColumns, withoutUnrequested } from './record-access.js';
 import { merged } from '../core/copy.js';
 
@@ -103,7 +104,7 @@ export async function createRecord(given: RecordDeps, caller: Caller, className:
   const body = (await t.policy.beforeCreate?.(t.policyContext, input)) ?? input;
   const schema = await deps.storage.getSchema(t.ref);
   const plan = parseWriteWithAcl(body, schema, t.timeZone);
-  assertFieldsAllowed(view, t, schema, plan.columns, 'create');
+  assertNewColumnsAllowed(view, schema, plan.columns, 'create', t.locked);
   const nowMs = deps.clock.now();
   const now = dateValue(nowMs);
   const objectId = newObjectId(deps.random);
@@ -167,7 +168,7 @@ export async function updateRecord(
   const schema = await deps.storage.getSchema(t.ref);
   if (!schema) throw svcError('objectNotFound', objectId);
   const plan = parseWriteWithAcl(body, schema, t.timeZone);
-  assertFieldsAllowed(view, t, schema, plan.columns, 'update');
+  assertNewColumnsAllowed(view, schema, plan.columns, 'update', t.locked);
   const nowMs = deps.clock.now();
   if (Object.keys(plan.columns).length > 0) await deps.storage.ensureColumns(t.ref, plan.columns, t.limits);
   await t.commit(() =>
@@ -194,29 +195,6 @@ export async function deleteRecord(given: RecordDeps, caller: Caller, className:
     }),
   );
   if (isRoleTable(className)) deps.access.rolesChanged(t.ref.namespace);
-}
-
-/**
- * A non-master write that adds columns needs the table's `addField` permission (on a create, for
- * every row: pointer permissions admit a row that already points to the caller, and a new one does
- * not exist yet), and an unlocked schema.
- */
-function assertFieldsAllowed(
-  view: TableAccess,
-  t: Target,
-  schema: { readonly columns: Readonly<Record<string, unknown>> } | null,
-  columns: Readonly<Record<string, unknown>>,
-  operation: 'create' | 'update',
-): void {
-  if (view.master) return;
-  const existing = schema?.columns ?? {};
-  // The ACL column is built in: adding it is never a schema change the lock or addField governs.
-  const added = Object.keys(columns).find((column) => column !== ACL_COLUMN && !Object.hasOwn(existing, column));
-  if (added === undefined && schema) return;
-  if (t.locked) throw svcError('schemaLocked', t.ref.className, added ?? '*');
-  if (added === undefined) return;
-  view.assert('addField');
-  if (operation === 'create' && !view.allowsEveryRow('addField')) throw svcError('classPermissionDenied', 'addField', t.ref.className);
 }
 
 /**

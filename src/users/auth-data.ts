@@ -9,7 +9,7 @@ import type { AuthLink } from './auth-links.js';
 import type { UsersDeps } from './deps.js';
 import type { SignUpResult } from './sign-up.js';
 import { userJson } from './user-output.js';
-import { assertUserColumnsUnlocked, insertUser } from './user-records.js';
+import { insertUser } from './user-records.js';
 import { prepareUserWrite } from './user-write.js';
 
 type AuthDataValue = JsonObject | null;
@@ -88,7 +88,6 @@ export async function authDataSignUpOrLogin(deps: UsersDeps, caller: Caller, bod
       phoneValidator: deps.phoneValidator,
       phoneSignUp: true, // the platform identity stands in for a password
     });
-    await assertUserColumnsUnlocked(deps, caller, prepared.body);
     await deps.users.assertAvailable(app, prepared.unique);
     const user = await insertUser(deps, app, prepared.body, {}, caller);
     if (!(await deps.authLinks.insert(app, platform, identity.id, user.objectId, identity.stored))) {

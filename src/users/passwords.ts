@@ -2,7 +2,7 @@ import type { Application } from '../app/application.js';
 import { svcError } from '../core/errors.js';
 import type { Caller, SessionUser } from '../app/caller.js';
 import type { JsonObject } from '../core/wire-values.js';
-import { requireSelfOrMaster, requireSession } from './access.js';
+import { requireSelfOrMaster, requireSession, writableUser } from './access.js';
 import type { UsersDeps } from './deps.js';
 import { mailLink, recipientOf } from './email-verification.js';
 import { linkBase } from './mail-templates.js';
@@ -24,8 +24,11 @@ export async function setPassword(deps: UsersDeps, app: Application, userId: str
 /**
  * `PUT /1/updatePassword` (the session's user) and `PUT /1/updateUserPassword/:objectId` (that
  * user's session token, or the master key): `{oldPassword, newPassword}`. 211 without a live
- * session, 206 for another user's token, 210 for a wrong old password. Every other session of the
- * user is revoked; the one making the change stays valid.
+ * session, 206 for another user's token, 210 for a wrong old password. The change is an update of
+ * the user's row, so access/ decides it as for `PUT /1/users/:objectId` (`writableUser`): 11171 when
+ * `_User`'s class-level permissions close `update` to the caller, 101 when the row's ACL refuses it
+ * a write; both before the old password is checked. Every other session of the user is revoked; the
+ * one making the change stays valid.
  */
 export async function changePassword(deps: UsersDeps, caller: Caller, input: JsonObject, objectId?: string): Promise<void> {
   const app = caller.app;
@@ -40,8 +43,7 @@ export async function changePassword(deps: UsersDeps, caller: Caller, input: Jso
   if (typeof oldPassword !== 'string' || oldPassword === '') throw svcError('paramRequired', 'oldPassword');
   const newPassword = assertNewPassword(app, input.newPassword);
   await deps.ready(app);
-  const user = await deps.users.get(app, userId);
-  if (!user) throw svcError('objectNotFound', userId);
+  const user = await writableUser(deps, caller, userId, 'update');
   await deps.throttle.hitAccount(app, `user:${userId}`);
   const stored = typeof user.password === 'string' ? user.password : null;
   if (stored === null || !(await deps.hasher.verify(oldPassword, stored))) throw svcError('oldPasswordWrong');
@@ -71,7 +73,9 @@ export async function requestPasswordReset(deps: UsersDeps, caller: Caller, inpu
 /**
  * `PUT /1/resetPasswordBySmsCode/:smsCode {password}`: the code alone names the phone (the SMS
  * feature's `redeemCode`); 207 when no live code matches, 205 when no user has the number. Revokes
- * every session of the user.
+ * every session of the user. A recovery flow: the code proves the user, so it acts as the service
+ * (as Parse Server's reset) and the row's ACL and `_User`'s class-level permissions do not apply; it
+ * takes no user id from the client.
  */
 export async function resetPasswordBySmsCode(deps: UsersDeps, caller: Caller, code: string, input: JsonObject): Promise<void> {
   const app = caller.app;

@@ -26,6 +26,8 @@ export async function resetPasswordForm(deps: UsersDeps, apps: Apps, token: stri
  * `POST /1/resetPassword` (form fields `token`, `password`, `confirm`): a bad or mismatched password
  * shows the form again and keeps the link; otherwise the link is used up, the password set, and
  * every session of the user revoked. The link dies if the user's email changed since it was mailed.
+ * A recovery flow: the link proves the user (the one it was mailed for, stored with the token, never
+ * a form field), so it acts as the service and the row's ACL and class-level permissions do not apply.
  */
 export async function resetPasswordSubmit(deps: UsersDeps, apps: Apps, form: { readonly [key: string]: Json }): Promise<LinkPage> {
   const token = typeof form.token === 'string' ? form.token : '';

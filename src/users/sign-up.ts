@@ -6,7 +6,7 @@ import type { Caller } from '../app/caller.js';
 import type { UsersDeps } from './deps.js';
 import { mailVerifyAfterWrite, recipientOf } from './email-verification.js';
 import { userJson } from './user-output.js';
-import { assertUserColumnsUnlocked, insertUser, updateUserRecord } from './user-records.js';
+import { insertUser, updateUserRecord } from './user-records.js';
 import { prepareUserWrite } from './user-write.js';
 import { authDataSignUpOrLogin } from './auth-data.js';
 
@@ -41,7 +41,6 @@ export async function signUp(deps: UsersDeps, caller: Caller, body: JsonObject):
     phoneValidator: deps.phoneValidator,
   });
   await deps.ready(app);
-  await assertUserColumnsUnlocked(deps, caller, prepared.body);
   await deps.users.assertAvailable(app, prepared.unique);
   const user = await insertUser(deps, app, prepared.body, {}, caller);
   const { token } = await deps.sessions.create(app, user.objectId);
@@ -78,7 +77,6 @@ export async function phoneSignUpOrLogin(deps: UsersDeps, caller: Caller, body: 
       phoneValidator: () => true, // the code proved the number
       phoneSignUp: true,
     });
-    await assertUserColumnsUnlocked(deps, caller, prepared.body);
     await deps.users.assertAvailable(app, prepared.unique);
     user = await insertUser(deps, app, prepared.body, { mobilePhoneVerified: true }, caller);
     if (prepared.mailVerifyTo) await mailVerifyAfterWrite(deps, app, recipientOf(user, prepared.mailVerifyTo));

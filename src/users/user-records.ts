@@ -9,8 +9,9 @@ import type { UsersDeps } from './deps.js';
 import { type UserStore, createUserStore } from './user-store.js';
 import { userRef } from './user-table.js';
 import type { Caller } from '../app/caller.js';
-import { svcError } from '../core/errors.js';
 import { newUserAcl } from '../access/acl.js';
+import { assertNewColumnsAllowed } from '../access/new-columns.js';
+import { userView } from './access.js';
 
 
 const isRelationOp = (op: FieldOp) => op.kind === 'add_relation' || op.kind === 'remove_relation';
@@ -25,20 +26,25 @@ export function actingStores(deps: UsersDeps, actor: Caller | undefined): { read
 }
 
 /**
- * Inserts a user from a body already through `prepareUserWrite`, as `actor`'s create (refused, 11171,
- * when `_User`'s class-level permissions close `create` to it). `extra` holds values the feature
- * sets itself (e.g. `mobilePhoneVerified: true` after a phone code). Unique conflicts, checked
- * first and enforced by the indexes, are 202/203/209.
+ * Inserts a user from a body already through `prepareUserWrite`, as `actor`'s create: refused, as
+ * for any table, when `_User`'s class-level permissions close `create` to it (11171), or when the
+ * body adds a column while the schema is locked (11180) or `addField` is closed to it (11171); the
+ * master key passes. Nothing is written when refused. `extra` holds values the feature sets itself
+ * (e.g. `mobilePhoneVerified: true` after a phone code). Unique conflicts, checked first and enforced
+ * by the indexes, are 202/203/209.
  */
 export async function insertUser(deps: UsersDeps, app: Application, body: JsonObject, extra: JsonObject = {}, actor?: Caller): Promise<StoredRecord> {
   await deps.ready(app);
   const ref = userRef(app);
   // A sign-up is a create of `_User`: its class-level permission decides, as for any table (11171).
-  if (actor) (await deps.access.tableAccess(await deps.access.accessOf(actor), ref)).assert('create');
+  const view = actor ? await userView(deps, actor) : null;
+  view?.assert('create');
   const objectId = newObjectId(deps.random);
   // A new user is readable by everyone and writable by itself unless the sign-up sends its own ACL.
   const withAcl = Object.hasOwn(body, ACL) ? { ...body, ...extra } : { ...body, ...extra, [ACL]: newUserAcl(objectId) as Json };
-  const plan = parseWriteWithAcl(withAcl, await deps.storage.getSchema(ref), app.settings.timeZone);
+  const schema = await deps.storage.getSchema(ref);
+  const plan = parseWriteWithAcl(withAcl, schema, app.settings.timeZone);
+  if (view) assertNewColumnsAllowed(view, schema, plan.columns, 'create', app.settings.schema.locked);
   const now = dateValue(deps.clock.now());
   const base = { objectId, createdAt: now, updatedAt: now } as StoredRecord;
   const record = applyOps(base, plan.ops.filter((op) => !isRelationOp(op)));
@@ -58,24 +64,18 @@ export async function insertUser(deps: UsersDeps, app: Application, body: JsonOb
 }
 
 /**
- * Refuses (11180) a client's user write that would add a column while the application's schema is
- * locked; the master key and the built-in columns (created with the table) always pass.
+ * Applies a prepared body to a user atomically, as `actor`'s write when given; null when the user
+ * does not exist. An actor's body that adds a column is refused as on any table (11180 under the
+ * schema lock, 11171 when `_User`'s `addField` is closed to it) before anything is written; whether
+ * the actor may update this user at all was asked before (`writableUser`), or the write is one the
+ * feature makes itself (a phone code proved, a hash upgraded at login, a reset).
  */
-export async function assertUserColumnsUnlocked(deps: UsersDeps, caller: Caller, body: JsonObject): Promise<void> {
-  const app = caller.app;
-  if (caller.isMaster || !app.settings.schema.locked) return;
-  const schema = await deps.storage.getSchema(userRef(app));
-  for (const key of Object.keys(body)) {
-    const column = key.split('.')[0]!;
-    if (!schema || !Object.hasOwn(schema.columns, column)) throw svcError('schemaLocked', userRef(app).className, column);
-  }
-}
-
-/** Applies a prepared body to a user atomically, as `actor`'s write when given; null when the user does not exist. */
 export async function updateUserRecord(deps: UsersDeps, app: Application, objectId: string, body: JsonObject, actor?: Caller): Promise<StoredRecord | null> {
   await deps.ready(app);
   const ref = userRef(app);
-  const plan = parseWriteWithAcl(body, await deps.storage.getSchema(ref), app.settings.timeZone);
+  const schema = await deps.storage.getSchema(ref);
+  const plan = parseWriteWithAcl(body, schema, app.settings.timeZone);
+  if (actor) assertNewColumnsAllowed(await userView(deps, actor), schema, plan.columns, 'update', app.settings.schema.locked);
   if (Object.keys(plan.columns).length > 0) await deps.storage.ensureColumns(ref, plan.columns, app.settings.schema);
   return actingStores(deps, actor).users.update(app, objectId, plan.ops, dateValue(deps.clock.now()));
 }

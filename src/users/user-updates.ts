@@ -4,15 +4,12 @@ import { dateMs } from '../core/values.js';
 import type { Caller } from '../app/caller.js';
 import type { Json, JsonObject } from '../core/wire-values.js';
 import { isPlausibleObjectId } from '../core/object-id.js';
-import { requireSelfOrMaster } from './access.js';
+import { requireSelfOrMaster, userView, writableUser } from './access.js';
 import type { UsersDeps } from './deps.js';
 import { mailVerifyAfterWrite, recipientOf } from './email-verification.js';
 import { userJson } from './user-output.js';
-import { actingStores, assertUserColumnsUnlocked, updateUserRecord } from './user-records.js';
+import { actingStores, updateUserRecord } from './user-records.js';
 import { prepareUserWrite } from './user-write.js';
-import { userRef } from './user-table.js';
-import type { TableAccess } from '../access/table-access.js';
-import type { StoredRecord } from '../core/values.js';
 import { applyAuthData, ownUserJson } from './auth-data.js';
 import { merged } from '../core/copy.js';
 
@@ -30,20 +27,6 @@ export async function readUser(deps: UsersDeps, caller: Caller, objectId: string
   // A user whose ACL hides it from the caller answers exactly as a missing one.
   if (!user || !view.mayRead(user, 'get')) throw svcError('objectNotFound', objectId);
   return userJson(caller.app, view.project(user));
-}
-
-/** The caller's access view of `_User`. */
-async function userView(deps: UsersDeps, caller: Caller): Promise<TableAccess> {
-  return deps.access.tableAccess(await deps.access.accessOf(caller), userRef(caller.app));
-}
-
-/** 101 unless the caller's view admits `operation` on the user (its ACL, pointer permissions); 11171 when the table refuses it. */
-async function writableUser(deps: UsersDeps, caller: Caller, objectId: string, operation: 'update' | 'delete'): Promise<StoredRecord> {
-  const view = await userView(deps, caller);
-  view.assert(operation);
-  const current = await deps.users.get(caller.app, objectId);
-  if (!current || !view.mayWrite(current, operation)) throw svcError('objectNotFound', objectId);
-  return current;
 }
 
 /**
@@ -76,7 +59,6 @@ export async function updateUser(deps: UsersDeps, caller: Caller, objectId: stri
     hasher: deps.hasher,
     phoneValidator: deps.phoneValidator,
   });
-  await assertUserColumnsUnlocked(deps, caller, prepared.body);
   await deps.users.assertAvailable(app, prepared.unique, objectId);
   const updated = await updateUserRecord(deps, app, objectId, prepared.body, caller);
   if (!updated) throw svcError('objectNotFound', objectId);

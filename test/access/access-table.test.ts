@@ -145,6 +145,26 @@ describe('docs/access-control.md: the table of read and write paths holds', () =
       closed: async () => code(await anon('PUT', `/1/classes/Shut/${ids.shut}`, { n: 9 })),
       unreadable: async () => code(await anon('PUT', `/1/classes/Doc/${ids.hidden}`, { n: 9 })),
     },
+    // An old-password change is an update of the user's row (D225): `_User` closed to update, or a row whose ACL refuses the user a write.
+    'password change': {
+      closed: async () => {
+        const user = (await anon('POST', '/1/users', { username: 'pc-closed', password: 'old-pw' })).body;
+        await master('PUT', '/1/schemas/_User', { classLevelPermissions: { update: {} } });
+        try {
+          return code(await server.request('PUT', '/1/updatePassword', { body: { oldPassword: 'old-pw', newPassword: 'new-pw' }, headers: { 'X-Svc-Session-Token': user.sessionToken } }));
+        } finally {
+          await master('PUT', '/1/schemas/_User', { classLevelPermissions: null });
+        }
+      },
+      unreadable: async () => {
+        const user = (await anon('POST', '/1/users', { username: 'pc-locked', password: 'old-pw' })).body;
+        await master('PUT', `/1/users/${user.objectId}`, { ACL: { '*': { read: true } } });
+        const body = { oldPassword: 'old-pw', newPassword: 'new-pw' };
+        const res = await server.request('PUT', `/1/updateUserPassword/${user.objectId}`, { body, headers: { 'X-Svc-Session-Token': user.sessionToken } });
+        const kept = (await anon('GET', '/1/login?username=pc-locked&password=old-pw')).status === 200;
+        return [...code(res), ...(kept ? ['nothing written'] : [])];
+      },
+    },
     delete: {
       closed: async () => code(await anon('DELETE', `/1/classes/Shut/${ids.shut}`)),
       unreadable: async () => code(await anon('DELETE', `/1/classes/Doc/${ids.hidden}`)),

@@ -199,3 +199,58 @@ describe('the schema lock', () => {
     expect((await server.as(user.sessionToken, 'PUT', `/1/users/${user.objectId}`, { email: 'b@example.test' })).status).toBe(200);
   });
 });
+
+/**
+ * Regression (defect 7, D226): sign-up and user updates never asked access/ for `addField`, so a
+ * closed `addField` on `_User` did not stop a client adding columns to it. They now ask what every
+ * other table's writes ask (the same access/ function): 11171, and nothing written.
+ */
+describe("_User's addField permission", () => {
+  let server: UsersServer;
+  let ann: { objectId: string; sessionToken: string };
+  const master = (method: string, path: string, body?: unknown) => server.request(method, path, { body, auth: 'master' });
+  const userColumns = async () => Object.keys((await master('GET', '/1/schemas/_User')).body.fields).sort();
+  const users = async () => ((await master('GET', '/1/users')).body.results as Array<{ username: string }>).map((u) => u.username).sort();
+  const refusal = (className: string) => ({ status: 403, body: { code: 11171, error: `permission denied for addField on class '${className}'.` } });
+  beforeAll(async () => {
+    server = await startUsersServer();
+    ann = await server.signUp({ username: 'ann', password: 'pw' });
+  });
+  afterAll(() => server.close());
+
+  it('closed (master key only): user updates and sign-ups that add a column answer 11171 as on any table, and write nothing', async () => {
+    const note = (await server.as(ann.sessionToken, 'POST', '/1/classes/Note', { t: 'x' })).body.objectId as string;
+    for (const table of ['Note', '_User']) expect((await master('PUT', `/1/schemas/${table}`, { classLevelPermissions: { addField: {} } })).status).toBe(200);
+    const columns = await userColumns();
+    const seen = (res: { status: number; body: unknown }) => ({ status: res.status, body: res.body });
+    expect(seen(await server.as(ann.sessionToken, 'PUT', `/1/classes/Note/${note}`, { newCol: 1 }))).toEqual(refusal('Note'));
+    expect(seen(await server.as(ann.sessionToken, 'PUT', `/1/users/${ann.objectId}`, { isAdmin: true }))).toEqual(refusal('_User'));
+    expect(seen(await server.as(ann.sessionToken, 'PUT', `/1/classes/_User/${ann.objectId}`, { role2: 'x' }))).toEqual(refusal('_User'));
+    expect(seen(await server.request('POST', '/1/users', { body: { username: 'carl', password: 'pw', plan: 'gold' } }))).toEqual(refusal('_User'));
+    expect(seen(await server.request('POST', '/1/classes/_User', { body: { username: 'dora', password: 'pw', plan: 'gold' } }))).toEqual(refusal('_User'));
+    const phone = '13800138077';
+    const byPhone = await server.request('POST', '/1/usersv1', { body: { mobilePhoneNumber: phone, smsCode: await server.smsCode(phone), nickname: 'N' } });
+    expect(seen(byPhone)).toEqual(refusal('_User'));
+    expect(await userColumns()).toEqual(columns);
+    expect(await users()).toEqual(['ann']);
+    expect((await master('GET', `/1/users/${ann.objectId}`)).body).not.toHaveProperty('isAdmin');
+    // Existing columns stay writable; the master key adds columns, which clients may then write.
+    expect((await server.as(ann.sessionToken, 'PUT', `/1/users/${ann.objectId}`, { email: 'ann@example.test' })).status).toBe(200);
+    expect((await server.request('POST', '/1/users', { body: { username: 'erin', password: 'pw' } })).status).toBe(201);
+    expect((await master('PUT', `/1/users/${ann.objectId}`, { nick: 'a' })).status).toBe(200);
+    expect((await server.as(ann.sessionToken, 'PUT', `/1/users/${ann.objectId}`, { nick: 'b' })).status).toBe(200);
+    expect((await server.request('POST', '/1/users', { body: { username: 'fay', password: 'pw', nick: 'f' } })).status).toBe(201);
+  });
+
+  it('signed-in users only: an anonymous sign-up may not add a column and creates nothing; a signed-in update may', async () => {
+    expect((await master('PUT', '/1/schemas/_User', { classLevelPermissions: { addField: { requiresAuthentication: true } } })).status).toBe(200);
+    const before = await users();
+    const signUp = await server.request('POST', '/1/users', { body: { username: 'gus', password: 'pw', tier: 'gold' } });
+    expect({ status: signUp.status, body: signUp.body }).toEqual(refusal('_User'));
+    expect(await users()).toEqual(before);
+    expect(await userColumns()).not.toContain('tier');
+    expect((await server.as(ann.sessionToken, 'PUT', `/1/users/${ann.objectId}`, { tier: 'gold' })).status).toBe(200);
+    expect(await userColumns()).toContain('tier');
+    expect((await master('PUT', '/1/schemas/_User', { classLevelPermissions: null })).status).toBe(200);
+  });
+});

@@ -38,6 +38,70 @@ describe('change with the old password', () => {
   });
 });
 
+/**
+ * Regression (defect 6, D225): `PUT /1/updatePassword` and `/1/updateUserPassword/:id` wrote
+ * `_User.password` without asking access/, so a user whose row the ACL or `_User`'s class-level
+ * permissions keep from it changed its password anyway. They now answer what `PUT /1/users/:id
+ * {password}` answers the same caller, and write nothing.
+ */
+describe('an old-password change is an update of the user row: access/ decides', () => {
+  const body = { oldPassword: 'old-pw', newPassword: 'new-pw' };
+  const rest = () => s.as(ann.sessionToken, 'PUT', `/1/users/${ann.objectId}`, { password: 'new-pw' });
+  const changes = () => [
+    s.as(ann.sessionToken, 'PUT', '/1/updatePassword', body),
+    s.as(ann.sessionToken, 'PUT', `/1/updateUserPassword/${ann.objectId}`, body),
+    s.as(ann.sessionToken, 'POST', `/1/updateUserPassword/${ann.objectId}`, body),
+  ];
+  const master = (method: string, path: string, payload: unknown) => s.request(method, path, { body: payload, auth: 'master' });
+  /** A fresh session of ann's (a master-key password change revokes every session). */
+  const login = async (password: string): Promise<string> => (await s.request('GET', `/1/login?username=ann&password=${password}`)).body.sessionToken;
+
+  it("a row whose ACL refuses the user a write: 101 as on REST, nothing written, the session kept", async () => {
+    expect((await master('PUT', `/1/users/${ann.objectId}`, { ACL: { '*': { read: true } } })).status).toBe(200);
+    const refused = await rest();
+    expect([refused.status, refused.body.code]).toEqual([404, 101]);
+    for (const res of await Promise.all(changes())) expect({ status: res.status, body: res.body }).toEqual({ status: refused.status, body: refused.body });
+    expect(await canLogin('old-pw')).toBe(true);
+    expect(await canLogin('new-pw')).toBe(false);
+    expect((await s.as(ann.sessionToken, 'GET', '/1/users/me')).status).toBe(200);
+    // The master key still changes it, and an ACL that grants the user a write lets the user again.
+    expect((await master('PUT', `/1/updateUserPassword/${ann.objectId}`, body)).body).toEqual({ msg: 'ok' });
+    await master('PUT', `/1/users/${ann.objectId}`, { ACL: { '*': { read: true }, [ann.objectId]: { write: true } } });
+    expect((await s.as(await login('new-pw'), 'PUT', '/1/updatePassword', { oldPassword: 'new-pw', newPassword: 'third' })).body).toEqual({ msg: 'ok' });
+    expect(await canLogin('third')).toBe(true);
+  });
+
+  it("_User's class-level permissions closing update: 11171 as on REST, nothing written", async () => {
+    expect((await master('PUT', '/1/schemas/_User', { classLevelPermissions: { update: {} } })).status).toBe(200);
+    const refused = await rest();
+    expect([refused.status, refused.body]).toEqual([403, { code: 11171, error: "permission denied for update on class '_User'." }]);
+    for (const res of await Promise.all(changes())) expect({ status: res.status, body: res.body }).toEqual({ status: refused.status, body: refused.body });
+    expect(await canLogin('old-pw')).toBe(true);
+    expect((await master('PUT', `/1/updateUserPassword/${ann.objectId}`, body)).body).toEqual({ msg: 'ok' });
+    await master('PUT', '/1/schemas/_User', { classLevelPermissions: { update: { [ann.objectId]: true } } });
+    expect((await s.as(await login('new-pw'), 'PUT', '/1/updatePassword', { oldPassword: 'new-pw', newPassword: 'third' })).body).toEqual({ msg: 'ok' });
+    expect(await canLogin('third')).toBe(true);
+  });
+
+  it('the recovery flows (email link, SMS code) act as the service: a closed row or table does not stop them', async () => {
+    const phone = '13800138123';
+    await master('PUT', `/1/users/${ann.objectId}`, { ACL: { '*': { read: true } }, mobilePhoneNumber: phone });
+    await master('PUT', '/1/schemas/_User', { classLevelPermissions: { update: {} } });
+    await s.request('POST', '/1/requestPasswordReset', { body: { email: 'ann@example.com' } });
+    const token = new URL(s.linkOf('ann@example.com')).searchParams.get('token')!;
+    const form = await fetch(`${s.url}/1/resetPassword`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token, password: 'by-link', confirm: 'by-link' }).toString(),
+    });
+    expect(form.status).toBe(200);
+    expect(await canLogin('by-link')).toBe(true);
+    const code = await s.smsCode(phone);
+    expect((await s.request('PUT', `/1/resetPasswordBySmsCode/${code}`, { body: { password: 'by-sms' } })).body).toEqual({ msg: 'ok' });
+    expect(await canLogin('by-sms')).toBe(true);
+  });
+});
+
 describe('reset by email link', () => {
   it('mails a link; the form sets a new password once; every session is revoked', async () => {
     expect((await s.request('POST', '/1/requestPasswordReset', { body: { email: 'ann@example.com' } })).body).toEqual({ msg: 'ok' });
