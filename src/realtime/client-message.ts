@@ -11,6 +11,12 @@ export type ClientMessage =
   | { readonly op: 'ping' };
 
 const ID = /^[A-Za-z0-9_.:-]{1,64}$/;
+/** The fields each message may carry: anything else is refused, so a typo is not silently ignored. */
+const FIELDS = {
+  ping: new Set(['op']),
+  unsubscribe: new Set(['op', 'id']),
+  subscribe: new Set(['op', 'id', 'tableName', 'action', 'objectId', 'where']),
+} as const;
 const OBJECT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Parses one text frame; every refusal is a coded error (11160, 11164) that names the problem. */
@@ -24,6 +30,11 @@ export function parseClientMessage(text: string): ClientMessage {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw svcError('realtimeBadMessage', 'a message is a JSON object');
   const m = json as Record<string, unknown>;
   for (const key of Object.keys(m)) if (FORBIDDEN_KEYS.has(key)) throw svcError('realtimeBadMessage', `key '${key}' is not allowed`);
+  if (m.op === 'ping' || m.op === 'unsubscribe' || m.op === 'subscribe') {
+    const allowed = FIELDS[m.op];
+    const extra = Object.keys(m).find((key) => !allowed.has(key));
+    if (extra !== undefined) throw svcError('realtimeBadMessage', `${m.op} takes no field '${extra.slice(0, 64)}'`);
+  }
   switch (m.op) {
     case 'ping':
       return { op: 'ping' };

@@ -217,6 +217,11 @@ describe('realtime JSON protocol: secrets, users and refusals', () => {
       [{ op: 'subscribe', id: 1, tableName: 'T', where: [] }, 11160],
       [{ op: 'subscribe', id: { a: 1 }, tableName: 'T', action: 'updateTable' }, 11160],
       ['{"op":"subscribe","id":1,"tableName":"T","action":"updateTable","__proto__":{"x":1}}', 11160],
+      // Extra fields are refused (docs/realtime.md), so a misspelt `wehre` cannot widen a subscription unnoticed.
+      [{ op: 'subscribe', id: 1, tableName: 'T', action: 'updateTable', bogus: 1 }, 11160],
+      [{ op: 'subscribe', id: 1, tableName: 'T', action: 'updateTable', wehre: { a: 1 } }, 11160],
+      [{ op: 'unsubscribe', id: 1, tableName: 'T' }, 11160],
+      [{ op: 'ping', x: 1 }, 11160],
     ];
     for (const [message, code] of cases) {
       client.send(message);
