@@ -151,7 +151,7 @@ export type { FcmOptions, FcmServiceAccount, PushOptions, PushOutcome, PushServi
 export { internalCaller, sessionCaller } from './app/caller.js';
 export type { Caller, CredentialKind } from './app/caller.js';
 export type { JsonObject } from './core/wire-values.js';
-export type { CreateResult, RecordReadOptions, RecordWrites, RecordsService } from './records/index.js';
+export type { CreateResult, RecordListOptions, RecordReadOptions, RecordWrites, RecordsService } from './records/index.js';
 export type { UsersService, SignUpResult } from './users/index.js';
 export type { CaptchaService } from './captcha/index.js';
 // Open composition and host write hooks (issue 13): docs/features.md

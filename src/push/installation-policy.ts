@@ -79,6 +79,7 @@ export function installationPolicy(): ClassPolicy {
       checkInstallation(body);
     },
     async beforeUpdate(ctx, objectId, body) {
+      // Runs once access/ admitted the caller's write of this row (record-ops `decideBeforeHook`).
       const stored = await ctx.storage.get({ namespace: ctx.caller.app.namespace, className: INSTALLATION_CLASS }, objectId);
       if (!stored) return;
       const merged: JsonObject = {};

@@ -74,19 +74,26 @@ async function eachBounded<T>(items: readonly T[], limit: number, work: (item: T
  * 500 by objectId, each page sent with at most `concurrency` deliveries in flight, never the whole
  * audience at once. A provider's "gone for good" deletes the installation. The status ends with
  * `numSent`, `numFailed`, `numInvalid` and `status` `succeeded` (or `failed` when nothing was sent).
+ * A client push (not the master key) targets any installation, as Parse Server's does, but its where
+ * names only the installation columns the sender sees and reads other tables ($inQuery, $select,
+ * $relatedTo) as the sender, so a device that gets the push learns nothing a find would not show.
  */
 export function createPushService(deps: PushServiceDeps): PushService {
   const running = new Set<Promise<void>>();
 
+  /** A page or the count of the audience: every installation may be targeted, other tables are read as the sender. */
+  const audience = (caller: Caller, query: Record<string, string>) => deps.records.list(caller, INSTALLATION_CLASS, new URLSearchParams(query), { audience: true });
+
   async function deliver(caller: Caller, statusId: string, request: PushRequest, where: JsonObject): Promise<void> {
+    // The service's own bookkeeping (the status, gone installations) is written as the master key.
     const master = internalCaller(caller.app);
     const counts = { numSent: 0, numFailed: 0, numInvalid: 0 };
     const failures = new Map<string, number>();
     let after = '';
     try {
       for (;;) {
-        const page = new URLSearchParams({ where: JSON.stringify(after ? { $and: [where, { objectId: { $gt: after } }] } : where), order: 'objectId', limit: String(PAGE) });
-        const results = ((await deps.records.list(master, INSTALLATION_CLASS, page))['results'] ?? []) as JsonObject[];
+        const page = { where: JSON.stringify(after ? { $and: [where, { objectId: { $gt: after } }] } : where), order: 'objectId', limit: String(PAGE) };
+        const results = ((await audience(caller, page))['results'] ?? []) as JsonObject[];
         await eachBounded(results, deps.concurrency, async (installation) => {
           const target = targetOf(installation);
           const transport = target ? deps.transports[target.kind] : undefined;
@@ -118,12 +125,10 @@ export function createPushService(deps: PushServiceDeps): PushService {
       const request = parsePushRequest(body);
       if (!deps.transports.web && !deps.transports.fcm) throw svcError('pushNotConfigured', 'no transport: set push.webPush or push.fcm');
       const where = audienceWhere(request);
-      const master = internalCaller(caller.app);
-      const counted = await deps.records.list(master, INSTALLATION_CLASS, new URLSearchParams({ where: JSON.stringify(where), count: '1', limit: '0' }));
-      const audience = Number(counted['count'] ?? 0);
-      const created = await deps.records.create(master, PUSH_STATUS_CLASS, {
+      const counted = Number((await audience(caller, { where: JSON.stringify(where), count: '1', limit: '0' }))['count'] ?? 0);
+      const created = await deps.records.create(internalCaller(caller.app), PUSH_STATUS_CLASS, {
         status: 'running',
-        audience,
+        audience: counted,
         // As Parse Server: the query as JSON text (its `$` keys cannot be field names of an Object).
         query: JSON.stringify(where),
         data: request.data,
@@ -135,7 +140,7 @@ export function createPushService(deps: PushServiceDeps): PushService {
       const work = deliver(caller, statusId, request, where);
       running.add(work);
       void work.finally(() => running.delete(work));
-      return { pushStatusId: statusId, audience };
+      return { pushStatusId: statusId, audience: counted };
     },
     async idle() {
       while (running.size > 0) await Promise.all([...running]);

@@ -11,7 +11,7 @@ export {
 } from './class-policy.js';
 export { type BatchItem, type BatchOperation, type BatchRequest, parseBatch, runBatch } from './batch.js';
 export { isPlausibleObjectId, newObjectId } from '../core/object-id.js';
-export { type CreateResult, type RecordReadOptions, type RecordWrites, type RecordsService, createRecordsService } from './records-service.js';
+export { type CreateResult, type RecordListOptions, type RecordReadOptions, type RecordWrites, type RecordsService, createRecordsService } from './records-service.js';
 export type { CreatedRecord } from './record-ops.js';
 export type { OwnCreateResult } from './class-policy.js';
 // What other features build on: writes through the pipeline as a caller, the wire write parser, the

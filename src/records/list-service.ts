@@ -9,6 +9,7 @@ import { encodeStatisticsRow } from '../query/statistics-output.js';
 import type { StorageAdapter, TableRef } from '../storage/port.js';
 import { expandIncludes, type IncludeDeps } from './include.js';
 import type { ReadOperation } from '../access/class-permissions.js';
+import type { TableAccess } from '../access/table-access.js';
 import { type ReadViews, assertNoHiddenColumns, restrictListQuery } from './read-restriction.js';
 import { ListPlanCache, type ListPlanEntry } from './list-plan-cache.js';
 
@@ -34,6 +35,8 @@ export interface ListDeps {
   readonly className: string;
   /** The caller's access views: every table the query reads is checked, filtered and projected by them. */
   readonly views: ReadViews;
+  /** The listed table's view when it is not `views.view(className)`: a client push's audience (`audienceView`). */
+  readonly top?: TableAccess;
   /** `find` (lists and statistics) or `count` (a bare `count=1&limit=0`): the listed table's operation. */
   readonly operation: ReadOperation;
   /** Columns no query may name, whoever asks, refused while parsing (see `ParseContext.isSecretColumn`). */
@@ -108,7 +111,7 @@ export async function handleList(ctx: ListRequest, deps: ListDeps): Promise<List
   const namespace = app.namespace;
   const timeZone = app.settings.timeZone;
   // A table the caller may not list refuses before its query is parsed.
-  const view = await deps.views.view(className);
+  const view = deps.top ?? (await deps.views.view(className));
   view.assert(deps.operation);
   const plan = await parsedList(ctx, deps);
   const parsed = plan.query;

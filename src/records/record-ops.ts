@@ -164,6 +164,7 @@ export async function updateRecord(
   assertObjectId(objectId);
   const view = await viewOf(deps, caller, t.ref);
   view.assert('update');
+  if (t.policy.beforeUpdate) await decideBeforeHook(deps, view, 'update', objectId);
   const body = (await t.policy.beforeUpdate?.(t.policyContext, objectId, input)) ?? input;
   const schema = await deps.storage.getSchema(t.ref);
   if (!schema) throw svcError('objectNotFound', objectId);
@@ -187,6 +188,7 @@ export async function deleteRecord(given: RecordDeps, caller: Caller, className:
   assertObjectId(objectId);
   const view = await viewOf(deps, caller, t.ref);
   view.assert('delete');
+  if (t.policy.beforeDelete) await decideBeforeHook(deps, view, 'delete', objectId);
   await t.policy.beforeDelete?.(t.policyContext, objectId);
   const schema = view.master ? null : await deps.storage.getSchema(t.ref);
   await t.commit(() =>
@@ -195,6 +197,17 @@ export async function deleteRecord(given: RecordDeps, caller: Caller, className:
     }),
   );
   if (isRoleTable(className)) deps.access.rolesChanged(t.ref.namespace);
+}
+
+/**
+ * The caller's write decision on one existing record, taken before a policy hook that may read the
+ * stored record (the `_Installation` checks merge it): 101 when the view does not admit the write,
+ * exactly as when the record is missing, so no hook's answer tells a refused caller anything about
+ * it. `guardedWrite` decides again with the write itself, atomically.
+ */
+async function decideBeforeHook(deps: RecordDeps, view: TableAccess, operation: 'update' | 'delete', objectId: string): Promise<void> {
+  if (view.master) return;
+  await assertWritable(deps.storage, view.table, objectId, view.rowColumns(operation), (record) => view.mayWrite(record, operation));
 }
 
 /**

@@ -15,12 +15,23 @@ import { ListPlanCache } from './list-plan-cache.js';
 import { type CreatedRecord, type RecordDeps, createRecord, deleteRecord, readRecord, updateRecord } from './record-ops.js';
 import type { AccessControl } from '../access/access-control.js';
 import type { TableRules } from '../access/table-rules.js';
+import { audienceView } from '../access/audience-view.js';
 import { listOperation, readViews } from './read-restriction.js';
 
 /** Options of a single-record read: the wire `keys` (`a`, `-b`) and `include` paths (`post.author`). */
 export interface RecordReadOptions {
   readonly keys?: readonly string[];
   readonly include?: readonly string[];
+}
+
+/** Options of a list beyond its wire parameters. */
+export interface RecordListOptions {
+  /**
+   * The listed table's rows are an audience the service acts on for the caller (a client push's
+   * installations), not rows shown to it: its where reaches every row (access/ `audienceView`), yet
+   * may name only columns the caller sees, and reads any other table as the caller.
+   */
+  readonly audience?: boolean;
 }
 
 /** What a create answers: the new record's id and its reply fields (`createdAt`; a `_User` sign-up adds `sessionToken`). */
@@ -56,7 +67,7 @@ export interface RecordsService {
    * A list, count or statistics query over the wire query parameters (`where`, `order`, `limit`,
    * `skip`, `keys`, `include`, `count`, `groupby`, ...): `{results}` plus `count` when asked.
    */
-  list(caller: Caller, className: string, query: URLSearchParams): Promise<JsonObject>;
+  list(caller: Caller, className: string, query: URLSearchParams, options?: RecordListOptions): Promise<JsonObject>;
   /** The writes a batch item runs, on `storage` (a transaction's adapter in a transactional batch). */
   writesOn(storage: StorageAdapter): RecordWrites;
   /** Restores exported records with their own ids and times (master key only; see record-import.ts). */
@@ -111,9 +122,12 @@ export function createRecordsService(deps: RecordsServiceDeps): RecordsService {
       const own = policies.resolve(className).delete;
       return own ? own(caller, objectId) : deleteRecord(direct, caller, className, objectId);
     },
-    async list(caller, className, query) {
+    async list(caller, className, query, options = {}) {
       assertTableName(className);
-      const listDeps: ListDeps = { storage: deps.storage, className, views: await viewsOf(caller), operation: listOperation(query), isSecretColumn, plans };
+      const level = await access.accessOf(caller);
+      const views = readViews(deps.storage, access, level, caller.app.namespace);
+      const top = options.audience ? await audienceView(access, level, { namespace: caller.app.namespace, className }) : undefined;
+      const listDeps: ListDeps = { storage: deps.storage, className, views, operation: listOperation(query), isSecretColumn, plans, ...(top ? { top } : {}) };
       return (await handleList({ app: caller.app, query }, listDeps)).body;
     },
     importRecords: (caller, className, records) => importRecords(direct, caller, className, records),

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, type RealtimeServer, jsonClient, startRealtimeServer } from '../realtime/harness.js';
+import { type Client, RT_APP, type RealtimeServer, jsonClient, startRealtimeServer } from '../realtime/harness.js';
 
 /**
  * Keeps docs/access-control.md's table "Where it is enforced" true: every row is a path, and each
@@ -35,9 +35,21 @@ describe('docs/access-control.md: the table of read and write paths holds', () =
   const code = (res: { body: { code?: number } }): Observed => (res.body.code === undefined ? [] : [res.body.code]);
   /** The next realtime message of `realtime` (an event, or a reply). */
   const next = () => realtime.json();
+  /** Device tokens a push reached (the app allows client push; the probe device points to the hidden Doc). */
+  const pushed: string[] = [];
+  const push = async (where: object): Promise<Observed> => {
+    pushed.length = 0;
+    const res = await anon('POST', '/1/push', { data: { alert: 'probe' }, where: { deviceToken: 'probe-device-1', ...where } });
+    await server.service.registry.push!.idle();
+    return res.body.code === undefined ? (pushed.length === 0 ? ['not seen'] : []) : [res.body.code];
+  };
 
   beforeAll(async () => {
-    server = await startRealtimeServer({ functions: { deployed: {} } });
+    server = await startRealtimeServer({
+      functions: { deployed: {} },
+      applications: [{ ...RT_APP, featureSettings: { push: { clientPush: true } } }],
+      push: { fcm: { kind: 'fcm', send: async (target) => (target.kind === 'fcm' && pushed.push(target.token), { outcome: 'sent' }) } },
+    });
     // Shut: every operation master-only by its class-level permissions.
     ids.shut = (await master('POST', '/1/classes/Shut', { n: 1 })).body.objectId;
     await master('PUT', '/1/schemas/Shut', { classLevelPermissions: { get: {}, find: {}, count: {}, create: {}, update: {}, delete: {}, addField: {} } });
@@ -49,6 +61,7 @@ describe('docs/access-control.md: the table of read and write paths holds', () =
     ids.refHidden = (await master('POST', '/1/classes/Ref', { p: pointer('Doc', ids.hidden) })).body.objectId;
     ids.refOpen = (await master('POST', '/1/classes/Ref', { p: pointer('Doc', ids.open) })).body.objectId;
     ids.box = (await master('POST', '/1/classes/Box', { items: { __op: 'AddRelation', objects: [pointer('Doc', ids.open)] }, ACL: {} })).body.objectId;
+    await anon('POST', '/1/installations', { deviceType: 'android', deviceToken: 'probe-device-1', p: pointer('Doc', ids.hidden), s: pointer('Shut', ids.shut) });
     realtime = await jsonClient(server);
   });
   afterAll(async () => {
@@ -115,6 +128,11 @@ describe('docs/access-control.md: the table of read and write paths holds', () =
         const res = await anon('GET', `/1/classes/Doc?where=${q({ $relatedTo: { object: pointer('Box', ids.box), key: 'items' } })}`);
         return res.body.results.length === 0 ? ['relates nothing'] : [];
       },
+    },
+    push: {
+      closed: () => push({ s: { $inQuery: { className: 'Shut', where: {} } } }),
+      unreadable: () => push({ p: { $inQuery: { className: 'Doc', where: {} } } }),
+      protected: () => push({ p: { $inQuery: { className: 'Doc', where: { secret: 's' } } } }),
     },
     realtime: {
       closed: async () => {

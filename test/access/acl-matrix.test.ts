@@ -267,8 +267,11 @@ describe('roles over HTTP', () => {
     expect(read.body).not.toHaveProperty('users');
     // Created without an ACL, even by a signed-in user: everyone reads, only the master key writes.
     expect(read.body.ACL).toEqual({ '*': { read: true } });
-    const rename = await server.as(user.sessionToken, 'PUT', `/1/roles/${created.body.objectId}`, { name: 'Admins' });
+    // The name is set once, even for the master key; a caller who may not write the role gets 101
+    // first, as for a missing role (the write decision comes before the policy's checks, D223).
+    const rename = await server.request('PUT', `/1/roles/${created.body.objectId}`, { body: { name: 'Admins' }, auth: 'master' });
     expect(rename.body.code).toBe(11172);
+    expect((await server.as(user.sessionToken, 'PUT', `/1/roles/${created.body.objectId}`, { name: 'Admins' })).body.code).toBe(101);
     const stranger = await server.signUp({ username: 'stranger', password: 'pw' });
     const self = { __type: 'Pointer', className: '_User', objectId: stranger.objectId };
     const join = await server.as(stranger.sessionToken, 'PUT', `/1/roles/${created.body.objectId}`, { users: { __op: 'AddRelation', objects: [self] } });

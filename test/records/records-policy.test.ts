@@ -44,6 +44,23 @@ describe('records: class policies and per-item batch tokens', () => {
     expect((await server.request('GET', path)).body).toMatchObject({ shown: 2, editedBy: 'u1' });
   });
 
+  it('a policy hook runs only once access/ admitted the write: a row the caller may not write answers 101, as a missing one', async () => {
+    const created = await server.request('POST', '/1/classes/Secret', { body: { shown: 1, ACL: { u1: { read: true, write: true } } }, auth: 'master' });
+    const missing = 'AbCdEfGh12';
+    const refused = async (id: string) => {
+      const direct = await server.request('PUT', `/1/classes/Secret/${id}`, { body: { shown: 2 } });
+      const batched = await server.request('POST', '/1/batch', { body: { requests: [{ method: 'PUT', path: `/1/classes/Secret/${id}`, body: { shown: 2 } }] } });
+      return [direct.status, direct.body.code, batched.body[0]?.error?.code];
+    };
+    // Before: the hook's 211 (no session) answered first, for a row anonymous callers may not write.
+    expect([await refused(created.body.objectId), await refused(missing)]).toEqual([
+      [404, 101, 101],
+      [404, 101, 101],
+    ]);
+    const ok = await server.request('PUT', `/1/classes/Secret/${created.body.objectId}`, { body: { shown: 2 }, headers: { 'X-Svc-Session-Token': 'good-token' } });
+    expect(ok.status).toBe(200);
+  });
+
   it('a batch item runs with its own token, else with the caller’s', async () => {
     const created = await server.request('POST', '/1/classes/Secret', { body: { shown: 1 } });
     const path = `/1/classes/Secret/${created.body.objectId}`;
