@@ -14,6 +14,8 @@ export interface SessionUser {
   readonly record: StoredRecord;
   /** Hash of the presenting session token (lets password change keep the current session). */
   readonly sessionId: string;
+  /** When the session expires, in epoch ms, when the resolver says (a realtime connection closes then). */
+  readonly expiresAt?: number;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { SvcError } from '../core/errors.js';
 import type { EventData, EventFrame } from './event-data.js';
 import type { RealtimeCaller } from './realtime-caller.js';
 import type { Match, QueryEvent, Subscription, TableAction } from './subscription.js';
@@ -7,11 +8,19 @@ export interface EventOutlet {
   sendEvent(frame: EventFrame): boolean;
 }
 
+/** Who holds a listener (its connection's session): what a dispatch asks of it besides sending events. */
+export interface ListenerOwner {
+  /** Removes the listener's subscription, refused now with `error` (the client is told). */
+  drop(listener: Listener, error: SvcError): void;
+}
+
 /** How a framing writes one delivery as a text frame, and the key that frame is shared under in an {@link EventData}. */
 export interface EventFormat {
   /** The same key for the same frame: a function of the framing, the action and the parts of `subscription` the frame holds. */
   key(subscription: Subscription, action: TableAction | QueryEvent): string;
   frame(subscription: Subscription, match: Match, data: EventData): string;
+  /** The frame of a coded error the server raises by itself: about `subscription` (then dropped), or about the connection (null). */
+  error(subscription: Subscription | null, error: SvcError): string;
 }
 
 /**
@@ -23,6 +32,14 @@ export class Listener {
   readonly identity: string;
   /** Cleared when its subscription is removed: a dispatch that reaches it afterwards sends nothing. */
   live = true;
+  /** The columns its where names; null for an action subscription, which names none. */
+  readonly columns: ReadonlySet<string> | null;
+  /**
+   * The hidden columns its where was last found not to name (at first, those checked when
+   * subscribing). A cached view keeps one `hidden` set, so a dispatch compares identities and tests
+   * the columns only when the subscriber's view is another one.
+   */
+  checked: ReadonlySet<string> | null;
   /** The frame key of the last action delivered (a where subscription's action varies by change). */
   private action: TableAction | QueryEvent | undefined;
   private key = '';
@@ -32,8 +49,16 @@ export class Listener {
     readonly caller: RealtimeCaller,
     private readonly outlet: EventOutlet,
     private readonly format: EventFormat,
+    private readonly owner: ListenerOwner,
   ) {
     this.identity = caller.isMaster ? '\u0000master' : (caller.user?.objectId ?? '');
+    this.columns = subscription.kind === 'where' ? subscription.columns : null;
+    this.checked = subscription.kind === 'where' ? subscription.hidden : null;
+  }
+
+  /** Its subscription is refused from now on with `error`: its owner removes it and tells the client. */
+  drop(error: SvcError): void {
+    this.owner.drop(this, error);
   }
 
   deliver(match: Match, data: EventData): void {

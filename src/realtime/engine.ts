@@ -3,6 +3,7 @@ import type { MetricsPort } from '../core/metrics.js';
 import type { Logger } from '../core/logger.js';
 import type { StoredRecord } from '../core/values.js';
 import { type Json, encodeRecord } from '../core/wire-values.js';
+import { secretColumnError } from '../query/parse/context.js';
 import { EventData } from './event-data.js';
 import type { EventBus } from '../events/port.js';
 import type { Awaitable, StorageAdapter } from '../storage/port.js';
@@ -16,6 +17,7 @@ import { DEFAULT_REALTIME_LIMITS } from './options.js';
 import type { RealtimeCaller } from './realtime-caller.js';
 import { SharedWheres, type WhereLimits, type WhereRequest } from './shared-wheres.js';
 import { DispatchList, type Listener } from './dispatch-list.js';
+import { endedSessionTag, sessionEndedMessage, sessionTag } from './session-ends.js';
 import { SliceGate } from './slice-gate.js';
 import { type Subscription, matchChange } from './subscription.js';
 import { type SharedWhere, SharedWhereSubscription } from './where-subscription.js';
@@ -24,6 +26,8 @@ import { type SharedWhere, SharedWhereSubscription } from './where-subscription.
 export interface Subscriber {
   readonly caller: RealtimeCaller;
   subscriptions(): Iterable<Subscription>;
+  /** The session its caller signed in with ended: it drops its subscriptions and closes its connection. */
+  sessionEnded(): void;
 }
 
 /** A subscriber's view of the changed table for one change, and the record check made with it. */
@@ -99,7 +103,7 @@ export class SubscriptionEngine {
    */
   whereSubscription(id: string, request: WhereRequest, admit: (cost: number) => void): SharedWhereSubscription {
     const shared = this.wheres.acquire(request, admit);
-    return new SharedWhereSubscription(id, shared, () => this.wheres.release(request.app.applicationId, shared));
+    return new SharedWhereSubscription(id, shared, request.hidden, () => this.wheres.release(request.app.applicationId, shared));
   }
 
   /** The write observer: publishes a committed change of an application with realtime on. */
@@ -118,6 +122,24 @@ export class SubscriptionEngine {
       if (published instanceof Promise) published.catch((error: unknown) => this.failed('publish', error));
     } catch (error) {
       this.own.forget(message);
+      this.failed('publish', error);
+    }
+  }
+
+  /**
+   * Tells every instance that session `sessionId` of `app` ended (its `_Session` row was deleted or
+   * changed: logout, a new password, an administrator's revoke, the user deleted): each closes its
+   * connections signed in with it. Published on the application's channel, so it reaches exactly the
+   * instances with subscribers of the application, after the changes this instance published before.
+   */
+  endSession(app: Application, sessionId: string): void {
+    if (this.closed) return;
+    const channel = changeChannel(app.applicationId);
+    if (this.deps.bus.listened?.(channel) === false) return;
+    try {
+      const published = this.deps.bus.publish(channel, sessionEndedMessage(sessionTag(sessionId)));
+      if (published instanceof Promise) published.catch((error: unknown) => this.failed('publish', error));
+    } catch (error) {
       this.failed('publish', error);
     }
   }
@@ -242,6 +264,9 @@ export class SubscriptionEngine {
   private receive(applicationId: string, message: string): void {
     const own = this.own.take(message);
     if (this.closed) return;
+    // Before the backlog's bound: a flood of changes never holds back the end of a session.
+    const ended = endedSessionTag(message);
+    if (ended !== null) return this.endSessions(applicationId, ended);
     const set = this.subscribers.get(applicationId);
     if (!set || set.size === 0 || !this.backlog.fits(applicationId, message)) return;
     const change = own?.app === applicationId ? own : decodeChange(applicationId, message);
@@ -250,6 +275,22 @@ export class SubscriptionEngine {
       return;
     }
     this.backlog.enqueue(applicationId, message, () => this.dispatch(change), (error) => this.failed('dispatch', error));
+  }
+
+  /**
+   * Closes this instance's connections of `applicationId` signed in with the session of `tag`, at
+   * once: a change dispatched from now on, even one a paused dispatch already holds, no longer reaches them.
+   */
+  private endSessions(applicationId: string, tag: string): void {
+    for (const subscriber of [...(this.subscribers.get(applicationId) ?? [])]) {
+      if (subscriber.caller.sessionTag !== tag) continue;
+      this.deps.logger.info('realtime: session ended; connection closed', { applicationId, user: subscriber.caller.user?.objectId ?? null });
+      try {
+        subscriber.sessionEnded();
+      } catch (error) {
+        this.failed('session end', error);
+      }
+    }
   }
 
   private async dispatch(change: RealtimeChange): Promise<void> {
@@ -312,12 +353,31 @@ export class SubscriptionEngine {
         if (!listener.live) continue;
       }
       if (sight === null) continue;
+      // A where naming a column the subscriber's view hides now (protected fields or roles changed) no longer matches.
+      if (listener.columns !== null && listener.checked !== sight.view.hidden && !this.mayStillName(listener, sight.view.hidden, change)) continue;
       const match = matchChange(listener.subscription, change, sight.visible);
       if (match) {
         listener.deliver(match, encode(match.record, sight.view, listener));
         this.deps.metrics?.realtimeEvent(change.app);
       }
     }
+  }
+
+  /**
+   * Whether `listener`'s where names no column of `hidden`, its subscriber's view's hidden columns
+   * now. Otherwise the subscription is dropped with 102, as REST refuses a where naming a hidden
+   * column (and as subscribing now would be): matching on it would tell the subscriber the values it
+   * may no longer see. Asked only when the view's set is not the one last checked.
+   */
+  private mayStillName(listener: Listener, hidden: ReadonlySet<string>, change: RealtimeChange): boolean {
+    for (const column of listener.columns!) {
+      if (!hidden.has(column)) continue;
+      this.deps.logger.debug('realtime: where subscription dropped: it names a column now hidden from its subscriber', { applicationId: change.app, className: change.className, column });
+      listener.drop(secretColumnError(column));
+      return false;
+    }
+    listener.checked = hidden;
+    return true;
   }
 
   /** The caller's view (`viewOf`) with its record check, made once per change and identity. */

@@ -22,6 +22,12 @@ export interface JsonProtocolDeps {
   readonly maxSubscriptions: number;
   /** The connection's where budget (`maxWhereCostPerConnection`; default: none). */
   readonly maxWhereCost?: number;
+  /**
+   * Whether the session the caller signed in with still resolves, asked once the connection listens
+   * (from then on an ended session's announcement reaches it): a session ended while the connection
+   * opened closes it instead of greeting (absent without a session).
+   */
+  readonly stillSignedIn?: () => Promise<boolean>;
 }
 
 /**
@@ -33,22 +39,19 @@ const JSON_EVENT: EventFormat = {
   key: (subscription, action) => `json:${action}:${subscription.id}`,
   frame: (subscription, match, data) =>
     `{"op":"event","id":${JSON.stringify(subscription.id)},"action":${JSON.stringify(match.action)},"tableName":${JSON.stringify(subscription.className)},"objectId":${JSON.stringify(match.record.objectId)},"data":${data.json}}`,
+  // A subscription the server drops is named by its id, as a refused subscribe is.
+  error: (subscription, error) => JSON.stringify(subscription ? merged({ id: subscription.id }, errorBody(error)) : errorBody(error)),
 };
 
 /**
  * svcbase's JSON-over-WebSocket protocol on an authenticated socket (docs/realtime.md): one JSON
- * object per text frame each way. Messages of one connection are handled in order.
+ * object per text frame each way. Messages of one connection are handled in order. Returns the
+ * connection's session (ended by the feature when its caller's session expires).
  */
-export function serveJsonProtocol(socket: FeatureSocket, connection: RealtimeConnection, caller: RealtimeCaller, deps: JsonProtocolDeps): void {
+export function serveJsonProtocol(socket: FeatureSocket, connection: RealtimeConnection, caller: RealtimeCaller, deps: JsonProtocolDeps): RealtimeSession {
   const send = (message: { [key: string]: Json }) => connection.send(JSON.stringify(message));
   const session = new RealtimeSession(caller, deps.engine, connection, JSON_EVENT, deps.maxSubscriptions, deps.maxWhereCost);
-  let queue = deps.engine.attach(session).then(
-    () => void send({ op: 'connected', applicationId: caller.app.applicationId, user: caller.user?.objectId ?? null }),
-    (error: unknown) => {
-      deps.logger.error('realtime: bus subscription failed', { error: String(error) });
-      connection.close(1011, 'bus unavailable');
-    },
-  );
+  let queue = start();
 
   socket.onMessage((message) => {
     connection.heard();
@@ -66,6 +69,32 @@ export function serveJsonProtocol(socket: FeatureSocket, connection: RealtimeCon
     session.clear();
     deps.engine.detach(session);
   });
+  return session;
+
+  /** Greets once the connection listens to its application's channel, unless its session ended meanwhile. */
+  async function start(): Promise<void> {
+    try {
+      await deps.engine.attach(session);
+    } catch (error) {
+      deps.logger.error('realtime: bus subscription failed', { error: String(error) });
+      connection.close(1011, 'bus unavailable');
+      return;
+    }
+    let signedIn = true;
+    try {
+      if (deps.stillSignedIn) signedIn = await deps.stillSignedIn();
+    } catch (error) {
+      deps.logger.error('realtime: session check failed', { error: String(error) });
+      connection.close(1011, 'session check failed');
+      return;
+    }
+    if (signedIn) {
+      send({ op: 'connected', applicationId: caller.app.applicationId, user: caller.user?.objectId ?? null });
+      return;
+    }
+    deps.logger.info('realtime: session ended; connection closed', { applicationId: caller.app.applicationId, user: caller.user?.objectId ?? null });
+    session.sessionEnded();
+  }
 
   async function handle(text: string | null): Promise<void> {
     let id: string | undefined;

@@ -1,4 +1,5 @@
 import type { AccessControl } from '../access/access-control.js';
+import type { SessionResolver } from '../app/caller.js';
 import type { EventBus } from '../events/port.js';
 import type { Ticker } from '../core/ticker.js';
 
@@ -26,6 +27,12 @@ export interface RealtimeOptions {
    * table permission ignored), for a service without the records feature.
    */
   access?: AccessControl;
+  /**
+   * The session resolver REST uses (the users feature's, which `createService` passes): a connection
+   * opened with a session token asks it once more when it starts listening, so a session ended while
+   * it opened is not missed. Without it that second look is skipped.
+   */
+  sessions?: () => SessionResolver | undefined;
   /** Path of svcbase's JSON-over-WebSocket protocol, relative to the mount prefix (default `/1/realtime`). */
   path?: string;
   /**
@@ -102,7 +109,7 @@ export interface RealtimeOptions {
   ticker?: RealtimeTicker;
 }
 
-export type RealtimeLimits = Required<Omit<RealtimeOptions, 'bus' | 'ticker' | 'socketIoPath' | 'access'>> & { socketIoPath: string | false };
+export type RealtimeLimits = Required<Omit<RealtimeOptions, 'bus' | 'ticker' | 'socketIoPath' | 'access' | 'sessions'>> & { socketIoPath: string | false };
 
 export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
   path: '/1/realtime',

@@ -3,6 +3,7 @@ import type { TableAccess } from '../access/table-access.js';
 import type { Application } from '../app/application.js';
 import type { Caller, CredentialKind, SessionUser } from '../app/caller.js';
 import { svcError } from '../core/errors.js';
+import { sessionTag } from './session-ends.js';
 
 /** Who holds a realtime connection. */
 export interface RealtimeCaller {
@@ -11,6 +12,8 @@ export interface RealtimeCaller {
   readonly isMaster: boolean;
   /** The session token's user, or null (anonymous: application keys only, or the SDK's socket). */
   readonly user: SessionUser | null;
+  /** The tag of the session it signed in with ({@link sessionTag}), or null without one: its connection closes when that session ends. */
+  readonly sessionTag: string | null;
   /**
    * The connection's access view of a table: access/'s one decision, exactly as a REST request of
    * the same caller gets it (its roles through the shared role cache, so this is cheap per change).
@@ -29,6 +32,7 @@ export function realtimeCaller(
     app,
     isMaster,
     user,
+    sessionTag: user ? sessionTag(user.sessionId) : null,
     view: async (className) => access.tableAccess(await access.accessOf(asCaller), { namespace: app.namespace, className }),
   };
 }

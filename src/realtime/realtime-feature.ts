@@ -5,7 +5,8 @@ import { limitedAddress } from '../counters/address-limit.js';
 import { memoryEventBus } from '../events/memory-event-bus.js';
 import type { Feature, FeatureDefinition, ServiceContext } from '../features/contract.js';
 import { RECORDS } from '../records/index.js';
-import { USERS } from '../users/index.js';
+import { SESSIONS } from '../features/sessions-key.js';
+import { USERS, endedSessionId } from '../users/index.js';
 import type { FeatureSocket } from '../features/sockets.js';
 import type { RouteDef, UpgradeContext, UpgradeDef } from '../features/routes.js';
 import { FRAME_OVERHEAD_BYTES, RealtimeConnection } from './connection.js';
@@ -16,6 +17,7 @@ import { serveJsonProtocol } from './json-protocol.js';
 import { createAccessControl } from '../access/access-control.js';
 import { realtimeCaller } from './realtime-caller.js';
 import { type RealtimeOptions, intervalTicker, resolveRealtimeLimits } from './options.js';
+import type { RealtimeSession } from './session.js';
 import { serveSocketIo, socketIoHandshake } from './socketio-protocol.js';
 
 const SID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -58,6 +60,8 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
     minBurst: limits.maxMessageBytes + FRAME_OVERHEAD_BYTES,
   });
   const open = new Map<RealtimeConnection, () => void>();
+  /** Connections signed in with a session that expires, and when (checked with the other deadlines). */
+  const expiring = new Map<RealtimeConnection, { readonly at: number; readonly session: RealtimeSession; readonly user: string }>();
   let closing = false;
   // While the bus may be losing changes no socket stays open as if it missed nothing: each is closed
   // (1012) and new ones refused (11230) until the bus is back; clients reconnect, subscribe again
@@ -78,9 +82,13 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
 
   // Observing costs every write a before-image read, so only when some application has realtime on.
   const realtimeApps = [...ctx.applications.values()].filter((app) => app.settings.features.realtime);
+  // A session that ends (its `_Session` row deleted or changed, on any path) closes its connections on every instance.
   const stopObserving = realtimeApps.length === 0 ? () => {} : ctx.onWrite((event) => {
     const app = ctx.applications.get(event.app);
-    if (app?.settings.features.realtime) engine.publish(app, event);
+    if (!app?.settings.features.realtime) return;
+    const ended = endedSessionId(event);
+    if (ended !== null) engine.endSession(app, ended);
+    else engine.publish(app, event);
   });
   const ticker = options.ticker ?? intervalTicker;
   const stopSweeping = ticker.every(SWEEP_MS, () => {
@@ -88,6 +96,13 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
     for (const connection of open.keys()) {
       if (connection.isIdle()) connection.terminate();
       else if (connection.subscriptionOverdue()) connection.close(1008, `no subscription within ${limits.subscribeTimeoutMs} ms`);
+    }
+    const now = ctx.clock.now();
+    for (const [connection, { at, session, user }] of expiring) {
+      if (at > now) continue;
+      expiring.delete(connection);
+      ctx.logger.info('realtime: session expired; connection closed', { applicationId: session.caller.app.applicationId, user });
+      session.sessionEnded();
     }
   });
   const stopHeartbeats = ticker.every(limits.heartbeatMs, () => {
@@ -108,6 +123,7 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
     socket.onClose(() => {
       connection.gone();
       open.delete(connection);
+      expiring.delete(connection);
     });
     socket.onError((error) => ctx.logger.debug('realtime: socket error', { error: String(error) }));
     serve(socket, connection);
@@ -126,10 +142,23 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
         const address = addressOf(upgrade);
         const release = slots.reserve(app.applicationId, address);
         upgrade.onEnd(release);
-        const caller = realtimeCaller(access, { app, isMaster: upgrade.auth.isMaster, user, sessionToken: upgrade.auth.sessionToken ?? null, credential: 'rest' });
-        await accept(upgrade, { applicationId: app.applicationId, address }, (connection) => connection.ping(), (socket, connection) =>
-          serveJsonProtocol(socket, connection, caller, { engine, access, storage: ctx.storage, logger: ctx.logger, maxSubscriptions: limits.maxSubscriptionsPerConnection, maxWhereCost: limits.maxWhereCostPerConnection }),
-        );
+        const token = upgrade.auth.sessionToken ?? null;
+        const caller = realtimeCaller(access, { app, isMaster: upgrade.auth.isMaster, user, sessionToken: token, credential: 'rest' });
+        // Asked again once the connection listens: a session that ended since the lookup above was announced before it could hear.
+        const resolver = options.sessions?.();
+        const stillSignedIn = user && token !== null && resolver ? async () => (await resolver.resolve(app, token))?.sessionId === user.sessionId : undefined;
+        await accept(upgrade, { applicationId: app.applicationId, address }, (connection) => connection.ping(), (socket, connection) => {
+          const session = serveJsonProtocol(socket, connection, caller, {
+            engine,
+            access,
+            storage: ctx.storage,
+            logger: ctx.logger,
+            maxSubscriptions: limits.maxSubscriptionsPerConnection,
+            maxWhereCost: limits.maxWhereCostPerConnection,
+            ...(stillSignedIn ? { stillSignedIn } : {}),
+          });
+          if (user?.expiresAt !== undefined) expiring.set(connection, { at: user.expiresAt, session, user: user.objectId });
+        });
       },
     },
   ];
@@ -204,7 +233,8 @@ export function createRealtimeFeature(ctx: ServiceContext, options: RealtimeOpti
 
 /**
  * Realtime as a feature definition, after users and records: subscriptions ask the records feature's
- * access control (shared roles and permissions) unless `options.access` is given.
+ * access control (shared roles and permissions) unless `options.access` is given, and connections
+ * check their session with the users feature's resolver (the SESSIONS key) unless `options.sessions` is.
  */
 export function realtimeFeature(options: RealtimeOptions = {}): FeatureDefinition {
   return {
@@ -212,7 +242,7 @@ export function realtimeFeature(options: RealtimeOptions = {}): FeatureDefinitio
     after: [USERS.id, RECORDS.id],
     init(ctx) {
       const access = options.access ?? ctx.find(RECORDS)?.access;
-      const feature = createRealtimeFeature(ctx, access ? { ...options, access } : options);
+      const feature = createRealtimeFeature(ctx, { sessions: () => ctx.find(SESSIONS), ...options, ...(access ? { access } : {}) });
       return { routes: feature.routes, upgrades: feature.upgrades, close: () => feature.close?.() };
     },
   };

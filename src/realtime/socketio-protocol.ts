@@ -56,6 +56,8 @@ const SIO_EVENT: EventFormat = {
     const action = subscription.kind === 'action' ? subscription.action : match.action;
     return socketIoFrame('server_pub', `{"action":${JSON.stringify(action)},"tableName":${JSON.stringify(subscription.className)},"objectId":${JSON.stringify(match.record.objectId)},"data":${data.json}}`);
   },
+  // The framing names no subscription in its frames (and its subscriptions are actions, which no dispatch drops): the coded `error` event.
+  error: (_subscription, error) => errorEvent(error),
 };
 
 /**

@@ -25,6 +25,10 @@ export interface WhereSubscription {
   readonly className: string;
   /** Its where's cost (where-cost.ts), counted against its connection's budget. */
   readonly cost: number;
+  /** The columns its where names (system columns included), worked out once when it was parsed. */
+  readonly columns: ReadonlySet<string>;
+  /** The subscriber's hidden columns its where was checked against when subscribing (its view's `hidden` then). */
+  readonly hidden: ReadonlySet<string>;
   matches(record: StoredRecord): boolean;
   /** Whether its where names one of `columns` (when it names none, a record matches it as the same record with those columns changed). */
   namesAny(columns: ReadonlySet<string>): boolean;

@@ -101,7 +101,8 @@ export class SharedWhere {
   private predicate: (record: StoredRecord) => boolean;
   private settings: AppSettings;
   private schemaSeen: TableSchema | null;
-  private readonly named: ReadonlySet<string>;
+  /** The columns the where names (system columns included). */
+  readonly named: ReadonlySet<string>;
   /** Columns the where names that the schema it was compiled against lacked. */
   private unknown: readonly string[];
   private lastRecord: StoredRecord | undefined;
@@ -199,14 +200,18 @@ export class SharedWhereSubscription implements WhereSubscription {
   readonly kind = 'where' as const;
   /** What it counts against its connection's where budget (the where's cost when subscribing). */
   readonly cost: number;
+  readonly columns: ReadonlySet<string>;
   private released = false;
 
   constructor(
     readonly id: string,
     readonly shared: SharedWhere,
+    /** The subscriber's hidden columns its where was checked against. */
+    readonly hidden: ReadonlySet<string>,
     private readonly onRelease: () => void,
   ) {
     this.cost = shared.cost;
+    this.columns = shared.named;
   }
 
   get className(): string {

@@ -18,7 +18,7 @@ export {
   scryptHasher,
 } from './password-hash.js';
 export { type EmailEvent, type EmailTransition, type EmailVerifiedState, emailTransition } from './email-state.js';
-export { SESSION_TOKEN_BYTES, type SessionInfo, type SessionStore } from './session-store.js';
+export { SESSION_TOKEN_BYTES, type SessionInfo, type SessionStore, endedSessionId } from './session-store.js';
 export { LINK_TOKEN_BYTES } from './link-tokens.js';
 export { DEFAULT_HASHING_LIMITS, type HashingLimits, gatedHasher } from './hash-gate.js';
 export { SESSION_CLASS, USER_CLASS } from './user-table.js';

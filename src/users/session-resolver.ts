@@ -18,7 +18,7 @@ export function createSessionResolver(deps: UsersDeps): SessionResolver {
         await deps.sessions.revoke(app, session.sessionId);
         return null;
       }
-      return { objectId: user.objectId, record: withoutPassword(user), sessionId: session.sessionId };
+      return { objectId: user.objectId, record: withoutPassword(user), sessionId: session.sessionId, expiresAt: session.expiresAt };
     },
   };
 }

@@ -5,7 +5,8 @@ import { sha256Hex } from '../core/secrets.js';
 import { type StoredRecord, dateMs, dateValue, isDate } from '../core/values.js';
 import { newObjectId } from '../core/object-id.js';
 import type { StorageAdapter } from '../storage/port.js';
-import { sessionRef } from './user-table.js';
+import type { WriteEvent } from '../events/write-event.js';
+import { SESSION_CLASS, sessionRef } from './user-table.js';
 import { findPlan, whereEquals } from '../query/plan-builders.js';
 
 /** Bytes of randomness in a session token (shown as 64 lowercase hex characters). */
@@ -93,6 +94,20 @@ export function createSessionStore(deps: { storage: StorageAdapter; clock: Clock
       return (await ofUser(app, userId)).map(toInfo).filter((s) => s.expiresAt > now);
     },
   };
+}
+
+/**
+ * The session a committed write ended: the id (`SessionInfo.sessionId`) of a `_Session` row deleted
+ * (logout, a new password, a revoke, the user deleted, an expired session swept) or changed (only
+ * the master key changes one; whatever changed, the token is checked again on its next use), else
+ * null. Realtime closes the connections signed in with it (docs/realtime.md).
+ *
+ * @example service.onWrite((event) => { const ended = endedSessionId(event); if (ended) forget(ended); });
+ */
+export function endedSessionId(event: Pick<WriteEvent, 'op' | 'className' | 'before'>): string | null {
+  if (event.className !== SESSION_CLASS || event.op === 'create') return null;
+  const hash = event.before?.tokenHash;
+  return typeof hash === 'string' ? hash : null;
 }
 
 function expiryOf(record: StoredRecord): number {

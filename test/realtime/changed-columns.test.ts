@@ -40,7 +40,7 @@ describe('changedColumns', () => {
 describe('matchChange on an update', () => {
   const counting = (named: string, test: (r: StoredRecord) => boolean) => {
     const asked: StoredRecord[] = [];
-    const sub: WhereSubscription = { kind: 'where', id: '1', className: 'T', cost: 1, matches: (r) => (asked.push(r), test(r)), namesAny: (columns) => columns.has(named), release() {} };
+    const sub: WhereSubscription = { kind: 'where', id: '1', className: 'T', cost: 1, columns: new Set([named]), hidden: new Set(), matches: (r) => (asked.push(r), test(r)), namesAny: (columns) => columns.has(named), release() {} };
     return { sub, asked };
   };
   const all = () => true;
@@ -70,7 +70,7 @@ describe('matchChange on an update', () => {
     const records = [{}, { tag: 'a' }, { tag: ['x', 'b'], n: 3 }, { n: 1 }, { n: 7, tag: 'z' }, { o: { k: 1 } }, { o: { k: 2 }, n: 3 }];
     for (const where of sources) {
       const shared = wheres.acquire({ app, className: 'T', where, schema: null, hidden: new Set() }, () => {});
-      const screened: WhereSubscription = { kind: 'where', id: 'a', className: 'T', cost: 1, matches: (r) => shared.matches(r), namesAny: (c) => shared.namesAny(c), release() {} };
+      const screened: WhereSubscription = { kind: 'where', id: 'a', className: 'T', cost: 1, columns: shared.named, hidden: new Set(), matches: (r) => shared.matches(r), namesAny: (c) => shared.namesAny(c), release() {} };
       const twice: WhereSubscription = { ...screened, namesAny: () => true };
       for (const before of records) for (const after of records) {
         const change = update(before, after);

@@ -15,7 +15,7 @@ import { RT_APP } from './harness.js';
 
 const app = resolveApplication(RT_APP);
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
-const format: EventFormat = { key: (subscription) => subscription.id, frame: (subscription, match) => `${subscription.id}:${match.record.objectId}` };
+const format: EventFormat = { key: (subscription) => subscription.id, frame: (subscription, match) => `${subscription.id}:${match.record.objectId}`, error: (_subscription, error) => `error:${error.code}` };
 
 /** An engine whose dispatch pauses before every listener but the first of a turn (a slice of 0 ms). */
 function setup() {
@@ -26,7 +26,7 @@ function setup() {
   const sent: string[] = [];
   const listener = (id: string, onSend: () => void = () => {}, as: RealtimeCaller = caller) => {
     const subscription: Subscription = { kind: 'action', id, action: 'updateTable', className: 'T' };
-    return new Listener(subscription, as, { sendEvent: (frame: EventFrame) => (sent.push(frame.text), onSend(), true) }, format);
+    return new Listener(subscription, as, { sendEvent: (frame: EventFrame) => (sent.push(frame.text), onSend(), true) }, format, { drop() {} });
   };
   const created = (objectId: string, acl?: object) => ({ op: 'create' as const, app: app.applicationId, className: 'T', objectId, after: { objectId, ...(acl ? { ACL: acl } : {}) } as unknown as StoredRecord });
   return { engine, access, caller, sent, listener, created };
@@ -39,7 +39,7 @@ const settle = async (turns = 20) => {
 describe('SubscriptionEngine: the dispatch list (issue 41)', () => {
   it('a listener removed while a dispatch walks the list (which pauses before each listener here) gets nothing more; one added then gets the next change', async () => {
     const { engine, caller, sent, listener, created } = setup();
-    await engine.attach({ caller, subscriptions: () => [] });
+    await engine.attach({ caller, subscriptions: () => [], sessionEnded() {} });
     const late = listener('late');
     const c = listener('c');
     const d = listener('d');
@@ -63,7 +63,7 @@ describe('SubscriptionEngine: the dispatch list (issue 41)', () => {
 
   it('a removed listener stays removed when the list is compacted, and removing twice is harmless', async () => {
     const { engine, caller, sent, listener, created } = setup();
-    await engine.attach({ caller, subscriptions: () => [] });
+    await engine.attach({ caller, subscriptions: () => [], sessionEnded() {} });
     const all = ['a', 'b', 'c', 'd', 'e'].map((id) => listener(id));
     for (const l of all) engine.listen(l);
     for (const l of [all[1]!, all[3]!, all[3]!]) engine.unlisten(l);
@@ -82,7 +82,7 @@ describe('SubscriptionEngine: the dispatch list (issue 41)', () => {
 
   it('a listener removed while the view of its identity is asked leaves no other identity view to the next listener (regression)', async () => {
     const { engine, access, caller, sent, listener, created } = setup();
-    await engine.attach({ caller, subscriptions: () => [] });
+    await engine.attach({ caller, subscriptions: () => [], sessionEnded() {} });
     const anonymous = realtimeCaller(access, { app, isMaster: false, user: null, sessionToken: null, credential: 'rest' });
     // The first anonymous listener goes away while the dispatch awaits the anonymous view; the next one is anonymous too.
     const leaving: Listener = listener('leaving', () => {}, { ...anonymous, view: async (className) => (engine.unlisten(leaving), anonymous.view(className)) });

@@ -115,11 +115,11 @@ describe('SubscriptionEngine: the backlog of changes waiting to be matched', () 
     const seen: string[] = [];
     const subscription: Subscription = { kind: 'action', id: '1', action: 'updateTable', className: 'T' };
     const caller = realtimeCaller(access, { app, isMaster: true, user: null, sessionToken: null, credential: 'rest' });
-    const subscriber: Subscriber = { caller, subscriptions: () => [subscription] };
+    const subscriber: Subscriber = { caller, subscriptions: () => [subscription], sessionEnded() {} };
     await engine.attach(subscriber);
     const outlet = { sendEvent: (frame: EventFrame) => seen.push((JSON.parse(frame.text) as { objectId: string }).objectId) > 0 };
-    const format = { key: () => 'id', frame: (_s: Subscription, match: Match) => JSON.stringify({ objectId: match.record.objectId }) };
-    engine.listen(new Listener(subscription, caller, outlet, format));
+    const format = { key: () => 'id', frame: (_s: Subscription, match: Match) => JSON.stringify({ objectId: match.record.objectId }), error: () => 'error' };
+    engine.listen(new Listener(subscription, caller, outlet, format, { drop() {} }));
     const created = (objectId: string) => ({ op: 'create' as const, app: app.applicationId, className: 'T', objectId, after: { objectId, n: 1 } as unknown as StoredRecord });
     // Published in one go: each waits about 1.1 KiB, so the fourth and later find the backlog full.
     for (const id of ['a', 'b', 'c', 'd', 'e']) engine.publish(app, created(id));
