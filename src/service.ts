@@ -137,6 +137,14 @@ export interface ServiceOptions {
   bodyLimit?: number;
   /** Deepest JSON nesting accepted (default 32). */
   maxBodyDepth?: number;
+  /**
+   * Largest JSON reply body in UTF-8 bytes (default 128 MiB): a route whose reply would be larger
+   * answers 400 with code 11092 instead (as does one past what a JavaScript string can hold, about
+   * 512 M characters). A safety net under the limits that keep replies small in the first place
+   * (`settings.query.maxLimit`, `settings.query.maxIncludeBytes`); streamed and binary bodies (files)
+   * are not counted.
+   */
+  maxResponseBytes?: number;
   /** Accepted clock skew of signed requests in ms (default 10 000, as documented by the hosted service). */
   signatureSkewMs?: number;
   /** Origins allowed by CORS (default `*`). */
@@ -344,6 +352,7 @@ export function createService(options: ServiceOptions): Service {
     kv,
     logger: context.logger,
     bodyLimits: { maxBytes: options.bodyLimit ?? 1024 * 1024, maxDepth: options.maxBodyDepth ?? 32 },
+    maxResponseBytes: responseLimit(options.maxResponseBytes),
     signatureSkewMs: options.signatureSkewMs ?? 10_000,
     corsOrigins: options.corsOrigins ?? '*',
     ...(publicUrl === undefined ? {} : { publicUrl }),
@@ -397,6 +406,16 @@ function builtInFeatures(options: ServiceOptions, registry: ServiceRegistry): Fe
   if (options.console) definitions.push(consoleFeature(options.console === true ? {} : options.console, (options.brands ?? ['Svc'])[0]!));
   if (options.realtime !== false) definitions.push(realtimeFeature(options.realtime ?? {}));
   return definitions;
+}
+
+/** The default `maxResponseBytes`: well under V8's string length limit (about 512 M characters). */
+const DEFAULT_MAX_RESPONSE_BYTES = 128 * 1024 * 1024;
+
+/** `ServiceOptions.maxResponseBytes`, checked: a positive whole number of bytes. */
+function responseLimit(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_RESPONSE_BYTES;
+  if (!Number.isSafeInteger(value) || value <= 0) throw configError('service', `maxResponseBytes must be a positive whole number of bytes, got ${String(value)}`);
+  return value;
 }
 
 /** Mail flows without a transport answer 11007 instead of silently dropping links. */

@@ -179,6 +179,9 @@ export const ERROR_CODES = {
   // --- H2: query time budgets (D2) ---
   queryOverBudget: { code: 11090, status: 400, message: 'query stopped: it ran longer than its budget of %s ms; narrow the where or add an index.' },
   queryBusy: { code: 11091, status: 429, message: 'too many slow queries in progress, retry after %s seconds.' },
+  // --- the size of one reply (D233): include fan-out, then any JSON body ---
+  includeTooLarge: { code: 11092, status: 400, message: 'include would add more than %s bytes to the response; ask for fewer rows (limit), fewer include paths or some fields only (include=col[a|b]).' },
+  responseTooLarge: { code: 11092, status: 400, message: 'the response would be larger than %s bytes; ask for fewer rows (limit) or fewer fields (keys).' },
   // --- H5: files and media (issue 19, D70-D76) ---
   fileTooLarge: { code: 11140, status: 413, message: "file is larger than this application's limit of %s bytes." },
   fileQuotaExceeded: { code: 11141, status: 413, message: "this application's file storage quota of %s bytes is used up." },

@@ -29,6 +29,11 @@ export interface HandlerOptions {
   readonly kv: KvStore;
   readonly logger: Logger;
   readonly bodyLimits: BodyLimits;
+  /**
+   * Largest JSON reply body in UTF-8 bytes (`ServiceOptions.maxResponseBytes`); a larger one, or one
+   * too large for a JavaScript string at all, answers 11092 instead.
+   */
+  readonly maxResponseBytes: number;
   readonly signatureSkewMs: number;
   readonly corsOrigins: '*' | readonly string[];
   /** The service's public base URL (`ServiceOptions.publicUrl`), for routes without an application. */
@@ -113,7 +118,7 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       if (body !== undefined) validators.get(route)?.(body);
       const ctx = routeContext(request, raw, stream, method, params, body, authed, options, upload);
       const result = await route.handler(ctx);
-      return toResponse(result, cors);
+      return toResponse(result, cors, options.maxResponseBytes);
     } catch (error) {
       return errorResponse(error, options.logger, { method: request.method, path: logged.path, ...(requestId === undefined ? {} : { requestId }) }, cors);
     }
@@ -260,7 +265,7 @@ export function callerOf(app: Application, auth: AuthContext, address: string | 
   return sessionCaller(app, { credential: auth.mode, isMaster: auth.isMaster, sessionToken: auth.sessionToken, address }, sessions);
 }
 
-function toResponse(result: RouteResult, cors: Record<string, string>): SvcResponse {
+function toResponse(result: RouteResult, cors: Record<string, string>, maxBytes: number): SvcResponse {
   const headers: Record<string, string> = result.headers ? merged(cors, result.headers) : copyOf(cors);
   const status = result.status ?? 200;
   if (result.stream) return { status, headers, body: '', stream: result.stream };
@@ -268,5 +273,25 @@ function toResponse(result: RouteResult, cors: Record<string, string>): SvcRespo
     return { status, headers, body: result.body as Uint8Array | string };
   }
   headers['content-type'] ??= JSON_TYPE;
-  return { status, headers, body: JSON.stringify(result.body) };
+  return { status, headers, body: jsonBody(result.body, maxBytes) };
+}
+
+/**
+ * A route's JSON reply, refused with 11092 past `maxBytes` of UTF-8, and where V8 cannot make the
+ * string at all (its length limit, about 512 M characters: a RangeError, formerly a 500). The check
+ * reads the length only: a character is 1 to 3 UTF-8 bytes, so the bytes are counted only when the
+ * length alone cannot decide.
+ */
+function jsonBody(value: unknown, maxBytes: number): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    if (error instanceof RangeError && /string length/i.test(error.message)) throw svcError('responseTooLarge', maxBytes);
+    throw error;
+  }
+  if (text !== undefined && text.length * 3 > maxBytes && (text.length > maxBytes || Buffer.byteLength(text) > maxBytes)) {
+    throw svcError('responseTooLarge', maxBytes);
+  }
+  return text as string;
 }

@@ -16,6 +16,12 @@ export interface QueryLimits {
   maxWhereBytes: number;
   /** Longest one storage read of a request may run, in ms (5000); past it: 11090. */
   budgetMs: number;
+  /**
+   * Most bytes `include` may add to one reply (16 MiB): the JSON of each included record (a byte per
+   * character, string escapes not counted), counted once per place it appears (a record named by
+   * 700 Pointers counts 700 times); past it the read answers 11092 and nothing is built.
+   */
+  maxIncludeBytes: number;
 }
 
 
@@ -28,4 +34,5 @@ export const DEFAULT_QUERY_LIMITS: Readonly<QueryLimits> = {
   batchMax: 50,
   maxWhereBytes: 64 * 1024,
   budgetMs: 5000,
+  maxIncludeBytes: 16 * 1024 * 1024,
 };

@@ -137,7 +137,7 @@ export async function handleList(ctx: ListRequest, deps: ListDeps): Promise<List
 }
 
 function includeDeps(app: ListRequest['app'], deps: Pick<ListDeps, 'storage' | 'views'>): IncludeDeps {
-  return { storage: deps.storage, namespace: app.namespace, timeZone: app.settings.timeZone, views: deps.views };
+  return { storage: deps.storage, namespace: app.namespace, timeZone: app.settings.timeZone, views: deps.views, maxBytes: app.settings.query.maxIncludeBytes };
 }
 
 /**
