@@ -49,7 +49,7 @@ function applyAt(current: Value | undefined, op: ValueOp, key: string): Value | 
     case 'increment':
       if (current === undefined || current === null) return op.amount;
       if (typeof current !== 'number') throw mismatch(key, 'Number', current);
-      return current + op.amount;
+      return finiteSum(current + op.amount, key);
     case 'add':
       return [...arrayOf(current, key), ...op.objects];
     case 'add_unique': {
@@ -93,6 +93,12 @@ function updateIn(container: Value | undefined, path: readonly string[], depth: 
   if (next === undefined) delete copy[segment];
   else copy[segment] = next;
   return copy;
+}
+
+/** A sum past the double range is refused as a non-finite number would be on the wire (111). */
+function finiteSum(sum: number, key: string): number {
+  if (!Number.isFinite(sum)) throw svcError('typeMismatch', key, 'Number', 'non-finite');
+  return sum;
 }
 
 function mismatch(key: string, expected: string, got: Value): Error {

@@ -122,4 +122,15 @@ describe('records REST: bad input writes nothing', () => {
     expect(found.body.results).toHaveLength(1);
     expect(Object.hasOwn(found.body.results[0], 'valueOf')).toBe(false);
   });
+
+  it('an Increment past the double range answers 111 and leaves the number as it was', async () => {
+    const created = await server.request('POST', '/1/classes/Inc', { body: { n: 1 } });
+    const one = `/1/classes/Inc/${created.body.objectId}`;
+    const big = { n: { __op: 'Increment', amount: Number.MAX_VALUE } };
+    expect((await server.request('PUT', one, { body: big })).status).toBe(200);
+    const refused = await server.request('PUT', one, { body: big });
+    expect(refused).toMatchObject({ status: 400, body: { code: 111 } });
+    expect((await server.request('GET', one)).body.n).toBe(Number.MAX_VALUE);
+    expect((await server.request('PUT', '/1/classes/Inc/missing0000', { body: big })).body.code).toBe(101);
+  });
 });

@@ -18,6 +18,8 @@ export type JsonKind = 'nullish' | 'present' | 'true' | 'false' | 'number' | 'st
  */
 export interface SqlQueryDialect {
   readonly name: 'sqlite' | 'postgres';
+  /** A REAL sum past the double range is stored as Infinity (SQLite), instead of failing (PostgreSQL's 22003). */
+  readonly sumsOverflowToInfinity: boolean;
   quoteIdent(name: string): string;
   /** The placeholder of the `index`-th parameter (1-based): `?` or `$1`. */
   placeholder(index: number): string;

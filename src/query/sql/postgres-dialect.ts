@@ -66,6 +66,7 @@ export const postgresDialect: SqlDialect = {
   // Past 63 bytes PostgreSQL would truncate: long names become `<prefix>$h<hash>` (long-identifier.ts).
   quoteIdent: (name) => `"${shortIdentifier(name, PG_NAME_BYTES).replace(/"/g, '""')}"`,
   placeholder: (index) => `$${index}`,
+  sumsOverflowToInfinity: false,
   trueLiteral: 'TRUE',
   falseLiteral: 'FALSE',
   not: (p) => sql`NOT COALESCE(${p}, FALSE)`,

@@ -49,6 +49,7 @@ export const sqliteDialect: SqlDialect = {
   name: 'sqlite',
   quoteIdent: (name) => `"${name.replace(/"/g, '""')}"`,
   placeholder: () => '?',
+  sumsOverflowToInfinity: true,
   trueLiteral: '1',
   falseLiteral: '0',
   not: (p) => sql`NOT COALESCE(${p}, 0)`,

@@ -26,6 +26,9 @@ export function compileInsert(dialect: SqlQueryDialect, table: string, columns: 
   return { sql: `INSERT INTO ${physicalIdent(dialect, table)} (${names}) VALUES (${placeholders(dialect, 1, columns.length)})`, parameters: values };
 }
 
+/** The largest finite double, as SQL: a guard's bound. */
+const MAX_DOUBLE = '1.7976931348623157e308';
+
 /**
  * `UPDATE t SET ..., "updatedAt" = ? WHERE "objectId" = ? RETURNING *`: the row after the update,
  * none when it does not exist. An increment of a missing value starts from 0. `returning` names the
@@ -50,7 +53,17 @@ export function compileUpdate(
   }
   parameters.push(updatedAtMs, objectId);
   const at = parameters.length;
-  const sql = `UPDATE ${physicalIdent(dialect, table)} SET ${[...terms, `"updatedAt" = ${dialect.placeholder(at - 1)}`].join(', ')} WHERE "objectId" = ${dialect.placeholder(at)} RETURNING ${returning ? returning.map((c) => physicalIdent(dialect, c)).join(', ') : '*'}`;
+  // Where a sum past the double range would be stored as Infinity, such a row is not matched: the
+  // caller tells it from a missing one (record-update.ts) and answers 111, as PostgreSQL's 22003 is.
+  let guards = '';
+  if (dialect.sumsOverflowToInfinity) {
+    for (const a of assignments) {
+      if (a.kind === 'set') continue;
+      parameters.push(a.amount);
+      guards += ` AND abs(COALESCE(${physicalIdent(dialect, a.column)}, 0) + ${dialect.placeholder(parameters.length)}) <= ${MAX_DOUBLE}`;
+    }
+  }
+  const sql = `UPDATE ${physicalIdent(dialect, table)} SET ${[...terms, `"updatedAt" = ${dialect.placeholder(at - 1)}`].join(', ')} WHERE "objectId" = ${dialect.placeholder(at)}${guards} RETURNING ${returning ? returning.map((c) => physicalIdent(dialect, c)).join(', ') : '*'}`;
   return { sql, parameters };
 }
 

@@ -31,6 +31,8 @@ export function translatePgError(error: unknown): unknown {
   const state = sqlState(error);
   // A query value holding U+0000 (22021 in text, 22P05 in jsonb): the same refusal as a write (D63).
   if (state === '22021' || state === '22P05') return svcError('nulCharacterRefused', 'a query value');
+  // A number past the double range (an Increment's sum): refused as a non-finite value is on the wire.
+  if (state === '22003') return svcError('typeMismatch', 'a number', 'Number', 'non-finite');
   if (state !== '23505' || isCatalogRace(error)) return error;
   const detail = String((error as { detail?: unknown }).detail ?? '');
   const match = /^Key \((.*?)\)=/.exec(detail);

@@ -1,3 +1,4 @@
+import { svcError } from '../../core/errors.js';
 import type { DateValue } from '../../core/values.js';
 import { dateMs } from '../../core/values.js';
 import type { TableSchema } from '../../query/plan.js';
@@ -50,7 +51,11 @@ export function singleUpdate(engine: UpdateEngine, { ref, schema, objectId, ops,
  */
 export function* updateRow(engine: UpdateEngine, update: RowUpdate): SqlProgram<SqlRow | null> {
   const single = singleUpdate(engine, update);
-  if (single) return ((yield { op: 'row', query: single }) as SqlRow | undefined) ?? null;
+  if (single) {
+    const row = (yield { op: 'row', query: single }) as SqlRow | undefined;
+    if (!row) yield* refuseOverflow(engine, update);
+    return row ?? null;
+  }
   const { ref, schema, objectId, ops, updatedAt, returning } = update;
   const { dialect, codec } = engine;
   const { valueOps, relationOps, direct } = updateShape(dialect.name, ref, schema, ops);
@@ -59,7 +64,10 @@ export function* updateRow(engine: UpdateEngine, update: RowUpdate): SqlProgram<
     const assignments = direct ? directAssignments(schema, valueOps, codec.encodeColumn) : yield* readModifyWrite(engine, table, schema, valueOps, objectId);
     if (!assignments) return null;
     const row = (yield { op: 'row', query: engine.keyed(compileUpdate(dialect, table, assignments, objectId, dateMs(updatedAt), returning), [schema]) }) as SqlRow | undefined;
-    if (!row) return null;
+    if (!row) {
+      if (direct) yield* refuseOverflow(engine, update);
+      return null;
+    }
     for (const op of relationOps) {
       const join = relationTableName(ref.namespace, ref.className, op.column);
       for (const id of op.ids) yield* write(op.kind === 'add_relation' ? compileAddRelation(dialect, join, objectId, id) : compileRemoveRelation(dialect, join, objectId, id));
@@ -67,6 +75,19 @@ export function* updateRow(engine: UpdateEngine, update: RowUpdate): SqlProgram<
     return row;
   }
   return yield* transaction(apply());
+}
+
+/**
+ * After an UPDATE of top-level increments matched no row, on a dialect whose sums overflow to
+ * Infinity (compileUpdate's guard leaves such a row unmatched): 111 when the row exists, so only a
+ * missing record answers "not found". Increments inside paths are applied in JavaScript (apply.ts).
+ */
+export function* refuseOverflow(engine: UpdateEngine, { ref, objectId, ops }: RowUpdate): SqlProgram<void> {
+  if (!engine.dialect.sumsOverflowToInfinity) return;
+  const incremented = ops.find((op) => op.kind === 'increment' && op.path.length === 0);
+  if (!incremented) return;
+  const exists = yield { op: 'row', query: compileSelectById(engine.dialect, physicalTableName(ref.namespace, ref.className), objectId, ['objectId']) };
+  if (exists) throw svcError('typeMismatch', incremented.column, 'Number', 'non-finite');
 }
 
 /** Reads the row (locked where the dialect locks rows), applies the ops, and assigns the changed columns. */

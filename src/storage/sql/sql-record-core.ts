@@ -6,7 +6,7 @@ import { physicalTableName, relationTableName } from '../../query/sql/layout.js'
 import { compileClearRelation, compileDeleteById, compileInsert, compileSelectById } from '../../query/sql/write-compiler.js';
 import { projectRecord } from '../kit/projection.js';
 import type { FieldOp, TableRef, UpdateImages } from '../port.js';
-import { type UpdateEngine, singleUpdate, updateRow } from './record-update.js';
+import { type UpdateEngine, refuseOverflow, singleUpdate, updateRow } from './record-update.js';
 import { type SqlProgram, type SqlRow, transaction } from './sql-program.js';
 
 /** A find to try first, and how to tell whether its rows are the whole answer (SQLite's top-first finds, D147). */
@@ -69,6 +69,7 @@ export function sqlRecordCore(engine: SqlRecordEngine) {
     const update = { ref, schema, objectId, ops, updatedAt, returning: codec.arrayLayout(schema).names };
     const single = singleUpdate(engine, update);
     const row = single ? ((yield { op: 'row', query: single }) as SqlRow | undefined) : yield* updateRow(engine, update);
+    if (!row && single) yield* refuseOverflow(engine, update);
     return row ? codec.decodeRow(schema, row) : null;
   }
 
@@ -80,8 +81,10 @@ export function sqlRecordCore(engine: SqlRecordEngine) {
   function* updateWithoutReturning(ref: TableRef, schema: TableSchema, objectId: string, ops: readonly FieldOp[], updatedAt: DateValue): SqlProgram<boolean> {
     const update = { ref, schema, objectId, ops, updatedAt, returning: OBJECT_ID };
     const single = singleUpdate(engine, update);
-    if (single) return (yield { op: 'row', query: single }) !== undefined;
-    return (yield* updateRow(engine, update)) !== null;
+    if (!single) return (yield* updateRow(engine, update)) !== null;
+    if ((yield { op: 'row', query: single }) !== undefined) return true;
+    yield* refuseOverflow(engine, update);
+    return false;
   }
 
   /** The row read (locked where the dialect locks rows), then updated, in one transaction (a savepoint when nested). */

@@ -86,6 +86,25 @@ export function fieldOpCases(h: Harness): void {
     expect(await h.adapter().get(ref, record.objectId)).toEqual(record);
   });
 
+  h.test('ops: an increment that would leave the double range is refused (111) and changes nothing', async () => {
+    const ref = h.ref();
+    const record = await h.seed(ref, COLUMNS, { n: Number.MAX_VALUE, obj: { deep: -Number.MAX_VALUE } });
+    const adapter = h.adapter();
+    const tries: FieldOp[][] = [
+      [{ kind: 'increment', column: 'n', path: [], amount: Number.MAX_VALUE }],
+      [{ kind: 'set', column: 's', path: [], value: 'x' }, { kind: 'increment', column: 'n', path: [], amount: Number.MAX_VALUE }],
+      [{ kind: 'increment', column: 'obj', path: ['deep'], amount: -Number.MAX_VALUE }],
+    ];
+    for (const ops of tries) {
+      expect(await rejectionCode(() => adapter.update(ref, record.objectId, ops, h.later())), JSON.stringify(ops)).toBe(111);
+      if (adapter.updateWithoutReturning) expect(await rejectionCode(() => adapter.updateWithoutReturning!(ref, record.objectId, ops, h.later()))).toBe(111);
+    }
+    expect(await adapter.get(ref, record.objectId)).toEqual(record);
+    // Within the range (and on a missing record) an increment behaves as ever.
+    expect((await adapter.update(ref, record.objectId, [{ kind: 'increment', column: 'n', path: [], amount: -Number.MAX_VALUE }], h.later()))?.n).toBe(0);
+    expect(await adapter.update(ref, 'missing000', [{ kind: 'increment', column: 'n', path: [], amount: Number.MAX_VALUE }], h.later())).toBeNull();
+  });
+
   h.test('ops: several operations on several columns apply together', async () => {
     const after = await apply({ n: 1, tags: ['x'] }, [
       { kind: 'increment', column: 'n', path: [], amount: 1 },
