@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/core/clock.js';
 import { isSvcError } from '../../src/core/errors.js';
 import { dateValue } from '../../src/core/values.js';
 import type { AggregatePlan, FindPlan, WhereNode } from '../../src/query/plan.js';
@@ -10,6 +11,7 @@ import { memoryStorage } from '../../src/storage/memory/index.js';
 import type { StorageAdapter, TableRef } from '../../src/storage/port.js';
 import { ReaderPool } from '../../src/storage/sqlite/reader-pool.js';
 import { openSqlite } from '../../src/storage/sqlite/index.js';
+import { manualTicker } from '../realtime/harness.js';
 
 /** A stand-in reader: answers 42, or spins forever in JavaScript on `hang` (a runaway read). */
 const FAKE_READER = `
@@ -28,10 +30,51 @@ function fakePool(size: number, maxQueued: number): ReaderPool {
     size,
     maxQueued,
     graceMs: 20,
+    // A clock that stands still: waiting for a worker to start (or to be replaced) costs these reads no budget (D234).
+    clock: new FakeClock(),
   });
 }
 
 const read = (sql: string) => ({ kind: 'count' as const, sql, parameters: [] });
+
+/**
+ * A stand-in reader the test holds deterministically: `block` waits until the test opens the gate
+ * (shared memory, slot 0), `ok` is counted (slot 1) and answers 42, `budget` answers the budget it
+ * was handed.
+ */
+const BLOCKING_READER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const state = new Int32Array(workerData.shared);
+parentPort.on('message', (job) => {
+  const sql = job.request.sql;
+  if (sql === 'block') Atomics.wait(state, 0, 0);
+  if (sql === 'ok') Atomics.add(state, 1, 1);
+  parentPort.postMessage({ id: job.id, value: sql === 'budget' ? job.budgetMs : 42 });
+});
+parentPort.postMessage({ ready: true });
+`;
+
+function blockingPool(size: number, maxQueued = 8) {
+  const state = new Int32Array(new SharedArrayBuffer(8));
+  const clock = new FakeClock();
+  const ticker = manualTicker();
+  const pool = new ReaderPool({
+    spawn: () => new Worker(BLOCKING_READER, { eval: true, workerData: { shared: state.buffer } }),
+    data: { file: 'unused', busyTimeoutMs: 0, driverFrom: 'unused', tuning: { cacheSizeKiB: 2000, mmapSizeBytes: 0 } },
+    size,
+    maxQueued,
+    graceMs: 20,
+    clock,
+    ticker,
+  });
+  const open = () => {
+    Atomics.store(state, 0, 1);
+    Atomics.notify(state, 0);
+  };
+  /** How many `ok` reads a worker ran. */
+  const okRuns = () => Atomics.load(state, 1);
+  return { pool, clock, ticker, open, okRuns };
+}
 
 /** The SvcError code a read fails with ('resolved' when it does not fail). */
 async function codeOf(read: Promise<unknown> | (() => unknown)): Promise<number | string> {
@@ -81,6 +124,66 @@ describe('reader pool', () => {
   });
 });
 
+describe('D234: a read waiting for a reader worker counts its wait against its budget', () => {
+  it('D234: a read still waiting when its budget runs out answers 11091 at once and never runs; a fresh read then works', async () => {
+    const { pool, clock, ticker, open, okRuns } = blockingPool(1);
+    try {
+      const slow = pool.read(read('block'), 60_000);
+      let answered: number | string | undefined;
+      void codeOf(pool.read(read('ok'), 100)).then((code) => (answered = code));
+      clock.advance(101);
+      ticker.tick();
+      await new Promise((resolve) => setImmediate(resolve));
+      // Answered while the only worker is still held by the slow read.
+      expect(answered).toBe(11091);
+      open();
+      expect(await slow).toBe(42);
+      expect(await pool.read(read('ok'), 100)).toBe(42);
+      expect(okRuns()).toBe(1); // the fresh read only
+    } finally {
+      open();
+      await pool.close();
+    }
+  });
+
+  it('D234: a worker freed after a waiting read\'s budget ran out does not start it, and the next read gets what is left of its own', async () => {
+    const { pool, clock, open, okRuns } = blockingPool(1);
+    try {
+      const slow = pool.read(read('block'), 60_000);
+      const late = codeOf(pool.read(read('ok'), 100));
+      const timely = pool.read(read('budget'), 1000);
+      clock.advance(400); // no sweep: the dispatch itself sees the budgets
+      open();
+      expect(await slow).toBe(42);
+      expect(await late).toBe(11091);
+      expect(await timely).toBe(600);
+      expect(okRuns()).toBe(0);
+    } finally {
+      open();
+      await pool.close();
+    }
+  });
+
+  it('D234: reads whose budget ran out while waiting leave the queue before a new read is measured against its bound', async () => {
+    // Two places; the worker is still starting, so the slow read takes one until it does.
+    const { pool, clock, open, okRuns } = blockingPool(1, 2);
+    try {
+      const slow = pool.read(read('block'), 60_000);
+      const late = codeOf(pool.read(read('ok'), 100));
+      clock.advance(101);
+      const next = codeOf(pool.read(read('ok'), 1000)); // the late read's place is free again: not 11091
+      open();
+      expect(await late).toBe(11091);
+      expect(await slow).toBe(42);
+      expect(await next).toBe('resolved');
+      expect(okRuns()).toBe(1);
+    } finally {
+      open();
+      await pool.close();
+    }
+  });
+});
+
 describe('SQLite reads under a budget', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svcbase-readers-'));
   let files = 0;
@@ -88,7 +191,8 @@ describe('SQLite reads under a budget', () => {
   const ref: TableRef = { namespace: 'app', className: 'Doc' };
 
   it('D2: a worker read over its budget answers 11090 (file database)', async () => {
-    const storage = openSqlite(join(dir, `budget-${++files}.db`));
+    // The clock stands still: should the 250 ms grace end a worker, the next read's wait for a new one costs no budget (D234).
+    const storage = openSqlite(join(dir, `budget-${++files}.db`), { clock: new FakeClock() });
     try {
       await seed(storage, ref, 50);
       expect(await storage.find(ref, findPlan(regexWhere))).toHaveLength(50);
@@ -168,8 +272,10 @@ describe('SQLite reads of a large table driven by an index', () => {
   });
 
   it('run inline when the index narrows them to few records (a budget of 0 cannot stop them), else on a worker', async () => {
-    // A 1 ms stall bound makes 8,000 rows a large table for the row bound alone.
-    const storage = openSqlite(join(dir, 'big.db'), { stallBoundMs: 1 });
+    // A 1 ms stall bound makes 8,000 rows a large table for the row bound alone. The clock stands
+    // still: a read of budget 0 waiting for a worker to start (or to replace one terminated after
+    // its 1 ms grace) still runs on it (D234 counts waits from submission).
+    const storage = openSqlite(join(dir, 'big.db'), { stallBoundMs: 1, clock: new FakeClock() });
     try {
       await storage.ensureColumns(ref, { n: { type: 'Number' }, text: { type: 'String' } });
       await storage.createIndex(ref, { name: 'by_n', columns: ['n'], unique: false });

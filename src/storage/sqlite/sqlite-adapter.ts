@@ -1,7 +1,9 @@
 import { registerSqliteFunctions } from '../../query/sql/index.js';
 import { type AdapterShellParts, adapterShell } from '../kit/adapter-shell.js';
 import type { Awaitable, StorageAdapter, StorageCapabilities } from '../port.js';
+import type { Clock } from '../../core/clock.js';
 import { connectionGate } from '../../core/connection-gate.js';
+import type { Ticker } from '../../core/ticker.js';
 import { configError } from '../../core/errors.js';
 import type { SqliteDatabase } from './database-shape.js';
 import { SqliteReads } from './read-dispatch.js';
@@ -36,6 +38,13 @@ export interface SqliteStorageOptions {
   readonly stallBoundMs?: number;
   /** Reads waiting for a busy worker beyond which new ones get 11091 (default 32). */
   readonly maxQueuedReads?: number;
+  /**
+   * Clock of the reader workers' budgets (default the system clock; tests). A read's budget counts
+   * from its submission: one still waiting for a worker when it runs out answers 11091 unrun.
+   */
+  readonly clock?: Clock;
+  /** Runs the check of waiting reads' budgets (default `setInterval`, every 50 ms while reads wait; tests pass a manual one). */
+  readonly ticker?: Ticker;
   /**
    * Page cache of each connection (the writer's and every reader worker's), in KiB (default 32768:
    * 32 MiB; SQLite's own default is 2 MiB, which large tables outgrow at once). `cache_size`.
@@ -90,6 +99,8 @@ function readerPool(db: SqliteDatabase, options: SqliteStorageOptions, busyTimeo
     size,
     maxQueued: Math.max(0, Math.floor(options.maxQueuedReads ?? 32)),
     graceMs: options.stallBoundMs ?? 250,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.ticker ? { ticker: options.ticker } : {}),
   });
 }
 
