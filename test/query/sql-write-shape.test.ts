@@ -133,8 +133,9 @@ describe('SQL core statements: rows', () => {
       { kind: 'increment', column: 'score', amount: 2 },
     ] as const;
     expect(compileUpdate(sqliteDialect, 'app__Player', assignments, 'p1', 5)).toEqual({
-      sql: 'UPDATE "app__Player" SET "name" = ?, "location$lat" = ?, "score" = COALESCE("score", 0) + ?, "updatedAt" = ? WHERE "objectId" = ? RETURNING *',
-      parameters: ['bo', null, 2, 5, 'p1'],
+      // SQLite would store a sum past the double range as Infinity: the WHERE leaves such a row unmatched.
+      sql: 'UPDATE "app__Player" SET "name" = ?, "location$lat" = ?, "score" = COALESCE("score", 0) + ?, "updatedAt" = ? WHERE "objectId" = ? AND abs(COALESCE("score", 0) + ?) <= 1.7976931348623157e308 RETURNING *',
+      parameters: ['bo', null, 2, 5, 'p1', 2],
     });
     expect(compileUpdate(postgresDialect, 'app__Player', assignments, 'p1', 5).sql).toBe(
       'UPDATE "app__Player" SET "name" = $1, "location$lat" = $2, "score" = COALESCE("score", 0) + $3, "updatedAt" = $4 WHERE "objectId" = $5 RETURNING *',

@@ -1,3 +1,4 @@
+import { afterEach, beforeEach } from 'vitest';
 import { WebSocket, type ClientOptions } from 'ws';
 import type { ApplicationConfig } from '../../src/app/application.js';
 import type { ServiceOptions } from '../../src/service.js';
@@ -118,4 +119,27 @@ export async function subscribe(client: Client, message: Record<string, unknown>
   client.send({ op: 'subscribe', ...message });
   const ack = await client.json();
   if (ack.op !== 'subscribed' || ack.id !== String(message.id)) throw new Error(`expected subscribed ${String(message.id)}, got ${JSON.stringify(ack)}`);
+}
+
+/**
+ * A realtime server started before each test of the calling `describe` and closed after it, and the
+ * clients a test pushes to `clients`, terminated first.
+ */
+export function realtimeServerEachTest(options: Partial<ServiceOptions> = {}): { readonly server: RealtimeServer; readonly clients: Client[] } {
+  let current: RealtimeServer | undefined;
+  const clients: Client[] = [];
+  beforeEach(async () => {
+    current = await startRealtimeServer(options);
+  });
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.ws.terminate();
+    await current?.close();
+  });
+  return {
+    get server() {
+      if (!current) throw new Error('realtimeServerEachTest: no test is running');
+      return current;
+    },
+    clients,
+  };
 }

@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Client, type RealtimeServer, jsonClient, rtHeaders, startRealtimeServer, subscribe } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { jsonClient, rtHeaders, realtimeServerEachTest, subscribe } from './harness.js';
 
 /**
  * Regression (audit rt-stale-protected-where): a where subscription kept matching on a column after
@@ -9,19 +9,12 @@ import { type Client, type RealtimeServer, jsonClient, rtHeaders, startRealtimeS
  * its subscriber's view hides the column in, and matches nothing more.
  */
 describe('realtime: a where naming a column that becomes hidden is dropped (102)', () => {
-  let server: RealtimeServer;
-  const clients: Client[] = [];
-  beforeEach(async () => {
-    server = await startRealtimeServer();
-  });
-  afterEach(async () => {
-    for (const c of clients.splice(0)) c.ws.terminate();
-    await server.close();
-  });
+  const rt = realtimeServerEachTest();
+  const { clients } = rt;
 
-  const master = (method: string, path: string, body?: unknown) => server.request(method, path, { auth: 'master', ...(body === undefined ? {} : { body }) });
+  const master = (method: string, path: string, body?: unknown) => rt.server.request(method, path, { auth: 'master', ...(body === undefined ? {} : { body }) });
   const open = async (headers: Record<string, string> = rtHeaders()) => {
-    const client = await jsonClient(server, headers);
+    const client = await jsonClient(rt.server, headers);
     clients.push(client);
     return client;
   };
@@ -56,7 +49,7 @@ describe('realtime: a where naming a column that becomes hidden is dropped (102)
   });
 
   it('a role that revealed the column taken away: that user\'s where is dropped at the next change', async () => {
-    const sam = (await server.request('POST', '/1/users', { body: { username: 'sam', password: 'pw123456' } })).body as { objectId: string; sessionToken: string };
+    const sam = (await rt.server.request('POST', '/1/users', { body: { username: 'sam', password: 'pw123456' } })).body as { objectId: string; sessionToken: string };
     const pointer = { __type: 'Pointer', className: '_User', objectId: sam.objectId };
     const role = await master('POST', '/1/roles', { name: 'staff', users: { __op: 'AddRelation', objects: [pointer] } });
     expect(role.status).toBe(201);
