@@ -66,6 +66,18 @@ export class TableRules {
     this.declared.set(className, rule);
   }
 
+  /**
+   * The declared system table `className` differs from only in letter case, if any. SQL folds the
+   * case of table names, so such a table would take the system table's place before its feature
+   * makes it (`_installation` before `_Installation`): callers refuse it (11080) before creating it.
+   */
+  caseVariantOf(className: string): string | undefined {
+    if (!className.startsWith('_') || this.declared.has(className)) return undefined;
+    const folded = className.toLowerCase();
+    for (const name of this.declared.keys()) if (name.toLowerCase() === folded) return name;
+    return undefined;
+  }
+
   ruleOf(className: string): TableRule {
     return this.declared.get(className) ?? (className.startsWith('_') ? MASTER_ONLY_TABLE : ORDINARY_TABLE);
   }

@@ -48,6 +48,8 @@ interface Target {
 
 function target(deps: RecordDeps, caller: Caller, className: string): Target {
   assertTableName(className);
+  const shadowed = deps.access.tables.caseVariantOf(className);
+  if (shadowed !== undefined) throw svcError('classNameCollision', className, shadowed);
   const policy = deps.policies.resolve(className);
   const translators: Array<(error: unknown) => Awaitable<void>> = [];
   return {

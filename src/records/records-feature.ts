@@ -110,7 +110,7 @@ export function createRecordsFeature(ctx: RecordsFeatureContext, options: Record
   const routes = recordsRoutes({ records: service, policies, storage: ctx.storage, sessions: options.sessions ?? (() => undefined) });
   return {
     name: 'records',
-    routes: [...routes, ...roleRoutes(service), ...bqlRoutes(service), ...schemaRoutes(createSchemaService({ storage: ctx.storage, permissions: permissionStore, onChange: (table) => changes?.announce({ kind: 'schema', namespace: table.namespace, className: table.className }) }))],
+    routes: [...routes, ...roleRoutes(service), ...bqlRoutes(service), ...schemaRoutes(createSchemaService({ storage: ctx.storage, permissions: permissionStore, systemTables: access.tables, onChange: (table) => changes?.announce({ kind: 'schema', namespace: table.namespace, className: table.className }) }))],
     policies,
     service,
     access,

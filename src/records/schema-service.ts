@@ -125,6 +125,8 @@ function wireOf(schema: TableSchema, permissions: Json | null): JsonObject {
 
 export interface SchemaServiceDeps {
   readonly storage: StorageAdapter;
+  /** The declared system tables, so a table differing from one only in letter case is never made (access/'s TableRules). */
+  readonly systemTables: { caseVariantOf(className: string): string | undefined };
   readonly permissions: ClassPermissionStore;
   /** Called after the schema API changed a table (columns, indexes, the table): other instances forget their copy. */
   readonly onChange?: (table: TableRef) => void;
@@ -209,6 +211,8 @@ export function createSchemaService(deps: SchemaServiceDeps): SchemaService {
       assertKeys(body);
       if (body['className'] !== undefined && body['className'] !== className) throw svcError('schemaClassMismatch', String(body['className']).slice(0, 64), className);
       if (SYSTEM_TABLES.has(className)) throw svcError('schemaSystemTable', className);
+      const shadowed = deps.systemTables.caseVariantOf(className);
+      if (shadowed !== undefined) throw svcError('classNameCollision', className, shadowed);
       const ref = refOf(caller, className);
       if (await storage.getSchema(ref)) throw svcError('schemaClassExists', className);
       const changes = parseChanges(body, null);

@@ -133,4 +133,17 @@ describe('records REST: bad input writes nothing', () => {
     expect((await server.request('GET', one)).body.n).toBe(Number.MAX_VALUE);
     expect((await server.request('PUT', '/1/classes/Inc/missing0000', { body: big })).body.code).toBe(101);
   });
+
+  it('a table differing from a system table only in letter case is refused (11080), even with the master key, so it cannot take that table\'s place', async () => {
+    for (const name of ['_classPermissions', '_CLASSPERMISSIONS']) {
+      expect((await server.request('POST', `/1/classes/${name}`, { body: { a: 1 }, auth: 'master' })).body.code, name).toBe(11080);
+      expect((await server.request('POST', `/1/schemas/${name}`, { body: { fields: { a: { type: 'Number' } } }, auth: 'master' })).body.code, name).toBe(11080);
+      const batch = await server.request('POST', '/1/batch', { body: { requests: [{ method: 'POST', path: `/1/classes/${name}`, body: { a: 1 } }] }, auth: 'master' });
+      expect([11071, 11080], name).toContain(batch.body[0]?.error?.code ?? batch.body.code); // batch refuses `_` tables anyway
+    }
+    // Class-level permissions, kept in `_ClassPermissions`, still work afterwards.
+    const clp = await server.request('PUT', '/1/schemas/Game', { body: { classLevelPermissions: { find: { '*': true }, get: { '*': true } } }, auth: 'master' });
+    expect(clp.status).toBe(200);
+    expect((await storage().listTables?.('test_app'))?.some((t) => t.toLowerCase() === '_classpermissions' && t !== '_ClassPermissions') ?? false).toBe(false);
+  });
 });
