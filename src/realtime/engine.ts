@@ -117,6 +117,11 @@ export class SubscriptionEngine {
     const message = changeMessage(change);
     // Only a channel this instance listens to brings the message back.
     if (this.busSubscriptions.has(app.applicationId)) this.own.remember(message, change);
+    this.post(channel, message);
+  }
+
+  /** Publishes `message` on the bus; a failure is logged, and a message that never left is not awaited back. */
+  private post(channel: string, message: string): void {
     try {
       const published = this.deps.bus.publish(channel, message);
       if (published instanceof Promise) published.catch((error: unknown) => this.failed('publish', error));
@@ -136,12 +141,7 @@ export class SubscriptionEngine {
     if (this.closed) return;
     const channel = changeChannel(app.applicationId);
     if (this.deps.bus.listened?.(channel) === false) return;
-    try {
-      const published = this.deps.bus.publish(channel, sessionEndedMessage(sessionTag(sessionId)));
-      if (published instanceof Promise) published.catch((error: unknown) => this.failed('publish', error));
-    } catch (error) {
-      this.failed('publish', error);
-    }
+    this.post(channel, sessionEndedMessage(sessionTag(sessionId)));
   }
 
   /** Starts delivering to `subscriber`; resolves once its application's bus channel is listened to. */
